@@ -1,0 +1,289 @@
+//! The bench binary's command line: what `cargo bench` and the daemon pass.
+//!
+//! libtest's conventions where they exist (`--bench`, filters, `--exact`, `--skip`, `--list`),
+//! knotmeter's own flags beside them. Bad flags and values exit with code 2, as clap does.
+
+use std::ffi::OsString;
+use std::time::Duration;
+
+use clap::{value_parser, Arg, ArgAction, ArgMatches, Command};
+
+use crate::measure::TimerKind;
+use crate::registry::Filter;
+use crate::report::Format;
+
+/// Default time budget per case.
+pub(crate) const DEFAULT_BUDGET: Duration = Duration::from_secs(1);
+/// Time budget per case under `--quick`.
+pub(crate) const QUICK_BUDGET: Duration = Duration::from_millis(100);
+/// Default target for the relative half-width of the median's interval.
+pub(crate) const DEFAULT_PRECISION: f64 = 0.01;
+/// Target precision under `--quick`.
+pub(crate) const QUICK_PRECISION: f64 = 0.03;
+
+/// Everything the command line decides.
+#[derive(Debug, Clone)]
+pub(crate) struct Options {
+    /// Which cases run.
+    pub(crate) filter: Filter,
+    /// Print the cases instead of running them.
+    pub(crate) list: bool,
+    /// Output format.
+    pub(crate) format: Format,
+    /// Time budget per case.
+    pub(crate) budget: Duration,
+    /// Target relative half-width of the median's interval.
+    pub(crate) precision: f64,
+    /// `--bench` was given: measure. Without it (as under `cargo test`), each case runs once.
+    pub(crate) bench: bool,
+    /// The clock.
+    pub(crate) timer: TimerKind,
+    /// Colour in the pretty output.
+    pub(crate) color: bool,
+    /// Seed for the sample-length jitter; from the clock when not given.
+    pub(crate) seed: Option<u64>,
+}
+
+fn command() -> Command {
+    Command::new("knotmeter bench binary")
+        .about("Runs the knotmeter benchmarks linked into this binary")
+        .arg(
+            Arg::new("filter")
+                .num_args(0..)
+                .help("Run only cases whose id contains one of these"),
+        )
+        .arg(
+            Arg::new("exact")
+                .long("exact")
+                .action(ArgAction::SetTrue)
+                .help("Match filters and --skip against whole ids or names"),
+        )
+        .arg(
+            Arg::new("skip")
+                .long("skip")
+                .action(ArgAction::Append)
+                .value_name("PATTERN")
+                .help("Leave out cases matching PATTERN (repeatable)"),
+        )
+        .arg(
+            Arg::new("list")
+                .long("list")
+                .action(ArgAction::SetTrue)
+                .help("List the cases and exit"),
+        )
+        .arg(
+            Arg::new("format")
+                .long("format")
+                .value_parser(Format::NAMES.to_vec())
+                .help(
+                    "Output format: pretty, json, jsonl, csv or markdown (--list: pretty or json)",
+                ),
+        )
+        .arg(
+            Arg::new("quick")
+                .long("quick")
+                .action(ArgAction::SetTrue)
+                .help("About 100 ms per case and a 3% precision target"),
+        )
+        .arg(
+            Arg::new("time")
+                .long("time")
+                .value_name("SECS")
+                .value_parser(parse_seconds)
+                .help("Time budget per case in seconds (default 1, 0.1 with --quick)"),
+        )
+        .arg(
+            Arg::new("precision")
+                .long("precision")
+                .value_name("FRACTION")
+                .value_parser(parse_fraction)
+                .help(
+                    "Stop sampling once the median's 95% interval is within ± this (default 0.01)",
+                ),
+        )
+        .arg(
+            Arg::new("bench")
+                .long("bench")
+                .action(ArgAction::SetTrue)
+                .help("Measure (cargo bench passes this)"),
+        )
+        .arg(
+            Arg::new("timer")
+                .long("timer")
+                .value_parser(["instant", "tsc"])
+                .default_value("instant")
+                .help("Clock: the OS monotonic clock, or the invariant TSC on x86_64"),
+        )
+        .arg(
+            Arg::new("color")
+                .long("color")
+                .value_parser(["auto", "always", "never"])
+                .default_value("auto")
+                .help("Colour in the pretty output"),
+        )
+        .arg(
+            Arg::new("seed")
+                .long("seed")
+                .value_parser(value_parser!(u64))
+                .help("Seed for sample-length jitter"),
+        )
+        // Accepted for libtest compatibility; they change nothing here.
+        .arg(
+            Arg::new("nocapture")
+                .long("nocapture")
+                .action(ArgAction::SetTrue)
+                .hide(true),
+        )
+        .arg(
+            Arg::new("show-output")
+                .long("show-output")
+                .action(ArgAction::SetTrue)
+                .hide(true),
+        )
+        .arg(
+            Arg::new("quiet")
+                .short('q')
+                .long("quiet")
+                .action(ArgAction::SetTrue)
+                .hide(true),
+        )
+        .arg(
+            Arg::new("test-threads")
+                .long("test-threads")
+                .value_parser(value_parser!(u32))
+                .hide(true),
+        )
+}
+
+fn parse_seconds(text: &str) -> Result<Duration, String> {
+    let secs: f64 = text
+        .parse()
+        .map_err(|_| format!("`{text}` is not a number of seconds"))?;
+    if !(secs > 0.0 && secs <= 86_400.0) {
+        return Err(format!(
+            "the budget must be above 0 and at most 86400 seconds, not {text}"
+        ));
+    }
+    Ok(Duration::from_secs_f64(secs))
+}
+
+fn parse_fraction(text: &str) -> Result<f64, String> {
+    let value: f64 = text
+        .parse()
+        .map_err(|_| format!("`{text}` is not a number"))?;
+    if !(value > 0.0 && value < 1.0) {
+        return Err(format!(
+            "the precision is a fraction between 0 and 1 (0.01 is ±1%), not {text}"
+        ));
+    }
+    Ok(value)
+}
+
+/// Parses the command line (without the program name's special meaning: pass `std::env::args_os()`).
+pub(crate) fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Options, clap::Error> {
+    let matches = command().try_get_matches_from(args)?;
+    Ok(options(&matches))
+}
+
+fn options(m: &ArgMatches) -> Options {
+    let strings = |name: &str| -> Vec<String> {
+        m.get_many::<String>(name)
+            .into_iter()
+            .flatten()
+            .cloned()
+            .collect()
+    };
+    let quick = m.get_flag("quick");
+    let format = m
+        .get_one::<String>("format")
+        .and_then(|f| Format::parse(f))
+        .unwrap_or(Format::Pretty);
+    let color = match m.get_one::<String>("color").map(String::as_str) {
+        Some("always") => true,
+        Some("never") => false,
+        _ => {
+            use std::io::IsTerminal;
+            std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none()
+        }
+    };
+    Options {
+        filter: Filter {
+            patterns: strings("filter"),
+            exact: m.get_flag("exact"),
+            skip: strings("skip"),
+        },
+        list: m.get_flag("list"),
+        format,
+        budget: m.get_one::<Duration>("time").copied().unwrap_or(if quick {
+            QUICK_BUDGET
+        } else {
+            DEFAULT_BUDGET
+        }),
+        precision: m.get_one::<f64>("precision").copied().unwrap_or(if quick {
+            QUICK_PRECISION
+        } else {
+            DEFAULT_PRECISION
+        }),
+        bench: m.get_flag("bench"),
+        timer: match m.get_one::<String>("timer").map(String::as_str) {
+            Some("tsc") => TimerKind::Tsc,
+            _ => TimerKind::Instant,
+        },
+        color,
+        seed: m.get_one::<u64>("seed").copied(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse_str(args: &[&str]) -> Result<Options, clap::Error> {
+        parse(
+            std::iter::once("bench")
+                .chain(args.iter().copied())
+                .map(OsString::from),
+        )
+    }
+
+    #[test]
+    fn cargo_bench_arguments() {
+        let o = parse_str(&[
+            "--bench",
+            "chain",
+            "--skip",
+            "chain_n/10",
+            "--format",
+            "json",
+            "--quick",
+        ])
+        .unwrap();
+        assert!(o.bench);
+        assert_eq!(o.filter.patterns, ["chain"]);
+        assert_eq!(o.filter.skip, ["chain_n/10"]);
+        assert_eq!(o.format, Format::Json);
+        assert_eq!(o.budget, QUICK_BUDGET);
+        assert_eq!(o.precision, QUICK_PRECISION);
+    }
+
+    #[test]
+    fn time_overrides_quick_budget() {
+        let o = parse_str(&["--quick", "--time", "2.5"]).unwrap();
+        assert_eq!(o.budget, Duration::from_millis(2500));
+        assert!(!o.bench);
+    }
+
+    #[test]
+    fn bad_flags_and_values_exit_with_2() {
+        for bad in [
+            &["--frobnicate"][..],
+            &["--format", "xml"],
+            &["--time", "-1"],
+            &["--time", "abc"],
+            &["--precision", "2"],
+        ] {
+            let err = parse_str(bad).unwrap_err();
+            assert_eq!(err.exit_code(), 2, "{bad:?}: {err}");
+        }
+    }
+}

@@ -1,0 +1,83 @@
+//! The reproducibility manifest: compiler, profile, machine, clock and commit of a run.
+
+use std::process::{Command, Stdio};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use knotmeter_protocol::{Manifest, TimerInfo, Warning};
+
+use crate::measure::Timer;
+
+/// Builds the manifest of a run. `debug_assertions` is the bench target's own setting, which
+/// `knotmeter::main!()` passes from the user's crate.
+pub(crate) fn manifest(timer: &Timer, debug_assertions: bool, seed: u64) -> Manifest {
+    let opt_level = env!("KNOTMETER_OPT_LEVEL").to_owned();
+    let mut warnings = Vec::new();
+    if debug_assertions || opt_level == "0" {
+        warnings.push(Warning::new(
+            "debug_build",
+            format!(
+                "benchmarks were built without optimisation (opt-level {opt_level}, debug assertions {}); \
+                 their figures say little about release code: run them with `cargo bench` or `--release`",
+                if debug_assertions { "on" } else { "off" }
+            ),
+        ));
+    }
+    if let Some(governor) = cpu_governor() {
+        if governor != "performance" {
+            warnings.push(Warning::new(
+                "frequency_scaling",
+                format!(
+                    "the CPU frequency governor is `{governor}`, so the clock speed changes under load and \
+                     figures drift; for stable figures set it to `performance` \
+                     (e.g. `sudo cpupower frequency-set -g performance`)"
+                ),
+            ));
+        }
+    }
+    Manifest {
+        knotmeter_version: env!("CARGO_PKG_VERSION").to_owned(),
+        rustc: env!("KNOTMETER_RUSTC_VERSION").to_owned(),
+        profile: env!("KNOTMETER_PROFILE").to_owned(),
+        opt_level,
+        debug_assertions,
+        target: env!("KNOTMETER_TARGET").to_owned(),
+        cpu: cpu_model().unwrap_or_else(|| "unknown".to_owned()),
+        cores: std::thread::available_parallelism().map_or(1, |n| n.get() as u32),
+        timer: TimerInfo {
+            kind: timer.kind().name().to_owned(),
+            precision_ns: timer.precision_ns,
+            read_cost_ns: timer.read_cost_ns,
+        },
+        git_commit: git_commit(),
+        timestamp: SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs()),
+        seed,
+        warnings,
+    }
+}
+
+fn cpu_model() -> Option<String> {
+    let info = std::fs::read_to_string("/proc/cpuinfo").ok()?;
+    info.lines()
+        .find(|line| line.starts_with("model name"))
+        .and_then(|line| line.split_once(':'))
+        .map(|(_, model)| model.trim().to_owned())
+}
+
+fn cpu_governor() -> Option<String> {
+    std::fs::read_to_string("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor")
+        .ok()
+        .map(|g| g.trim().to_owned())
+}
+
+fn git_commit() -> Option<String> {
+    let out = Command::new("git")
+        .args(["rev-parse", "HEAD"])
+        .stdin(Stdio::null())
+        .stderr(Stdio::null())
+        .output()
+        .ok()?;
+    let commit = String::from_utf8(out.stdout).ok()?.trim().to_owned();
+    (out.status.success() && !commit.is_empty()).then_some(commit)
+}

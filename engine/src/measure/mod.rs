@@ -1,0 +1,63 @@
+//! The measurement pipeline for one case: cold call, tuning and warm-up, then interleaved
+//! workload and baseline samples until the estimate is precise enough or the budget is spent.
+//!
+//! Everything here is generic over the routine, so each benchmark gets its own copy of the
+//! loop. What happens between samples (set-up, bookkeeping, the stopping rule) is outside the
+//! two clock reads of [`routine::time_batch`].
+
+pub(crate) mod executor;
+pub(crate) mod routine;
+mod sampling;
+pub(crate) mod timer;
+mod tune;
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+pub(crate) use sampling::measure;
+pub(crate) use timer::{Timer, TimerKind};
+
+/// How one case is measured. One value serves every case of a run.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct MeasureConfig {
+    /// The calibrated clock.
+    pub(crate) timer: Timer,
+    /// Wall-time budget per case, cold call and warm-up included.
+    pub(crate) budget: Duration,
+    /// Stop sampling once the median's interval is within ± this fraction.
+    pub(crate) target_precision: f64,
+    /// Seed for the sample-length jitter.
+    pub(crate) seed: u64,
+    /// Test mode: run each case once to prove it works, measure nothing.
+    pub(crate) run_once: bool,
+    /// Set when the run is cancelled; checked at every sample boundary.
+    pub(crate) cancel: &'static AtomicBool,
+}
+
+impl MeasureConfig {
+    /// True once cancellation was requested.
+    pub(crate) fn cancelled(&self) -> bool {
+        self.cancel.load(Ordering::Relaxed)
+    }
+}
+
+/// Raw figures of one case, before statistics.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Measurement {
+    /// The first call on its own, less one clock read, in nanoseconds.
+    pub(crate) cold_ns: f64,
+    /// The tuned operation count per sample, before jitter.
+    pub(crate) ops_per_sample: u64,
+    /// Per-operation time of each workload sample, in time order.
+    pub(crate) workload_ns: Vec<f64>,
+    /// Per-operation time of each baseline sample, paired with `workload_ns`.
+    pub(crate) baseline_ns: Vec<f64>,
+    /// Wall time of the whole case.
+    pub(crate) wall_ns: f64,
+    /// The run was cancelled during sampling.
+    pub(crate) partial: bool,
+    /// Sampling stopped because the budget ran out before the target precision.
+    pub(crate) budget_exhausted: bool,
+    /// Allocations and bytes per operation, when a `CountingAlloc` is installed.
+    pub(crate) allocations: Option<(f64, f64)>,
+}

@@ -1,0 +1,74 @@
+//! The timed loop: one generic function that every benchmark shape goes through.
+//!
+//! A benchmark is normalised to a routine `FnMut(I) -> O`: `()` inputs for `iter`, the set-up's
+//! values for `with_inputs`, and an `O` produced by blocking on a future for `iter_async`. The
+//! loop is monomorphised for each routine, so the call is direct and usually inlined; it
+//! allocates nothing, keeps no per-call bookkeeping, and reads the clock once before and once
+//! after the batch. The empty baseline goes through this same function with an empty routine
+//! of the same input type, which is what makes subtracting it honest.
+
+use std::hint::black_box;
+use std::mem::needs_drop;
+
+use super::timer::Timer;
+
+/// The inputs and the output slots of one sample, prepared before the clock starts.
+///
+/// Inputs are made outside the timed region. Outputs that need dropping are moved into a
+/// buffer reserved in advance and dropped after the clock stops, so neither the set-up nor
+/// the drop is timed. Outputs that need no drop are consumed by [`black_box`] in the loop.
+pub(crate) struct Batch<I, O> {
+    inputs: Vec<I>,
+    outputs: Vec<O>,
+}
+
+impl<I, O> Batch<I, O> {
+    /// An empty batch with room for `capacity` operations, so filling it never reallocates.
+    pub(crate) fn with_capacity(capacity: usize) -> Self {
+        Batch {
+            inputs: Vec::with_capacity(capacity),
+            outputs: Vec::with_capacity(if needs_drop::<O>() { capacity } else { 0 }),
+        }
+    }
+
+    /// Makes the inputs of `ops` operations with `setup`, outside the timed region.
+    pub(crate) fn fill(&mut self, ops: usize, setup: &mut impl FnMut() -> I) {
+        debug_assert!(self.inputs.is_empty());
+        self.reserve(ops);
+        for _ in 0..ops {
+            self.inputs.push(setup());
+        }
+    }
+
+    fn reserve(&mut self, ops: usize) {
+        self.inputs.reserve(ops);
+        if needs_drop::<O>() {
+            self.outputs.reserve(ops);
+        }
+    }
+}
+
+/// Runs every operation of `batch` through `routine` and returns the elapsed clock ticks.
+///
+/// This is the only code between the two clock reads. It is kept out of line so that the
+/// compiler cannot interleave the caller's bookkeeping with the timed work.
+#[inline(never)]
+pub(crate) fn time_batch<I, O, F>(timer: &Timer, routine: &mut F, batch: &mut Batch<I, O>) -> u64
+where
+    F: FnMut(I) -> O,
+{
+    let start = timer.now();
+    if needs_drop::<O>() {
+        for input in batch.inputs.drain(..) {
+            // Capacity was reserved by `fill`, so this push never allocates.
+            batch.outputs.push(routine(input));
+        }
+    } else {
+        for input in batch.inputs.drain(..) {
+            black_box(routine(input));
+        }
+    }
+    let end = timer.now();
+    batch.outputs.clear();
+    end.saturating_sub(start)
+}

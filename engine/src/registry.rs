@@ -1,0 +1,219 @@
+//! The registry of benchmarks: filled at link time by `#[bench]`, read once by the runner.
+//!
+//! Each `#[bench]` adds one [`BenchDef`] to the distributed slice [`BENCHES`] (the `linkme`
+//! crate collects them at link time, so there is no central list and no life before `main`).
+//! The runner expands definitions into [`Case`]s, one per `args` value, and filters them.
+
+use knotmeter_protocol::{canonical_arg, case_id, ListEntry};
+
+use crate::bencher::Bencher;
+
+/// One `#[bench]` function, as the macro registers it. Not covered by SemVer.
+#[derive(Debug)]
+pub struct BenchDef {
+    /// The function's name.
+    pub name: &'static str,
+    /// `module_path!()` at the function: the bench target's crate name, then modules.
+    pub module_path: &'static str,
+    /// `file!()` at the function.
+    pub file: &'static str,
+    /// The line of the function's name.
+    pub line: u32,
+    /// The comparison group, if any.
+    pub group: Option<&'static str>,
+    /// Whether this function is its group's baseline.
+    pub baseline: bool,
+    /// The source text of each `args` value; empty for a benchmark without `args`.
+    pub args: &'static [&'static str],
+    /// Runs case `i` (0 for a benchmark without `args`) against the bencher.
+    pub run: fn(&mut Bencher, usize),
+}
+
+/// Every benchmark linked into this binary.
+#[linkme::distributed_slice]
+pub static BENCHES: [BenchDef];
+
+/// One runnable case: a benchmark function, with one of its arguments if it has `args`.
+#[derive(Debug, Clone)]
+pub(crate) struct Case {
+    pub(crate) def: &'static BenchDef,
+    pub(crate) index: usize,
+    pub(crate) bench_id: String,
+    pub(crate) id: String,
+    pub(crate) args: Option<String>,
+}
+
+impl Case {
+    /// The id without its leading crate segment, as libtest names tests.
+    pub(crate) fn short_name(&self) -> &str {
+        strip_crate(&self.id)
+    }
+
+    /// The case as `--list --format json` and the `run_started` event describe it.
+    pub(crate) fn list_entry(&self) -> ListEntry {
+        ListEntry {
+            id: self.id.clone(),
+            bench_id: self.bench_id.clone(),
+            name: self.def.name.to_owned(),
+            args: self.args.clone(),
+            group: self.def.group.map(str::to_owned),
+            baseline: self.def.baseline,
+            file: self.def.file.to_owned(),
+            line: self.def.line,
+        }
+    }
+}
+
+fn strip_crate(id: &str) -> &str {
+    id.split_once("::").map_or(id, |(_, rest)| rest)
+}
+
+/// Expands definitions into cases, sorted by module path, then source position, so the run
+/// order is the same on every build whatever order the linker chose.
+pub(crate) fn cases(defs: &'static [BenchDef]) -> Vec<Case> {
+    let mut defs: Vec<&'static BenchDef> = defs.iter().collect();
+    defs.sort_by(|a, b| {
+        (a.module_path, a.file, a.line, a.name).cmp(&(b.module_path, b.file, b.line, b.name))
+    });
+    let mut cases = Vec::new();
+    for def in defs {
+        let bench_id = format!("{}::{}", def.module_path, def.name);
+        if def.args.is_empty() {
+            cases.push(Case {
+                def,
+                index: 0,
+                id: bench_id.clone(),
+                bench_id,
+                args: None,
+            });
+            continue;
+        }
+        for (index, arg) in def.args.iter().enumerate() {
+            cases.push(Case {
+                def,
+                index,
+                id: case_id(&bench_id, Some(arg)),
+                bench_id: bench_id.clone(),
+                args: Some(canonical_arg(arg)),
+            });
+        }
+    }
+    cases
+}
+
+/// Which cases to run, as the command line says.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Filter {
+    /// Substring patterns (or exact names with `exact`); none means all.
+    pub(crate) patterns: Vec<String>,
+    /// Match patterns exactly instead of as substrings.
+    pub(crate) exact: bool,
+    /// Cases to leave out: substrings, or exact names with `exact`.
+    pub(crate) skip: Vec<String>,
+}
+
+impl Filter {
+    /// Whether `case` is selected.
+    pub(crate) fn matches(&self, case: &Case) -> bool {
+        let hit = |pattern: &String| {
+            if self.exact {
+                [
+                    case.id.as_str(),
+                    case.short_name(),
+                    &case.bench_id,
+                    strip_crate(&case.bench_id),
+                ]
+                .contains(&pattern.as_str())
+            } else {
+                case.id.contains(pattern.as_str())
+            }
+        };
+        (self.patterns.is_empty() || self.patterns.iter().any(hit)) && !self.skip.iter().any(hit)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn noop(_: &mut Bencher, _: usize) {}
+
+    static DEFS: [BenchDef; 2] = [
+        BenchDef {
+            name: "sort",
+            module_path: "demo::sorting",
+            file: "benches/demo.rs",
+            line: 20,
+            group: Some("sort"),
+            baseline: true,
+            args: &[],
+            run: noop,
+        },
+        BenchDef {
+            name: "chain_n",
+            module_path: "demo",
+            file: "benches/demo.rs",
+            line: 5,
+            group: None,
+            baseline: false,
+            args: &["10", "1 << 10"],
+            run: noop,
+        },
+    ];
+
+    fn ids(filter: &Filter) -> Vec<String> {
+        cases(&DEFS)
+            .into_iter()
+            .filter(|c| filter.matches(c))
+            .map(|c| c.id)
+            .collect()
+    }
+
+    #[test]
+    fn cases_are_expanded_and_sorted() {
+        let all = cases(&DEFS);
+        let ids: Vec<_> = all.iter().map(|c| c.id.as_str()).collect();
+        assert_eq!(
+            ids,
+            [
+                "demo::chain_n/10",
+                "demo::chain_n/1<<10",
+                "demo::sorting::sort"
+            ]
+        );
+        assert_eq!(all[1].args.as_deref(), Some("1<<10"));
+        assert_eq!(all[1].index, 1);
+        assert_eq!(all[2].short_name(), "sorting::sort");
+    }
+
+    #[test]
+    fn substring_exact_and_skip() {
+        let sub = Filter {
+            patterns: vec!["chain".into()],
+            ..Filter::default()
+        };
+        assert_eq!(ids(&sub), ["demo::chain_n/10", "demo::chain_n/1<<10"]);
+        let exact = Filter {
+            patterns: vec!["chain_n/10".into()],
+            exact: true,
+            ..Filter::default()
+        };
+        assert_eq!(ids(&exact), ["demo::chain_n/10"]);
+        let whole_bench = Filter {
+            patterns: vec!["demo::chain_n".into()],
+            exact: true,
+            ..Filter::default()
+        };
+        assert_eq!(ids(&whole_bench).len(), 2);
+        let skip = Filter {
+            skip: vec!["<<".into()],
+            ..Filter::default()
+        };
+        assert_eq!(ids(&skip), ["demo::chain_n/10", "demo::sorting::sort"]);
+        let none = Filter {
+            patterns: vec!["nothing".into()],
+            ..Filter::default()
+        };
+        assert!(ids(&none).is_empty());
+    }
+}

@@ -1,0 +1,128 @@
+//! Output reporters: the five `--format`s a bench binary can print.
+//!
+//! The runner picks a [`Format`], builds a [`Reporter`] with [`reporter`] and calls it as the
+//! run goes: `run_started`, then per case `case_started`, any number of `progress`, and one of
+//! `case_finished` or `case_failed`, and finally `run_finished`.
+//!
+//! * `pretty`: a table for people, streamed row by row.
+//! * `json`: one [`knotmeter_protocol::Report`] at the end.
+//! * `jsonl`: one [`knotmeter_protocol::Event`] per line, flushed per line.
+//! * `csv`: one RFC 4180 row per case, streamed.
+//! * `markdown`: a GitHub-flavoured table at the end, for pull requests.
+//!
+//! Each format has its own module; number formatting lives in `units`, phrases shared by the
+//! human formats in `text`, and the pretty table's layout in `table` and `style`.
+
+use std::io::{self, Write};
+
+use knotmeter_protocol::{BenchResult, CaseFailure, ListEntry, Manifest, RunSummary};
+
+mod csv;
+mod json;
+mod jsonl;
+mod markdown;
+mod pretty;
+mod style;
+mod table;
+mod text;
+pub(crate) mod units;
+
+#[cfg(test)]
+mod fixtures;
+
+/// An output format selectable with `--format`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Format {
+    /// A human-readable table, streamed as cases finish.
+    Pretty,
+    /// One pretty-printed JSON [`knotmeter_protocol::Report`] at the end of the run.
+    Json,
+    /// One JSON [`knotmeter_protocol::Event`] per line, as the run goes.
+    Jsonl,
+    /// Comma-separated values, one row per case.
+    Csv,
+    /// A GitHub-flavoured Markdown table at the end of the run.
+    Markdown,
+}
+
+impl Format {
+    /// The names [`Format::parse`] accepts, in the order of the enum.
+    pub(crate) const NAMES: &[&str] = &["pretty", "json", "jsonl", "csv", "markdown"];
+
+    /// The format named `name` (one of [`Format::NAMES`], ASCII case ignored), if any.
+    pub(crate) fn parse(name: &str) -> Option<Format> {
+        const ALL: [Format; 5] = [
+            Format::Pretty,
+            Format::Json,
+            Format::Jsonl,
+            Format::Csv,
+            Format::Markdown,
+        ];
+        Format::NAMES
+            .iter()
+            .position(|known| known.eq_ignore_ascii_case(name))
+            .map(|index| ALL[index])
+    }
+}
+
+/// Receives the events of a run and writes them in one output format.
+pub(crate) trait Reporter {
+    /// The run begins; `cases` are every case that will run, in order.
+    fn run_started(&mut self, manifest: &Manifest, cases: &[ListEntry]) -> io::Result<()>;
+    /// The case `id` begins.
+    fn case_started(&mut self, id: &str) -> io::Result<()>;
+    /// The case `id` has taken `samples` samples and spent `fraction` (0 to 1) of its budget.
+    fn progress(&mut self, id: &str, samples: u64, fraction: f64) -> io::Result<()>;
+    /// A case produced a result.
+    fn case_finished(&mut self, result: &BenchResult) -> io::Result<()>;
+    /// A case ended without a result.
+    fn case_failed(&mut self, failure: &CaseFailure) -> io::Result<()>;
+    /// The run is over; reporters that buffer write everything now.
+    fn run_finished(&mut self, summary: &RunSummary) -> io::Result<()>;
+}
+
+/// A reporter for `format` writing to `out`. `color` enables ANSI colors (pretty only).
+pub(crate) fn reporter(
+    format: Format,
+    out: Box<dyn Write + Send>,
+    color: bool,
+) -> Box<dyn Reporter + Send> {
+    match format {
+        Format::Pretty => Box::new(pretty::Pretty::new(out, color)),
+        Format::Json => Box::new(json::Json::new(out)),
+        Format::Jsonl => Box::new(jsonl::Jsonl::new(out)),
+        Format::Csv => Box::new(csv::Csv::new(out)),
+        Format::Markdown => Box::new(markdown::Markdown::new(out)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parse_accepts_every_name_and_round_trips_the_order() {
+        let parsed: Vec<Format> = Format::NAMES
+            .iter()
+            .map(|name| Format::parse(name).unwrap())
+            .collect();
+        assert_eq!(
+            parsed,
+            [
+                Format::Pretty,
+                Format::Json,
+                Format::Jsonl,
+                Format::Csv,
+                Format::Markdown
+            ]
+        );
+        assert_eq!(Format::parse("JSONL"), Some(Format::Jsonl));
+    }
+
+    #[test]
+    fn parse_rejects_unknown_names() {
+        assert_eq!(Format::parse("yaml"), None);
+        assert_eq!(Format::parse(""), None);
+        assert_eq!(Format::parse("json "), None);
+    }
+}

@@ -1,0 +1,372 @@
+//! `--format pretty`: a table for people, streamed one row per case as cases end.
+//!
+//! `run_started` prints the manifest line, every run warning (`WARNING [code] message`) and
+//! the table header; the case column is as wide as the longest case label known then. Each
+//! case prints one row: label (the id without its crate segment; members of a group are
+//! indented under a `group NAME` heading, repeated when the group is interrupted), median
+//! per operation with the relative half-width of its 95% interval, throughput, samples ×
+//! operations per sample, harness overhead and the cold first call. Allocations per
+//! operation (when counted), a comparison or the `baseline` mark, and `(partial)` follow the
+//! last column; result warnings go on lines under the row. A failed case prints
+//! `label  FAILED: panicked at file:line:col: msg`. `run_finished` prints the totals.
+//! Progress is not shown: rows appear as soon as each case ends.
+//!
+//! A per-group comparison table would go in `run_finished`, laid out with [`Table`].
+
+use std::collections::HashMap;
+use std::io::{self, Write};
+
+use knotmeter_protocol::{
+    BenchResult, CaseFailure, Comparison, ListEntry, Manifest, RunSummary, Verdict,
+};
+
+use super::style::{Painter, Tone};
+use super::table::{Align, Column, Table, GAP};
+use super::text::{
+    allocations_text, case_label, failure_text, manifest_line, precision_text, ratio_text,
+    samples_text, summary_line, verdict_word,
+};
+use super::units::{format_duration_ns, format_rate, ops_per_sec, MISSING};
+use super::Reporter;
+
+/// Indentation of a group member under its heading.
+const MEMBER_INDENT: &str = "  ";
+
+/// The human-readable reporter.
+pub(crate) struct Pretty {
+    /// Where the text goes.
+    out: Box<dyn Write + Send>,
+    /// Applies colors when enabled.
+    painter: Painter,
+    /// The row layout, sized at `run_started`.
+    table: Table,
+    /// The group of every announced case, by id, to place failed cases.
+    groups: HashMap<String, Option<String>>,
+    /// The group of the last printed row, to know when a heading is due.
+    current_group: Option<String>,
+}
+
+/// The row layout with a case column `case_width` characters wide.
+fn layout(case_width: usize) -> Table {
+    Table::new(vec![
+        Column::new("case", case_width, Align::Left),
+        Column::new("median ±95% CI", 14, Align::Right),
+        Column::new("throughput", 16, Align::Right),
+        Column::new("samples × ops", 15, Align::Right),
+        Column::new("overhead", 8, Align::Right),
+        Column::new("cold call", 9, Align::Right),
+    ])
+}
+
+/// The label of a case as its row shows it: indented when it belongs to a group.
+fn row_label(id: &str, group: Option<&str>) -> String {
+    match group {
+        Some(_) => format!("{MEMBER_INDENT}{}", case_label(id)),
+        None => case_label(id).to_owned(),
+    }
+}
+
+impl Pretty {
+    /// A reporter writing to `out`, with ANSI colors when `color` is true.
+    pub(crate) fn new(out: Box<dyn Write + Send>, color: bool) -> Self {
+        Self {
+            out,
+            painter: Painter::new(color),
+            table: layout(0),
+            groups: HashMap::new(),
+            current_group: None,
+        }
+    }
+
+    /// Prints the `group NAME` heading when `group` differs from the last row's, and
+    /// returns the row's label.
+    fn open_row(&mut self, id: &str, group: Option<&str>) -> io::Result<String> {
+        if self.current_group.as_deref() != group {
+            if let Some(name) = group {
+                let heading = self.painter.paint(Tone::Bold, &format!("group {name}"));
+                writeln!(self.out, "{heading}")?;
+            }
+            self.current_group = group.map(str::to_owned);
+        }
+        Ok(row_label(id, group))
+    }
+
+    /// The text after the last column: allocations, then the comparison or the baseline
+    /// mark, then a partial mark.
+    fn suffix(&self, result: &BenchResult) -> String {
+        let mut parts = Vec::new();
+        if let Some(allocations) = &result.allocations {
+            parts.push(allocations_text(allocations));
+        }
+        match &result.comparison {
+            Some(comparison) => parts.push(self.comparison_text(comparison)),
+            None if result.baseline => parts.push(self.painter.paint(Tone::Dim, "baseline")),
+            None => {}
+        }
+        if result.partial {
+            parts.push(self.painter.paint(Tone::Caution, "(partial)"));
+        }
+        parts.join(GAP)
+    }
+
+    /// `vs sort_std: 1.03× [1.01, 1.05] slower`, the verdict colored.
+    fn comparison_text(&self, comparison: &Comparison) -> String {
+        let tone = match comparison.verdict {
+            Verdict::Faster => Tone::Good,
+            Verdict::Slower => Tone::Bad,
+            Verdict::Same => Tone::Dim,
+        };
+        format!(
+            "vs {}: {} {}",
+            case_label(&comparison.against),
+            ratio_text(comparison),
+            self.painter.paint(tone, verdict_word(comparison.verdict))
+        )
+    }
+}
+
+impl Reporter for Pretty {
+    fn run_started(&mut self, manifest: &Manifest, cases: &[ListEntry]) -> io::Result<()> {
+        let case_width = cases
+            .iter()
+            .map(|case| row_label(&case.id, case.group.as_deref()).chars().count())
+            .max()
+            .unwrap_or(0);
+        self.table = layout(case_width);
+        self.groups = cases
+            .iter()
+            .map(|case| (case.id.clone(), case.group.clone()))
+            .collect();
+        writeln!(self.out, "{}", manifest_line(manifest))?;
+        for warning in &manifest.warnings {
+            let line = format!("WARNING [{}] {}", warning.code, warning.message);
+            writeln!(self.out, "{}", self.painter.paint(Tone::Alarm, &line))?;
+        }
+        writeln!(self.out)?;
+        writeln!(
+            self.out,
+            "{}",
+            self.painter.paint(Tone::Bold, &self.table.header())
+        )?;
+        writeln!(
+            self.out,
+            "{}",
+            self.painter.paint(Tone::Dim, &self.table.rule())
+        )?;
+        self.out.flush()
+    }
+
+    fn case_started(&mut self, _id: &str) -> io::Result<()> {
+        Ok(())
+    }
+
+    fn progress(&mut self, _id: &str, _samples: u64, _fraction: f64) -> io::Result<()> {
+        Ok(())
+    }
+
+    fn case_finished(&mut self, result: &BenchResult) -> io::Result<()> {
+        let label = self.open_row(&result.id, result.group.as_deref())?;
+        let estimate = &result.estimate;
+        let median = format!(
+            "{} {}",
+            format_duration_ns(estimate.median_ns),
+            precision_text(result.precision)
+        );
+        let throughput = ops_per_sec(estimate.median_ns).map_or_else(
+            || MISSING.to_owned(),
+            |rate| format!("{} /s", format_rate(rate)),
+        );
+        let cells = [
+            label.clone(),
+            median.trim_end().to_owned(),
+            throughput,
+            samples_text(result.samples, result.ops_per_sample),
+            format_duration_ns(result.overhead.per_op_ns),
+            format_duration_ns(result.cold_ns),
+        ];
+        let row = self.table.row(&cells);
+        let suffix = self.suffix(result);
+        if suffix.is_empty() {
+            writeln!(self.out, "{row}")?;
+        } else {
+            writeln!(self.out, "{row}{GAP}{suffix}")?;
+        }
+        let indent = " ".repeat(label.len() - label.trim_start().len() + 2);
+        for warning in &result.warnings {
+            let line = format!("{indent}⚠ {}: {}", warning.code, warning.message);
+            writeln!(self.out, "{}", self.painter.paint(Tone::Caution, &line))?;
+        }
+        self.out.flush()
+    }
+
+    fn case_failed(&mut self, failure: &CaseFailure) -> io::Result<()> {
+        let group = self.groups.get(&failure.id).cloned().flatten();
+        let label = self.open_row(&failure.id, group.as_deref())?;
+        let text = format!("FAILED: {}", failure_text(failure));
+        let mut lines = text.lines();
+        let first = lines.next().unwrap_or_default();
+        writeln!(
+            self.out,
+            "{}{GAP}{}",
+            self.table.cell(0, &label),
+            self.painter.paint(Tone::Error, first)
+        )?;
+        let indent = " ".repeat(self.table.cell(0, "").len() + GAP.len());
+        for line in lines {
+            writeln!(
+                self.out,
+                "{indent}{}",
+                self.painter.paint(Tone::Error, line)
+            )?;
+        }
+        self.out.flush()
+    }
+
+    fn run_finished(&mut self, summary: &RunSummary) -> io::Result<()> {
+        let tone = if summary.failed == 0 && !summary.cancelled {
+            Tone::Good
+        } else {
+            Tone::Error
+        };
+        writeln!(self.out)?;
+        writeln!(
+            self.out,
+            "{}",
+            self.painter.paint(tone, &summary_line(summary))
+        )?;
+        self.out.flush()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use knotmeter_protocol::{FailureKind, Warning};
+
+    use super::super::{fixtures, Format};
+    use super::*;
+
+    /// The sample run as it prints without color.
+    const EXPECTED: &str = "\
+knotmeter 0.1.0 · rustc 1.95.0 · release (opt-level 3) · x86_64-unknown-linux-gnu · \
+Test CPU @ 3.0GHz × 8 cores · timer instant (precision 20.0 ns, read 19.0 ns) · git 0123456789
+WARNING [debug_build] the bench target was built without optimisations: run `cargo bench`
+
+case            median ±95% CI        throughput    samples × ops  overhead  cold call
+──────────────  ──────────────  ────────────────  ───────────────  ────────  ─────────
+chain_n/1000     12.2 ns ±0.4%     81 632 653 /s    1 200 × 4 096   0.31 ns    1.23 µs
+pair/(1,\"x|y\")   0.31 ns ±0.4%  3 200 000 000 /s    1 200 × 4 096   0.31 ns    1.23 µs  3 allocs/op (96 B)
+group sorting
+  sort_std       1.23 µs ±0.4%        815 661 /s    1 200 × 4 096   0.31 ns    1.23 µs  baseline
+  sort_radix     1.27 µs ±0.4%        788 644 /s    1 200 × 4 096   0.31 ns    1.23 µs  vs sort_std: 1.03× [1.01, 1.05] slower
+    ⚠ optimized_away: the body takes less than the timer's precision | wrap the input in black_box
+boom            FAILED: panicked at src/lib.rs:3:5: boom, with a comma
+
+4 passed, 1 failed in 8.40 s
+";
+
+    #[test]
+    fn prints_the_sample_run_as_a_table() {
+        let text = fixtures::run(Format::Pretty, false);
+        assert_eq!(text, EXPECTED, "\n{text}");
+        assert!(!text.contains('\x1b'));
+    }
+
+    #[test]
+    fn color_makes_warnings_and_failures_loud() {
+        let text = fixtures::run(Format::Pretty, true);
+        assert!(text.contains(
+            "\x1b[1;33mWARNING [debug_build] the bench target was built without \
+             optimisations: run `cargo bench`\x1b[0m\n"
+        ));
+        assert!(text.contains("\x1b[1;31mFAILED: panicked at src/lib.rs:3:5:"));
+        assert!(text.contains("[1.01, 1.05] \x1b[31mslower\x1b[0m\n"));
+        assert!(text.contains("\x1b[33m    ⚠ optimized_away:"));
+        let plain: String = text.replace("\x1b[0m", "");
+        assert!(plain.contains("chain_n/1000     12.2 ns ±0.4%"));
+    }
+
+    /// A pretty reporter over `buf`, started with the sample cases.
+    fn started(buf: &fixtures::SharedBuf) -> Pretty {
+        let mut pretty = Pretty::new(Box::new(buf.clone()), false);
+        pretty
+            .run_started(&fixtures::manifest(), &fixtures::cases())
+            .unwrap();
+        pretty
+    }
+
+    #[test]
+    fn a_zero_median_has_no_throughput_and_a_faster_case_says_so() {
+        let buf = fixtures::SharedBuf::default();
+        let mut pretty = started(&buf);
+        let before = buf.text().len();
+        let mut result = fixtures::results()[3].clone();
+        result.estimate.median_ns = 0.0;
+        result.warnings.clear();
+        result.partial = true;
+        if let Some(comparison) = &mut result.comparison {
+            comparison.verdict = Verdict::Faster;
+        }
+        pretty.case_finished(&result).unwrap();
+        let text = buf.text()[before..].to_owned();
+        assert_eq!(
+            text,
+            "group sorting\n  sort_radix        0 ns ±0.4%                 —    1 200 × 4 096   \
+             0.31 ns    1.23 µs  vs sort_std: 1.03× [1.01, 1.05] faster  (partial)\n"
+        );
+        assert!(!text.contains("inf"));
+    }
+
+    #[test]
+    fn failures_in_a_group_are_indented_and_long_messages_keep_their_lines() {
+        let buf = fixtures::SharedBuf::default();
+        let mut pretty = started(&buf);
+        let before = buf.text().len();
+        let failure = CaseFailure {
+            id: "q::sort_std".to_owned(),
+            kind: FailureKind::Misuse,
+            message: "iter was never called\nsee the docs".to_owned(),
+            location: None,
+        };
+        pretty.case_failed(&failure).unwrap();
+        assert_eq!(
+            &buf.text()[before..],
+            "group sorting\n  sort_std      FAILED: misused: iter was never called\n\
+             \x20               see the docs\n"
+        );
+    }
+
+    #[test]
+    fn the_case_column_fits_the_longest_label_and_result_warnings_follow_rows() {
+        let buf = fixtures::SharedBuf::default();
+        let mut pretty = Pretty::new(Box::new(buf.clone()), false);
+        let mut manifest = fixtures::manifest();
+        manifest.warnings.clear();
+        let mut cases = fixtures::cases();
+        cases[0].id = "q::a_rather_long_benchmark_name/1000".to_owned();
+        pretty.run_started(&manifest, &cases).unwrap();
+        let mut result = fixtures::results()[0].clone();
+        result
+            .warnings
+            .push(Warning::new("noisy", "close other programs"));
+        pretty.case_finished(&result).unwrap();
+        let text = buf.text();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines[1], "");
+        let width = "a_rather_long_benchmark_name/1000".len();
+        let pad = |label: &str| " ".repeat(width - label.len());
+        assert!(lines[2].starts_with(&format!("case{}  median", pad("case"))));
+        let row = format!("chain_n/1000{}   12.2 ns ±0.4%", pad("chain_n/1000"));
+        assert!(lines[4].starts_with(&row), "{}", lines[4]);
+        assert_eq!(lines[5], "  ⚠ noisy: close other programs");
+    }
+
+    #[test]
+    fn the_summary_notes_a_cancelled_run() {
+        let buf = fixtures::SharedBuf::default();
+        let mut pretty = Pretty::new(Box::new(buf.clone()), false);
+        let mut summary = fixtures::summary();
+        summary.cancelled = true;
+        pretty.run_finished(&summary).unwrap();
+        assert_eq!(buf.text(), "\n4 passed, 1 failed, cancelled after 8.40 s\n");
+    }
+}

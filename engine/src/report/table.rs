@@ -1,0 +1,120 @@
+//! Fixed-width text tables: the layout behind the pretty reporter's streamed rows.
+//!
+//! Widths are fixed up front so that rows can be printed one at a time as cases finish; a
+//! cell wider than its column pushes the rest of its row right instead of being cut. Widths
+//! count characters, so `µ`, `±` and `×` take one column each.
+
+/// Which side of its column a cell sticks to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Align {
+    /// Text: padded on the right.
+    Left,
+    /// Numbers: padded on the left.
+    Right,
+}
+
+/// One column: its title, width and alignment.
+#[derive(Debug, Clone)]
+pub(crate) struct Column {
+    /// The title in the header row.
+    title: &'static str,
+    /// Width in characters, at least the title's.
+    width: usize,
+    /// How cells are padded.
+    align: Align,
+}
+
+impl Column {
+    /// A column at least `width` characters wide (widened to fit its title).
+    pub(crate) fn new(title: &'static str, width: usize, align: Align) -> Self {
+        Self {
+            title,
+            width: width.max(title.chars().count()),
+            align,
+        }
+    }
+}
+
+/// A row layout: columns separated by two spaces.
+#[derive(Debug, Clone)]
+pub(crate) struct Table {
+    /// The columns, left to right.
+    columns: Vec<Column>,
+}
+
+/// What goes between two cells.
+pub(crate) const GAP: &str = "  ";
+
+impl Table {
+    /// A table with these columns.
+    pub(crate) fn new(columns: Vec<Column>) -> Self {
+        Self { columns }
+    }
+
+    /// `text` padded to the width of column `index`.
+    pub(crate) fn cell(&self, index: usize, text: &str) -> String {
+        let column = &self.columns[index];
+        match column.align {
+            Align::Left => format!("{text:<width$}", width = column.width),
+            Align::Right => format!("{text:>width$}", width = column.width),
+        }
+    }
+
+    /// The cells padded and joined, without trailing spaces. Fewer cells than columns fill
+    /// only the first columns.
+    pub(crate) fn row<S: AsRef<str>>(&self, cells: &[S]) -> String {
+        let padded: Vec<String> = cells
+            .iter()
+            .enumerate()
+            .map(|(index, text)| self.cell(index, text.as_ref()))
+            .collect();
+        padded.join(GAP).trim_end().to_owned()
+    }
+
+    /// The titles as a row.
+    pub(crate) fn header(&self) -> String {
+        let titles: Vec<&str> = self.columns.iter().map(|column| column.title).collect();
+        self.row(&titles)
+    }
+
+    /// A horizontal rule under each column.
+    pub(crate) fn rule(&self) -> String {
+        let rules: Vec<String> = self
+            .columns
+            .iter()
+            .map(|column| "─".repeat(column.width))
+            .collect();
+        rules.join(GAP)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A two-column table: a text column of width 6 and a number column of width 4.
+    fn table() -> Table {
+        Table::new(vec![
+            Column::new("name", 6, Align::Left),
+            Column::new("time", 4, Align::Right),
+        ])
+    }
+
+    #[test]
+    fn cells_are_padded_by_characters_and_aligned() {
+        let table = table();
+        assert_eq!(table.header(), "name    time");
+        assert_eq!(table.row(&["a", "1 µs"]), "a       1 µs");
+        assert_eq!(table.row(&["b", "2"]), "b          2");
+        assert_eq!(table.rule(), "──────  ────");
+    }
+
+    #[test]
+    fn wide_cells_push_instead_of_cutting_and_titles_widen_columns() {
+        let table = table();
+        assert_eq!(table.row(&["longname", "12345"]), "longname  12345");
+        assert_eq!(table.row(&["x"]), "x");
+        let narrow = Table::new(vec![Column::new("overhead", 2, Align::Right)]);
+        assert_eq!(narrow.cell(0, "1"), "       1");
+    }
+}

@@ -1,0 +1,32 @@
+//! The machine key: which runs may be compared with each other.
+//!
+//! Two results are comparable only when they were measured on the same kind of machine with
+//! the same kind of build. The key is built from the manifest's CPU model, logical core
+//! count, target triple, cargo profile, optimisation level and debug assertions, joined with
+//! `|` into a readable string such as
+//! `x86_64-unknown-linux-gnu|AMD EPYC 7763|8 cores|release|opt-level=3|debug-assertions=off`.
+//!
+//! The key is stored with every run and indexed; changing how it is built would make every
+//! stored run incomparable with new ones, so the format is fixed.
+
+use knotmeter_protocol::Manifest;
+
+/// The comparability key of a run: equal keys mean the same CPU model, core count, target,
+/// cargo profile, optimisation level and debug-assertion setting.
+pub fn machine_key(manifest: &Manifest) -> String {
+    let cpu = manifest.cpu.trim();
+    let cpu = if cpu.is_empty() { "unknown cpu" } else { cpu };
+    format!(
+        "{}|{}|{} cores|{}|opt-level={}|debug-assertions={}",
+        manifest.target.trim(),
+        cpu,
+        manifest.cores,
+        manifest.profile.trim(),
+        manifest.opt_level.trim(),
+        if manifest.debug_assertions {
+            "on"
+        } else {
+            "off"
+        },
+    )
+}

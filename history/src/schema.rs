@@ -1,0 +1,152 @@
+//! The schema, its versions, and how a file is recognised and brought up to date.
+//!
+//! `PRAGMA application_id` is [`APPLICATION_ID`] in every history file; `PRAGMA user_version`
+//! is the schema version. [`MIGRATIONS`] holds one SQL script per version: script `i` turns a
+//! version-`i` file into a version-`i + 1` file, and a file is brought to [`SCHEMA_VERSION`]
+//! by running the missing scripts in order, in one transaction together with the new
+//! `user_version`, so a failed upgrade leaves the file as it was.
+//!
+//! # Version 1
+//!
+//! * `runs(id, timestamp, git_commit, machine_key, manifest)`: one row per run; `id` is the
+//!   [`crate::RunId`], `manifest` the [`knotmeter_protocol::Manifest`] as JSON.
+//! * `results(run_id, case_id, median_ns, low_ns, high_ns, verdict, result)`: one row per
+//!   case of a run, primary key `(run_id, case_id)`; `result` is the
+//!   [`knotmeter_protocol::BenchResult`] as JSON, the other columns are copies of its fields
+//!   (`verdict` is `faster`, `slower`, `same` or NULL) for queries that need no JSON.
+//!
+//! # Version 2
+//!
+//! * `runs.baseline`: the name a run was saved under (`--save-baseline NAME`), with an index
+//!   to find the latest run of a name.
+//! * `results.machine_key`: copied from the run (and filled in for existing rows), so the
+//!   question every comparison asks, "the latest result of this case on this machine before
+//!   run N", is answered from one index on `(case_id, machine_key, run_id)`. It replaces
+//!   version 1's index on `case_id` alone.
+//!
+//! # Recognising a file
+//!
+//! A file whose `application_id` is ours is a history; if its version is newer than this
+//! code's, it is left alone. A file with `application_id` 0 and no tables is empty and
+//! becomes a history. Anything else — another `application_id`, or tables in a file without
+//! ours — belongs to another program.
+
+use rusqlite::Connection;
+
+/// The `PRAGMA application_id` of every knotmeter history file: `KNOT` in ASCII.
+pub const APPLICATION_ID: i32 = i32::from_be_bytes(*b"KNOT");
+
+/// The schema version this code writes and reads.
+pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
+
+/// `MIGRATIONS[i]` upgrades a version-`i` file to version `i + 1`.
+const MIGRATIONS: &[&str] = &[
+    // 0 -> 1: runs and their results.
+    "CREATE TABLE runs (
+        id          INTEGER PRIMARY KEY,
+        timestamp   INTEGER NOT NULL,
+        git_commit  TEXT,
+        machine_key TEXT NOT NULL,
+        manifest    TEXT NOT NULL
+    );
+    CREATE TABLE results (
+        run_id    INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+        case_id   TEXT NOT NULL,
+        median_ns REAL NOT NULL,
+        low_ns    REAL NOT NULL,
+        high_ns   REAL NOT NULL,
+        verdict   TEXT,
+        result    TEXT NOT NULL,
+        PRIMARY KEY (run_id, case_id)
+    );
+    CREATE INDEX results_by_case ON results(case_id);",
+    // 1 -> 2: named baselines, and the machine key beside each result for comparisons.
+    "ALTER TABLE runs ADD COLUMN baseline TEXT;
+    CREATE INDEX runs_by_baseline ON runs(baseline, id) WHERE baseline IS NOT NULL;
+    ALTER TABLE results ADD COLUMN machine_key TEXT NOT NULL DEFAULT '';
+    UPDATE results SET machine_key = (SELECT machine_key FROM runs WHERE runs.id = results.run_id);
+    DROP INDEX results_by_case;
+    CREATE INDEX results_by_case_machine_run ON results(case_id, machine_key, run_id);",
+];
+
+/// The tables every version of the schema has.
+const TABLES: &[&str] = &["results", "runs"];
+
+/// What a database file turned out to be.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Found {
+    /// No tables and no application id: a new or empty file.
+    Empty,
+    /// A knotmeter history of the given schema version, with its tables present.
+    Ours(i64),
+    /// Ours by application id, but tables are missing.
+    Damaged(String),
+    /// Another program's database.
+    Foreign(String),
+}
+
+/// Looks at the file's application id, schema version and tables without writing anything.
+pub(crate) fn inspect(conn: &Connection) -> rusqlite::Result<Found> {
+    let application_id: i32 = conn.query_row("PRAGMA application_id", [], |r| r.get(0))?;
+    let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+    let mut statement = conn.prepare(
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' \
+         ORDER BY name",
+    )?;
+    let tables = statement
+        .query_map([], |r| r.get::<_, String>(0))?
+        .collect::<rusqlite::Result<Vec<_>>>()?;
+
+    if application_id != APPLICATION_ID {
+        if application_id != 0 {
+            return Ok(Found::Foreign(format!(
+                "its SQLite application_id is {application_id:#010x}, not knotmeter's \
+                 {APPLICATION_ID:#010x}"
+            )));
+        }
+        if !tables.is_empty() {
+            return Ok(Found::Foreign(format!(
+                "it is an SQLite database with the tables {}",
+                tables.join(", ")
+            )));
+        }
+        return Ok(Found::Empty);
+    }
+    if version == 0 && tables.is_empty() {
+        return Ok(Found::Empty);
+    }
+    if version > SCHEMA_VERSION {
+        return Ok(Found::Ours(version));
+    }
+    let missing: Vec<&str> = TABLES
+        .iter()
+        .copied()
+        .filter(|t| !tables.iter().any(|have| have == t))
+        .collect();
+    if version < 1 {
+        return Ok(Found::Damaged(format!(
+            "it has tables ({}) but no schema version",
+            tables.join(", ")
+        )));
+    }
+    if !missing.is_empty() {
+        return Ok(Found::Damaged(format!(
+            "schema version {version} lacks the table `{}`",
+            missing.join("`, `")
+        )));
+    }
+    Ok(Found::Ours(version))
+}
+
+/// Runs the migrations from `from` to [`SCHEMA_VERSION`] and stamps the file as ours. The
+/// caller holds a write transaction.
+pub(crate) fn migrate(conn: &Connection, from: i64) -> rusqlite::Result<()> {
+    let from = usize::try_from(from).unwrap_or(0);
+    for script in MIGRATIONS.iter().skip(from) {
+        conn.execute_batch(script)?;
+    }
+    // PRAGMA takes no parameters; both values are constants of this crate.
+    conn.execute_batch(&format!(
+        "PRAGMA application_id = {APPLICATION_ID}; PRAGMA user_version = {SCHEMA_VERSION};"
+    ))
+}

@@ -1,0 +1,156 @@
+//! Finding earlier results: by machine key and order, by baseline name, and for charts.
+
+mod common;
+
+use common::{manifest, manifest_on, result, temp_history};
+use knotmeter_history::{machine_key, History, RunId};
+
+#[test]
+fn machine_key_separates_machines_and_builds_only() {
+    let base = manifest();
+    let mut later = base.clone();
+    later.timestamp += 3600;
+    later.git_commit = None;
+    later.seed = 7;
+    later.rustc = "rustc 1.96.0".to_owned();
+    later.warnings.clear();
+    assert_eq!(machine_key(&later), machine_key(&base));
+    assert_eq!(
+        machine_key(&base),
+        "x86_64-unknown-linux-gnu|AMD EPYC 7763 64-Core Processor|8 cores|release|\
+         opt-level=3|debug-assertions=off"
+    );
+
+    let changes: [fn(&mut knotmeter_protocol::Manifest); 6] = [
+        |m| m.cpu = "Apple M2".to_owned(),
+        |m| m.cores = 4,
+        |m| m.target = "aarch64-unknown-linux-gnu".to_owned(),
+        |m| m.profile = "bench".to_owned(),
+        |m| m.opt_level = "2".to_owned(),
+        |m| m.debug_assertions = true,
+    ];
+    for change in changes {
+        let mut other = base.clone();
+        change(&mut other);
+        assert_ne!(machine_key(&other), machine_key(&base), "{other:?}");
+    }
+}
+
+#[test]
+fn previous_respects_the_machine_key_and_recording_order() {
+    let (_dir, path) = temp_history();
+    let mut history = History::open(&path).unwrap();
+    let a = manifest_on("cpu A");
+    let b = manifest_on("cpu B");
+    let (key_a, key_b) = (machine_key(&a), machine_key(&b));
+
+    let run1 = history
+        .record_run(&a, &[result("q::x", 100.0)], None)
+        .unwrap();
+    let run2 = history
+        .record_run(&b, &[result("q::x", 200.0)], None)
+        .unwrap();
+    // A run without the case, then one whose clock went backwards.
+    let run3 = history
+        .record_run(&a, &[result("q::y", 1.0)], None)
+        .unwrap();
+    let mut earlier_clock = a.clone();
+    earlier_clock.timestamp -= 86_400;
+    let run4 = history
+        .record_run(&earlier_clock, &[result("q::x", 300.0)], None)
+        .unwrap();
+    assert!(run1 < run2 && run2 < run3 && run3 < run4);
+
+    let median = |found: Option<knotmeter_history::StoredResult>| {
+        found.map(|s| (s.run, s.result.estimate.median_ns))
+    };
+    let lookup =
+        |key: &str, before: Option<RunId>| median(history.previous("q::x", key, before).unwrap());
+    assert_eq!(lookup(&key_a, None), Some((run4, 300.0)));
+    assert_eq!(lookup(&key_a, Some(run4)), Some((run1, 100.0)));
+    assert_eq!(lookup(&key_a, Some(run3)), Some((run1, 100.0)));
+    assert_eq!(lookup(&key_a, Some(run1)), None);
+    assert_eq!(lookup(&key_b, None), Some((run2, 200.0)));
+    assert_eq!(lookup(&key_b, Some(run2)), None);
+    assert_eq!(lookup("another machine", None), None);
+    assert_eq!(
+        median(history.previous("q::y", &key_a, None).unwrap()),
+        Some((run3, 1.0))
+    );
+    assert_eq!(history.previous("q::z", &key_a, None).unwrap(), None);
+}
+
+#[test]
+fn baselines_return_the_latest_run_saved_under_the_name() {
+    let (_dir, path) = temp_history();
+    let mut history = History::open(&path).unwrap();
+    let a = manifest_on("cpu A");
+    let b = manifest_on("cpu B");
+    let key_a = machine_key(&a);
+
+    let main1 = history
+        .record_run(&a, &[result("q::x", 100.0)], Some("main"))
+        .unwrap();
+    history
+        .record_run(&a, &[result("q::x", 150.0)], None)
+        .unwrap();
+    let feature = history
+        .record_run(&a, &[result("q::x", 120.0)], Some("feature"))
+        .unwrap();
+    let main2 = history
+        .record_run(&a, &[result("q::x", 110.0)], Some("main"))
+        .unwrap();
+    let main_b = history
+        .record_run(&b, &[result("q::x", 900.0)], Some("main"))
+        .unwrap();
+    // The latest `main` run on A did not measure q::x: the one before it still answers.
+    history
+        .record_run(&a, &[result("q::y", 5.0)], Some("main"))
+        .unwrap();
+
+    let found = |name: &str, key: &str| {
+        history
+            .baseline(name, "q::x", key)
+            .unwrap()
+            .map(|s| (s.run, s.result.estimate.median_ns))
+    };
+    assert_eq!(found("main", &key_a), Some((main2, 110.0)));
+    assert_eq!(found("feature", &key_a), Some((feature, 120.0)));
+    assert_eq!(found("main", &machine_key(&b)), Some((main_b, 900.0)));
+    assert_eq!(found("nope", &key_a), None);
+    assert!(main1 < main2);
+    // A baseline run is also an ordinary earlier run.
+    assert_eq!(
+        history
+            .previous("q::x", &key_a, None)
+            .unwrap()
+            .map(|s| s.run),
+        Some(main2)
+    );
+}
+
+#[test]
+fn points_are_newest_first_and_limited() {
+    let (_dir, path) = temp_history();
+    let mut history = History::open(&path).unwrap();
+    let a = manifest_on("cpu A");
+    let b = manifest_on("cpu B");
+    let mut runs = Vec::new();
+    for (i, m) in [&a, &b, &a, &a].into_iter().enumerate() {
+        let median = 10.0 * (i + 1) as f64;
+        let results = [result("q::x", median), result("q::other", 1.0)];
+        runs.push(history.record_run(m, &results, None).unwrap());
+    }
+
+    let points = history.points("q::x", 3).unwrap();
+    let summary: Vec<_> = points.iter().map(|p| (p.run, p.median_ns)).collect();
+    assert_eq!(
+        summary,
+        vec![(runs[3], 40.0), (runs[2], 30.0), (runs[1], 20.0)]
+    );
+    assert_eq!(points[2].machine_key, machine_key(&b));
+    assert_eq!(points[0].verdict, None);
+    assert_eq!(history.points("q::x", 100).unwrap().len(), 4);
+    assert!(history.points("q::x", 0).unwrap().is_empty());
+    assert!(history.points("q::missing", 10).unwrap().is_empty());
+}

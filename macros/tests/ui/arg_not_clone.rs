@@ -1,0 +1,12 @@
+use knotmeter::bench;
+
+struct Config {
+    size: usize,
+}
+
+#[bench(args = [Config { size: 1 }])]
+fn build(config: Config) -> usize {
+    config.size
+}
+
+fn main() {}

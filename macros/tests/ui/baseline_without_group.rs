@@ -1,0 +1,6 @@
+use knotmeter::bench;
+
+#[bench(baseline)]
+fn f() {}
+
+fn main() {}

@@ -1,0 +1,164 @@
+//! The result of measuring one benchmark case.
+
+use serde::{Deserialize, Serialize};
+
+/// Everything measured for one case. The same object appears in `--format json`'s `results`,
+/// in the `case_finished` event of `--format jsonl`, in the history store and in the editor.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BenchResult {
+    /// Stable id: `target::module::function`, plus `/arg` for a case of an `args` benchmark.
+    pub id: String,
+    /// The benchmark function's name.
+    pub name: String,
+    /// The canonical argument text for an `args` case, `null` otherwise.
+    pub args: Option<String>,
+    /// The comparison group (`#[bench(group = "..")]`), or `null`.
+    pub group: Option<String>,
+    /// Whether this case is its group's baseline.
+    pub baseline: bool,
+    /// The source file of the benchmark function, as `file!()` spells it.
+    pub file: String,
+    /// The 1-based line of the benchmark function's name.
+    pub line: u32,
+    /// The per-operation estimate, corrected for the harness overhead.
+    pub estimate: Estimate,
+    /// Spread of the corrected per-operation samples.
+    pub quantiles: Quantiles,
+    /// Relative half-width of the median's confidence interval (0.01 is ±1%).
+    pub precision: f64,
+    /// The harness's own cost, measured with an empty body of the same shape.
+    pub overhead: Overhead,
+    /// The first (cold) call, timed on its own, in nanoseconds.
+    pub cold_ns: f64,
+    /// Operations timed together in one sample.
+    pub ops_per_sample: u64,
+    /// Number of workload samples (the baseline took as many).
+    pub samples: u64,
+    /// Wall time spent on this case, calibration and baseline included, in nanoseconds.
+    pub wall_ns: f64,
+    /// True when the run was cancelled while this case was being measured.
+    pub partial: bool,
+    /// Validity and environment warnings, each with a stable code.
+    pub warnings: Vec<Warning>,
+    /// The comparison against a baseline or history; `null` when there is none.
+    pub comparison: Option<Comparison>,
+    /// Allocations per operation; `null` unless the bench binary installs
+    /// `knotmeter::CountingAlloc` as its global allocator.
+    pub allocations: Option<Allocations>,
+    /// Raw per-operation timings, before overhead subtraction, in nanoseconds.
+    pub raw: RawSamples,
+}
+
+/// Heap allocations made by one operation, counted outside the timed samples.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Allocations {
+    /// Allocations (including reallocations) per operation.
+    pub per_op: f64,
+    /// Bytes requested per operation.
+    pub bytes_per_op: f64,
+}
+
+/// The per-operation estimate of a case, in nanoseconds.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Estimate {
+    /// Median of the corrected per-operation samples.
+    pub median_ns: f64,
+    /// Lower bound of the median's distribution-free 95% confidence interval.
+    pub low_ns: f64,
+    /// Upper bound of the median's distribution-free 95% confidence interval.
+    pub high_ns: f64,
+    /// Mean of the corrected per-operation samples.
+    pub mean_ns: f64,
+}
+
+/// Quantiles and spread of the corrected per-operation samples, in nanoseconds.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Quantiles {
+    /// Smallest sample.
+    pub min_ns: f64,
+    /// 5th percentile.
+    pub p5_ns: f64,
+    /// First quartile.
+    pub q1_ns: f64,
+    /// Third quartile.
+    pub q3_ns: f64,
+    /// 95th percentile.
+    pub p95_ns: f64,
+    /// Largest sample.
+    pub max_ns: f64,
+    /// Sample standard deviation.
+    pub std_dev_ns: f64,
+    /// Samples outside Tukey's fences (1.5 × IQR beyond the quartiles). Never dropped.
+    pub outliers: u64,
+}
+
+/// The harness overhead that was subtracted, per operation.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Overhead {
+    /// Median per-operation time of the empty body of the same shape, in nanoseconds.
+    pub per_op_ns: f64,
+    /// Change of the baseline's median between the first and second half of the run,
+    /// in nanoseconds per operation (positive: the harness got slower).
+    pub drift: f64,
+    /// Samples in which the subtraction would have gone below zero and was capped at zero.
+    pub capped: u64,
+}
+
+/// Raw per-operation timings in nanoseconds, in the order they were taken. Bounded in size.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct RawSamples {
+    /// The workload's samples divided by the operation count, before subtraction.
+    pub workload_ns: Vec<f64>,
+    /// The empty baseline's samples divided by the operation count, interleaved in time with
+    /// the workload's.
+    pub baseline_ns: Vec<f64>,
+}
+
+/// A warning attached to a result or a run. `code` is stable; `message` says what to do.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Warning {
+    /// Stable machine-readable code such as `debug_build` or `optimized_away`.
+    pub code: String,
+    /// Human-readable explanation with the action to take.
+    pub message: String,
+}
+
+/// A comparison of one case against a baseline: another member of its group, or an earlier
+/// stored run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Comparison {
+    /// The id of the baseline case, or the history run compared against.
+    pub against: String,
+    /// This case's time divided by the baseline's (below 1 is faster).
+    pub ratio: f64,
+    /// Lower bound of the ratio's 95% confidence interval.
+    pub low: f64,
+    /// Upper bound of the ratio's 95% confidence interval.
+    pub high: f64,
+    /// Two-sided p-value of the test for a difference (after multiple-testing correction).
+    pub p_value: f64,
+    /// The one verdict every output shows.
+    pub verdict: Verdict,
+}
+
+/// Whether a case got faster, slower or stayed the same. Computed once, shown everywhere.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    /// Significantly faster, by more than the noise threshold.
+    Faster,
+    /// Significantly slower, by more than the noise threshold.
+    Slower,
+    /// No difference beyond the noise threshold could be shown.
+    Same,
+}
+
+impl Warning {
+    /// A warning with the given code and message.
+    pub fn new(code: impl Into<String>, message: impl Into<String>) -> Self {
+        Self {
+            code: code.into(),
+            message: message.into(),
+        }
+    }
+}

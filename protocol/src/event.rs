@@ -1,0 +1,81 @@
+//! The events of `--format jsonl`: one JSON object per line, in order.
+
+use serde::{Deserialize, Serialize};
+
+use crate::{BenchResult, ListEntry, Manifest};
+
+/// One line of `--format jsonl`. The `event` field names the variant.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "event", rename_all = "snake_case")]
+pub enum Event {
+    /// The first line: the manifest and every case that will run, in order.
+    RunStarted {
+        /// Always [`crate::VERSION`].
+        version: u32,
+        /// Where and how the run is measured.
+        manifest: Box<Manifest>,
+        /// The cases that will run.
+        cases: Vec<ListEntry>,
+    },
+    /// A case begins (cold call, warm-up, tuning, sampling follow).
+    CaseStarted {
+        /// The case id.
+        id: String,
+    },
+    /// Measurement progress of the running case, at most a few times per second.
+    Progress {
+        /// The case id.
+        id: String,
+        /// Workload samples taken so far.
+        samples: u64,
+        /// Fraction of the case's time budget spent, 0 to 1.
+        fraction: f64,
+    },
+    /// A case finished with a result.
+    CaseFinished {
+        /// The result, the same object as in `--format json`.
+        result: Box<BenchResult>,
+    },
+    /// A case ended without a result.
+    CaseFailed(CaseFailure),
+    /// The last line: totals.
+    RunFinished(RunSummary),
+}
+
+/// Why a case produced no result.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CaseFailure {
+    /// The case id.
+    pub id: String,
+    /// What went wrong.
+    pub kind: FailureKind,
+    /// The panic message or error text.
+    pub message: String,
+    /// `file:line:column` of the panic, where known.
+    pub location: Option<String>,
+}
+
+/// The kind of a case failure.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FailureKind {
+    /// The benchmark body panicked.
+    Panic,
+    /// The run was cancelled before the case produced any sample.
+    Cancelled,
+    /// The benchmark was declared wrongly (for example `iter` was never called).
+    Misuse,
+}
+
+/// Totals at the end of a run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunSummary {
+    /// Cases that produced a result.
+    pub passed: u64,
+    /// Cases that failed.
+    pub failed: u64,
+    /// True when the run was cancelled before every case finished.
+    pub cancelled: bool,
+    /// Wall time of the whole run in nanoseconds.
+    pub wall_ns: f64,
+}

@@ -1,0 +1,48 @@
+//! The wire types of knotmeter: the single source of truth for every message shape.
+//!
+//! Three consumers read these types and nothing else:
+//!
+//! * the bench binary (the `knotmeter` engine) writes [`Report`] for `--format json`,
+//!   one [`Event`] per line for `--format jsonl`, and [`ListDocument`] for
+//!   `--list --format json`;
+//! * the daemon (`knotmeter serve`) reads those and speaks the editor methods;
+//! * the VS Code extension, whose TypeScript types are generated from this crate.
+//!
+//! The crate holds types only: no measurement, no I/O, no LSP. Field names may grow between
+//! versions but never change meaning; [`VERSION`] changes when a shape breaks.
+
+#![deny(missing_docs)]
+
+mod bench;
+mod event;
+mod ids;
+mod list;
+mod manifest;
+
+pub use bench::{
+    Allocations, BenchResult, Comparison, Estimate, Overhead, Quantiles, RawSamples, Verdict,
+    Warning,
+};
+pub use event::{CaseFailure, Event, FailureKind, RunSummary};
+pub use ids::{canonical_arg, case_id};
+pub use list::{ListDocument, ListEntry};
+pub use manifest::{Manifest, TimerInfo};
+
+use serde::{Deserialize, Serialize};
+
+/// The version of the machine-readable formats described in `docs/json-format.md`.
+pub const VERSION: u32 = 1;
+
+/// The document printed by `--format json`: everything one run of a bench binary measured.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Report {
+    /// Always [`VERSION`] for documents written by this crate.
+    pub version: u32,
+    /// Where and how the run was measured.
+    pub manifest: Manifest,
+    /// One entry per measured case, in run order.
+    pub results: Vec<BenchResult>,
+    /// Cases that did not produce a result (a panic), in run order.
+    #[serde(default)]
+    pub failures: Vec<CaseFailure>,
+}
