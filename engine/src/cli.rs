@@ -42,6 +42,8 @@ pub(crate) struct Options {
     pub(crate) color: bool,
     /// Seed for the sample-length jitter; from the clock when not given.
     pub(crate) seed: Option<u64>,
+    /// Cancel the run when standard input closes (the daemon's lifeline).
+    pub(crate) stdin_cancel: bool,
 }
 
 fn command() -> Command {
@@ -120,6 +122,14 @@ fn command() -> Command {
                 .value_parser(["auto", "always", "never"])
                 .default_value("auto")
                 .help("Colour in the pretty output"),
+        )
+        .arg(
+            Arg::new("stdin-cancel")
+                .long("stdin-cancel")
+                .action(ArgAction::SetTrue)
+                .help(
+                    "Stop gracefully when standard input closes (for tools that spawn the binary)",
+                ),
         )
         .arg(
             Arg::new("seed")
@@ -231,6 +241,7 @@ fn options(m: &ArgMatches) -> Options {
         },
         color,
         seed: m.get_one::<u64>("seed").copied(),
+        stdin_cancel: m.get_flag("stdin-cancel"),
     }
 }
 

@@ -84,6 +84,7 @@
 mod alloc;
 mod analysis;
 mod bencher;
+mod cancel;
 mod cli;
 mod manifest;
 mod measure;

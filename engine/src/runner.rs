@@ -10,21 +10,21 @@ use std::io::{self, Write};
 use std::panic::{self, AssertUnwindSafe};
 use std::process::ExitCode;
 use std::rc::Rc;
-use std::sync::atomic::AtomicBool;
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 use knotmeter_protocol::{CaseFailure, FailureKind, ListDocument, RunSummary, Warning, VERSION};
 
 use crate::analysis::analyse;
 use crate::bencher::{Bencher, Outcome};
+use crate::cancel;
 use crate::cli::{self, Options};
 use crate::manifest::manifest;
 use crate::measure::{MeasureConfig, Timer};
 use crate::registry::{self, Case, BENCHES};
 use crate::report::{self, Format, Reporter};
 
-/// Set to stop the run at the next sample boundary.
-static CANCEL: AtomicBool = AtomicBool::new(false);
+/// Exit status of a cancelled run, as a shell reports a process ended by SIGINT.
+const INTERRUPTED: u8 = 130;
 
 thread_local! {
     /// The message and location of the last panic on this thread, recorded by the hook.
@@ -63,6 +63,7 @@ pub(crate) fn main(debug_assertions: bool) -> ExitCode {
         }
     };
     install_panic_hook();
+    cancel::install(options.stdin_cancel);
     if options.bench {
         measure_all(&options, &cases, timer, debug_assertions)
     } else {
@@ -136,6 +137,15 @@ fn run_case(case: &Case, config: MeasureConfig, progress: Box<dyn FnMut(u64, f64
     }
 }
 
+fn cancelled(case: &Case) -> CaseFailure {
+    CaseFailure {
+        id: case.id.clone(),
+        kind: FailureKind::Cancelled,
+        message: "the run was cancelled before this case took a sample".into(),
+        location: None,
+    }
+}
+
 fn not_measured(case: &Case) -> CaseFailure {
     CaseFailure {
         id: case.id.clone(),
@@ -158,7 +168,7 @@ fn config(
         target_precision: options.precision,
         seed: seed ^ fnv1a(&case.id),
         run_once,
-        cancel: &CANCEL,
+        cancel: &cancel::CANCEL,
     }
 }
 
@@ -197,6 +207,10 @@ fn measure_all(
         });
         let written = write(&mut |r| r.case_started(&case.id)).and_then(|()| {
             match run_case(case, config(options, timer, seed, case, false), progress) {
+                CaseEnd::Measured(Outcome::Measured(m) | Outcome::MeasuredTwice(m)) if m.workload_ns.is_empty() => {
+                    failed += 1;
+                    write(&mut |r| r.case_failed(&cancelled(case)))
+                }
                 CaseEnd::Measured(Outcome::Measured(m)) => {
                     passed += 1;
                     let result = analyse(case, m, options.precision);
@@ -225,17 +239,22 @@ fn measure_all(
         if let Err(err) = written {
             return exit(Err(err));
         }
+        if cancel::requested() {
+            break;
+        }
     }
     let summary = RunSummary {
         passed,
         failed,
-        cancelled: false,
+        cancelled: cancel::requested(),
         wall_ns: started.elapsed().as_nanos() as f64,
     };
     if let Err(err) = write(&mut |r| r.run_finished(&summary)) {
         return exit(Err(err));
     }
-    if failed > 0 {
+    if summary.cancelled {
+        ExitCode::from(INTERRUPTED)
+    } else if failed > 0 {
         ExitCode::FAILURE
     } else {
         ExitCode::SUCCESS

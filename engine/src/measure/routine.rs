@@ -72,3 +72,75 @@ where
     batch.outputs.clear();
     end.saturating_sub(start)
 }
+
+#[cfg(test)]
+mod tests {
+    //! The timed loop allocates nothing, for every shape. The library's test build installs
+    //! `CountingAlloc` as its global allocator (see `lib.rs`), which counts per thread.
+
+    use super::*;
+    use crate::alloc::AllocCount;
+    use crate::measure::executor::{block_on, current_thread_waker};
+    use crate::measure::TimerKind;
+
+    const OPS: usize = 1_000;
+
+    /// Allocations made inside `time_batch` alone, with the batch filled beforehand.
+    fn allocations_in_loop<I, O>(
+        mut setup: impl FnMut() -> I,
+        mut routine: impl FnMut(I) -> O,
+    ) -> u64 {
+        let timer = Timer::calibrate(TimerKind::Instant).unwrap();
+        let mut batch = Batch::<I, O>::with_capacity(OPS);
+        batch.fill(OPS, &mut setup);
+        let before = AllocCount::now();
+        time_batch(&timer, &mut routine, &mut batch);
+        AllocCount::now().since(before).allocations
+    }
+
+    #[test]
+    fn the_counter_sees_allocations_in_the_loop() {
+        // The positive control: a routine that allocates is counted once per operation.
+        assert_eq!(allocations_in_loop(|| (), |()| vec![1u8; 16]), OPS as u64);
+    }
+
+    #[test]
+    fn value_returning_loop_allocates_nothing() {
+        assert_eq!(
+            allocations_in_loop(|| (), |()| black_box(7u64).wrapping_mul(3)),
+            0
+        );
+        assert_eq!(allocations_in_loop(|| (), |()| ()), 0);
+    }
+
+    #[test]
+    fn outputs_that_need_drop_are_buffered_without_allocating() {
+        let text = String::from("kept alive until after the clock stops");
+        // A `String` clone allocates once per operation, and the buffer adds nothing.
+        assert_eq!(allocations_in_loop(|| (), |()| text.clone()), OPS as u64);
+    }
+
+    #[test]
+    fn inputs_made_by_setup_are_not_counted() {
+        let data: Vec<u64> = (0..100).rev().collect();
+        assert_eq!(
+            allocations_in_loop(
+                || data.clone(),
+                |mut v: Vec<u64>| {
+                    v.sort_unstable();
+                    v
+                }
+            ),
+            0
+        );
+    }
+
+    #[test]
+    fn async_loop_allocates_nothing() {
+        let waker = current_thread_waker();
+        assert_eq!(
+            allocations_in_loop(|| (), |()| block_on(&waker, async { black_box(3u32) + 1 })),
+            0
+        );
+    }
+}

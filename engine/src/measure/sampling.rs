@@ -29,6 +29,8 @@ const MAX_SAMPLES: usize = 10_000;
 /// An interval narrower than this (± nanoseconds) is precise whatever the median: it is far
 /// below any clock's resolution, and a relative target means nothing for an estimate near 0.
 const ABSOLUTE_PRECISION_NS: f64 = 0.01;
+/// Tuning and warm-up take at most a fifth of the budget, and never more than this.
+const MAX_WARM_UP: Duration = Duration::from_millis(500);
 /// How often progress is reported.
 const PROGRESS_EVERY: Duration = Duration::from_millis(100);
 
@@ -64,7 +66,7 @@ where
     }
 
     let mut work = Batch::<I, O>::with_capacity(1);
-    let warm_deadline = started + cfg.budget / 5;
+    let warm_deadline = started + (cfg.budget / 5).min(MAX_WARM_UP);
     let mut sample_workload = |ops: u64| sample(&timer, ops, &mut setup, &mut workload, &mut work);
     let ops = tune(
         target_sample_ns(&timer),
@@ -73,6 +75,11 @@ where
     );
     warm_up(ops, warm_deadline, &mut sample_workload);
     measurement.ops_per_sample = ops;
+    if cfg.cancelled() {
+        measurement.partial = true;
+        measurement.wall_ns = started.elapsed().as_nanos() as f64;
+        return measurement;
+    }
 
     let max_ops = (ops + ops / 5) as usize;
     let mut work = Batch::<I, O>::with_capacity(max_ops);

@@ -1,0 +1,84 @@
+//! Graceful cancellation: the engine stops at a sample boundary, reports the case in progress
+//! as partial, skips the rest, and says the run was cancelled.
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, ChildStdout, Command, Stdio};
+
+fn spawn(extra: &[&str]) -> (Child, std::io::Lines<BufReader<ChildStdout>>) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_fixture"))
+        .args([
+            "--bench", "--format", "jsonl", "--time", "30", "--exact", "plain", "sized/10",
+        ])
+        .args(extra)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    (child, lines)
+}
+
+/// Reads events until one with the given `event` name, returning every event read.
+fn read_until(
+    lines: &mut impl Iterator<Item = std::io::Result<String>>,
+    event: &str,
+) -> Vec<serde_json::Value> {
+    let mut seen = Vec::new();
+    for line in lines {
+        let value: serde_json::Value = serde_json::from_str(&line.unwrap()).unwrap();
+        let done = value["event"] == event;
+        seen.push(value);
+        if done {
+            return seen;
+        }
+    }
+    panic!("the stream ended before `{event}`: {seen:#?}");
+}
+
+fn assert_cancelled_gracefully(
+    mut child: Child,
+    mut lines: impl Iterator<Item = std::io::Result<String>>,
+) {
+    let rest = read_until(&mut lines, "run_finished");
+    let finished = rest
+        .iter()
+        .find(|e| e["event"] == "case_finished")
+        .expect("the case in progress is reported");
+    assert_eq!(finished["result"]["id"], "fixture::plain");
+    assert_eq!(finished["result"]["partial"], true);
+    assert!(finished["result"]["samples"].as_u64().unwrap() >= 1);
+    assert!(finished["result"]["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|w| w["code"] == "partial"));
+    assert!(
+        !rest
+            .iter()
+            .any(|e| e["event"] == "case_started" && e["id"] == "fixture::sized/10"),
+        "no case starts after the cancel"
+    );
+    let summary = rest.last().unwrap();
+    assert_eq!(summary["cancelled"], true);
+    assert_eq!(child.wait().unwrap().code(), Some(130));
+}
+
+#[test]
+fn closing_stdin_cancels_with_stdin_cancel() {
+    let (mut child, mut lines) = spawn(&["--stdin-cancel"]);
+    read_until(&mut lines, "progress");
+    drop(child.stdin.take());
+    assert_cancelled_gracefully(child, lines);
+}
+
+#[test]
+fn sigterm_cancels() {
+    let (child, mut lines) = spawn(&[]);
+    read_until(&mut lines, "progress");
+    let status = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    assert_cancelled_gracefully(child, lines);
+}
