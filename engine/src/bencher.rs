@@ -4,7 +4,7 @@ use std::future::Future;
 use std::marker::PhantomData;
 
 use crate::measure::executor::{block_on, current_thread_waker};
-use crate::measure::{self, MeasureConfig, Measurement};
+use crate::measure::{RoutineSampler, Sampler, Timer};
 
 /// Measures one benchmark case. A `#[bench]` function that takes `&mut Bencher` calls exactly
 /// one of [`iter`](Bencher::iter), [`iter_async`](Bencher::iter_async) or
@@ -24,34 +24,26 @@ use crate::measure::{self, MeasureConfig, Measurement};
 /// }
 /// # fn main() {}
 /// ```
-pub struct Bencher {
-    config: MeasureConfig,
-    progress: Box<dyn FnMut(u64, f64)>,
-    outcome: Outcome,
+pub struct Bencher<'a> {
+    timer: Timer,
+    consume: &'a mut dyn FnMut(&mut dyn Sampler),
+    calls: u32,
 }
 
-/// What became of a [`Bencher`] once the benchmark function returned.
-#[derive(Debug)]
-pub(crate) enum Outcome {
-    /// The function never called a timing method.
-    NotMeasured,
-    /// It measured once, as it should.
-    Measured(Measurement),
-    /// It called timing methods more than once; the first measurement is kept.
-    MeasuredTwice(Measurement),
-}
-
-impl Bencher {
-    pub(crate) fn new(config: MeasureConfig, progress: Box<dyn FnMut(u64, f64)>) -> Self {
+impl<'a> Bencher<'a> {
+    /// A bencher that hands the benchmark's sampler to `consume`, which measures it (alone, or
+    /// paired with another benchmark's sampler) before the benchmark function returns.
+    pub(crate) fn new(timer: Timer, consume: &'a mut dyn FnMut(&mut dyn Sampler)) -> Self {
         Bencher {
-            config,
-            progress,
-            outcome: Outcome::NotMeasured,
+            timer,
+            consume,
+            calls: 0,
         }
     }
 
-    pub(crate) fn into_outcome(self) -> Outcome {
-        self.outcome
+    /// How many times the benchmark called a timing method (only the first is measured).
+    pub(crate) fn calls(&self) -> u32 {
+        self.calls
     }
 
     /// Times `routine`, called repeatedly. Its return value is consumed with
@@ -61,9 +53,12 @@ impl Bencher {
     where
         F: FnMut() -> O,
     {
-        self.record(|config, progress| {
-            measure::measure(config, progress, || (), move |()| routine(), |()| ())
-        });
+        self.take(&mut RoutineSampler::new(
+            self.timer,
+            || (),
+            move |()| routine(),
+            |()| (),
+        ));
     }
 
     /// Times the future returned by `routine`, awaited inside the timed region by a minimal
@@ -78,20 +73,17 @@ impl Bencher {
     {
         let waker = current_thread_waker();
         let baseline_waker = waker.clone();
-        self.record(|config, progress| {
-            measure::measure(
-                config,
-                progress,
-                || (),
-                move |()| block_on(&waker, routine()),
-                move |()| block_on(&baseline_waker, async {}),
-            )
-        });
+        self.take(&mut RoutineSampler::new(
+            self.timer,
+            || (),
+            move |()| block_on(&waker, routine()),
+            move |()| block_on(&baseline_waker, async {}),
+        ));
     }
 
     /// Makes an input for every operation with `setup`, outside the timed region; finish with
-    /// [`WithInputs::run`].
-    pub fn with_inputs<I, G>(&mut self, setup: G) -> WithInputs<'_, I, G>
+    /// [`WithInputs::run`] or [`WithInputs::run_async`].
+    pub fn with_inputs<I, G>(&mut self, setup: G) -> WithInputs<'_, 'a, I, G>
     where
         G: FnMut() -> I,
     {
@@ -102,28 +94,22 @@ impl Bencher {
         }
     }
 
-    fn record(
-        &mut self,
-        run: impl FnOnce(&MeasureConfig, &mut dyn FnMut(u64, f64)) -> Measurement,
-    ) {
-        if let Outcome::NotMeasured = self.outcome {
-            self.outcome = Outcome::Measured(run(&self.config, &mut *self.progress));
-        } else if let Outcome::Measured(first) =
-            std::mem::replace(&mut self.outcome, Outcome::NotMeasured)
-        {
-            self.outcome = Outcome::MeasuredTwice(first);
+    fn take(&mut self, sampler: &mut dyn Sampler) {
+        self.calls += 1;
+        if self.calls == 1 {
+            (self.consume)(sampler);
         }
     }
 }
 
 /// A benchmark with per-operation inputs, made by [`Bencher::with_inputs`].
-pub struct WithInputs<'b, I, G> {
-    bencher: &'b mut Bencher,
+pub struct WithInputs<'b, 'a, I, G> {
+    bencher: &'b mut Bencher<'a>,
     setup: G,
     input: PhantomData<fn() -> I>,
 }
 
-impl<I, G> WithInputs<'_, I, G>
+impl<I, G> WithInputs<'_, '_, I, G>
 where
     G: FnMut() -> I,
 {
@@ -133,9 +119,30 @@ where
     where
         F: FnMut(I) -> O,
     {
-        let WithInputs { bencher, setup, .. } = self;
-        bencher.record(|config, progress| {
-            measure::measure(config, progress, setup, routine, |input: I| input)
-        });
+        let timer = self.bencher.timer;
+        self.bencher.take(&mut RoutineSampler::new(
+            timer,
+            self.setup,
+            routine,
+            |input: I| input,
+        ));
+    }
+
+    /// Times the future `routine` returns for each input made in advance, awaited inside the
+    /// timed region as with [`Bencher::iter_async`].
+    pub fn run_async<O, Fut, F>(self, mut routine: F)
+    where
+        F: FnMut(I) -> Fut,
+        Fut: Future<Output = O>,
+    {
+        let timer = self.bencher.timer;
+        let waker = current_thread_waker();
+        let baseline_waker = waker.clone();
+        self.bencher.take(&mut RoutineSampler::new(
+            timer,
+            self.setup,
+            move |input| block_on(&waker, routine(input)),
+            move |input: I| block_on(&baseline_waker, async { input }),
+        ));
     }
 }

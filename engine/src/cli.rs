@@ -18,6 +18,8 @@ pub(crate) const DEFAULT_BUDGET: Duration = Duration::from_secs(1);
 pub(crate) const QUICK_BUDGET: Duration = Duration::from_millis(100);
 /// Default target for the relative half-width of the median's interval.
 pub(crate) const DEFAULT_PRECISION: f64 = 0.01;
+/// Default noise threshold, in percent.
+pub(crate) const DEFAULT_NOISE_PERCENT: f64 = 1.0;
 /// Target precision under `--quick`.
 pub(crate) const QUICK_PRECISION: f64 = 0.03;
 
@@ -44,6 +46,16 @@ pub(crate) struct Options {
     pub(crate) seed: Option<u64>,
     /// Cancel the run when standard input closes (the daemon's lifeline).
     pub(crate) stdin_cancel: bool,
+    /// Do not record the run in the history store.
+    pub(crate) no_history: bool,
+    /// Record the run under this baseline name.
+    pub(crate) save_baseline: Option<String>,
+    /// Compare against the latest run saved under this name instead of the previous run.
+    pub(crate) baseline: Option<String>,
+    /// Relative change below which a difference is noise (0.01 = 1%).
+    pub(crate) noise_threshold: f64,
+    /// Exit non-zero when a case is `slower` by more than this many percent.
+    pub(crate) fail_on_regression: Option<f64>,
 }
 
 fn command() -> Command {
@@ -124,6 +136,40 @@ fn command() -> Command {
                 .help("Colour in the pretty output"),
         )
         .arg(
+            Arg::new("no-history")
+                .long("no-history")
+                .action(ArgAction::SetTrue)
+                .help("Do not record this run in the history store (target/knotmeter/history.db)"),
+        )
+        .arg(
+            Arg::new("save-baseline")
+                .long("save-baseline")
+                .value_name("NAME")
+                .value_parser(parse_name)
+                .help("Record this run in the history under the baseline NAME"),
+        )
+        .arg(
+            Arg::new("baseline")
+                .long("baseline")
+                .value_name("NAME")
+                .value_parser(parse_name)
+                .help("Compare with the latest run saved as NAME instead of the previous run"),
+        )
+        .arg(
+            Arg::new("noise-threshold")
+                .long("noise-threshold")
+                .value_name("PCT")
+                .value_parser(parse_percent)
+                .help("Changes smaller than PCT percent are called `same` (default 1)"),
+        )
+        .arg(
+            Arg::new("fail-on-regression")
+                .long("fail-on-regression")
+                .value_name("PCT")
+                .value_parser(parse_percent)
+                .help("Exit with status 1 when any case is `slower` by more than PCT percent"),
+        )
+        .arg(
             Arg::new("stdin-cancel")
                 .long("stdin-cancel")
                 .action(ArgAction::SetTrue)
@@ -175,6 +221,27 @@ fn parse_seconds(text: &str) -> Result<Duration, String> {
         ));
     }
     Ok(Duration::from_secs_f64(secs))
+}
+
+fn parse_name(text: &str) -> Result<String, String> {
+    let name = text.trim();
+    if name.is_empty() {
+        return Err("a baseline name cannot be empty".into());
+    }
+    Ok(name.to_owned())
+}
+
+fn parse_percent(text: &str) -> Result<f64, String> {
+    let value: f64 = text
+        .trim_end_matches('%')
+        .parse()
+        .map_err(|_| format!("`{text}` is not a percentage"))?;
+    if !(0.0..=1000.0).contains(&value) {
+        return Err(format!(
+            "the percentage must be between 0 and 1000, not {text}"
+        ));
+    }
+    Ok(value)
 }
 
 fn parse_fraction(text: &str) -> Result<f64, String> {
@@ -242,6 +309,15 @@ fn options(m: &ArgMatches) -> Options {
         color,
         seed: m.get_one::<u64>("seed").copied(),
         stdin_cancel: m.get_flag("stdin-cancel"),
+        no_history: m.get_flag("no-history"),
+        save_baseline: m.get_one::<String>("save-baseline").cloned(),
+        baseline: m.get_one::<String>("baseline").cloned(),
+        noise_threshold: m
+            .get_one::<f64>("noise-threshold")
+            .copied()
+            .unwrap_or(DEFAULT_NOISE_PERCENT)
+            / 100.0,
+        fail_on_regression: m.get_one::<f64>("fail-on-regression").copied(),
     }
 }
 

@@ -86,13 +86,16 @@ mod analysis;
 mod bencher;
 mod cancel;
 mod cli;
+mod compare;
 mod manifest;
 mod measure;
 mod profile;
 mod registry;
 mod report;
+mod run;
 mod runner;
 mod stats;
+mod store;
 
 pub use alloc::CountingAlloc;
 pub use bencher::{Bencher, WithInputs};

@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 /// Everything measured for one case. The same object appears in `--format json`'s `results`,
 /// in the `case_finished` event of `--format jsonl`, in the history store and in the editor.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct BenchResult {
     /// Stable id: `target::module::function`, plus `/arg` for a case of an `args` benchmark.
     pub id: String,
@@ -24,8 +25,9 @@ pub struct BenchResult {
     pub estimate: Estimate,
     /// Spread of the corrected per-operation samples.
     pub quantiles: Quantiles,
-    /// Relative half-width of the median's confidence interval (0.01 is ±1%).
-    pub precision: f64,
+    /// Relative half-width of the median's confidence interval (0.01 is ±1%); `null` when the
+    /// median is zero, where a relative width means nothing.
+    pub precision: Option<f64>,
     /// The harness's own cost, measured with an empty body of the same shape.
     pub overhead: Overhead,
     /// The first (cold) call, timed on its own, in nanoseconds.
@@ -51,6 +53,7 @@ pub struct BenchResult {
 
 /// Heap allocations made by one operation, counted outside the timed samples.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct Allocations {
     /// Allocations (including reallocations) per operation.
     pub per_op: f64,
@@ -60,6 +63,7 @@ pub struct Allocations {
 
 /// The per-operation estimate of a case, in nanoseconds.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct Estimate {
     /// Median of the corrected per-operation samples.
     pub median_ns: f64,
@@ -73,6 +77,7 @@ pub struct Estimate {
 
 /// Quantiles and spread of the corrected per-operation samples, in nanoseconds.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct Quantiles {
     /// Smallest sample.
     pub min_ns: f64,
@@ -94,6 +99,7 @@ pub struct Quantiles {
 
 /// The harness overhead that was subtracted, per operation.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct Overhead {
     /// Median per-operation time of the empty body of the same shape, in nanoseconds.
     pub per_op_ns: f64,
@@ -106,6 +112,7 @@ pub struct Overhead {
 
 /// Raw per-operation timings in nanoseconds, in the order they were taken. Bounded in size.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct RawSamples {
     /// The workload's samples divided by the operation count, before subtraction.
     pub workload_ns: Vec<f64>,
@@ -116,16 +123,33 @@ pub struct RawSamples {
 
 /// A warning attached to a result or a run. `code` is stable; `message` says what to do.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct Warning {
     /// Stable machine-readable code such as `debug_build` or `optimized_away`.
     pub code: String,
     /// Human-readable explanation with the action to take.
     pub message: String,
+    /// `warning` (the figure may be wrong) or `info` (worth knowing, not a defect).
+    #[serde(default)]
+    pub severity: Severity,
+}
+
+/// How much a [`Warning`] matters.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
+#[serde(rename_all = "snake_case")]
+pub enum Severity {
+    /// The figure may be wrong or misleading.
+    #[default]
+    Warning,
+    /// Worth knowing; not a defect.
+    Info,
 }
 
 /// A comparison of one case against a baseline: another member of its group, or an earlier
 /// stored run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct Comparison {
     /// The id of the baseline case, or the history run compared against.
     pub against: String,
@@ -143,6 +167,7 @@ pub struct Comparison {
 
 /// Whether a case got faster, slower or stayed the same. Computed once, shown everywhere.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum Verdict {
     /// Significantly faster, by more than the noise threshold.
@@ -159,6 +184,15 @@ impl Warning {
         Self {
             code: code.into(),
             message: message.into(),
+            severity: Severity::Warning,
+        }
+    }
+
+    /// An informational note with the given code and message.
+    pub fn info(code: impl Into<String>, message: impl Into<String>) -> Self {
+        Self {
+            severity: Severity::Info,
+            ..Self::new(code, message)
         }
     }
 }

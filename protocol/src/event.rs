@@ -2,10 +2,11 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::{BenchResult, ListEntry, Manifest};
+use crate::{BenchResult, BenchSummary, Comparison, ListEntry, Manifest};
 
 /// One line of `--format jsonl`. The `event` field names the variant.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 #[serde(tag = "event", rename_all = "snake_case")]
 pub enum Event {
     /// The first line: the manifest and every case that will run, in order.
@@ -38,12 +39,23 @@ pub enum Event {
     },
     /// A case ended without a result.
     CaseFailed(CaseFailure),
+    /// All cases of a benchmark function finished: its scaling analysis.
+    BenchFinished(BenchSummary),
+    /// At the end of the run, after every case: a case's comparison, its p-value corrected
+    /// across the run. The `comparison` of the case's `case_finished` result was `null`.
+    CaseCompared {
+        /// The case id.
+        id: String,
+        /// The comparison and its verdict.
+        comparison: Comparison,
+    },
     /// The last line: totals.
     RunFinished(RunSummary),
 }
 
 /// Why a case produced no result.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct CaseFailure {
     /// The case id.
     pub id: String,
@@ -57,6 +69,7 @@ pub struct CaseFailure {
 
 /// The kind of a case failure.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum FailureKind {
     /// The benchmark body panicked.
@@ -69,6 +82,7 @@ pub enum FailureKind {
 
 /// Totals at the end of a run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct RunSummary {
     /// Cases that produced a result.
     pub passed: u64,

@@ -14,19 +14,26 @@
 #![deny(missing_docs)]
 
 mod bench;
+pub mod editor;
 mod event;
+mod history;
 mod ids;
 mod list;
 mod manifest;
+mod summary;
+#[cfg(all(test, feature = "typescript"))]
+mod typescript;
 
 pub use bench::{
-    Allocations, BenchResult, Comparison, Estimate, Overhead, Quantiles, RawSamples, Verdict,
-    Warning,
+    Allocations, BenchResult, Comparison, Estimate, Overhead, Quantiles, RawSamples, Severity,
+    Verdict, Warning,
 };
 pub use event::{CaseFailure, Event, FailureKind, RunSummary};
+pub use history::{HistoryPoint, HistoryRunId};
 pub use ids::{canonical_arg, case_id};
 pub use list::{ListDocument, ListEntry};
 pub use manifest::{Manifest, TimerInfo};
+pub use summary::{BenchSummary, ClassFit, ComplexityFit};
 
 use serde::{Deserialize, Serialize};
 
@@ -35,6 +42,7 @@ pub const VERSION: u32 = 1;
 
 /// The document printed by `--format json`: everything one run of a bench binary measured.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct Report {
     /// Always [`VERSION`] for documents written by this crate.
     pub version: u32,
@@ -45,4 +53,7 @@ pub struct Report {
     /// Cases that did not produce a result (a panic), in run order.
     #[serde(default)]
     pub failures: Vec<CaseFailure>,
+    /// Per-function analyses across `args` cases (complexity, scaling warnings).
+    #[serde(default)]
+    pub benches: Vec<BenchSummary>,
 }

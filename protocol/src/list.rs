@@ -4,6 +4,7 @@ use serde::{Deserialize, Serialize};
 
 /// The document printed by `--list --format json`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct ListDocument {
     /// Always [`crate::VERSION`].
     pub version: u32,
@@ -13,6 +14,7 @@ pub struct ListDocument {
 
 /// One runnable case.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct ListEntry {
     /// The case id (see [`crate::case_id`]).
     pub id: String,

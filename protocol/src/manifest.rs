@@ -6,6 +6,7 @@ use crate::Warning;
 
 /// Where and how a run was measured: enough to judge whether two runs can be compared.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct Manifest {
     /// Version of the knotmeter engine that measured.
     pub knotmeter_version: String,
@@ -37,6 +38,7 @@ pub struct Manifest {
 
 /// The calibrated timer.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct TimerInfo {
     /// `instant` (the OS monotonic clock) or `tsc` (the x86_64 time-stamp counter).
     pub kind: String,

@@ -6,6 +6,7 @@ use std::process::{Child, ChildStdout, Command, Stdio};
 
 fn spawn(extra: &[&str]) -> (Child, std::io::Lines<BufReader<ChildStdout>>) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_fixture"))
+        .arg("--no-history")
         .args([
             "--bench", "--format", "jsonl", "--time", "30", "--exact", "plain", "sized/10",
         ])

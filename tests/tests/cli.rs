@@ -4,9 +4,18 @@ use std::process::{Command, Output};
 
 fn fixture(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_fixture"))
+        .env("KNOTMETER_HISTORY", history_file())
         .args(args)
         .output()
         .expect("the fixture bench binary runs")
+}
+
+/// A history file of this test process's own, so runs never compare with other tests' runs.
+fn history_file() -> std::path::PathBuf {
+    static DIR: std::sync::OnceLock<tempfile::TempDir> = std::sync::OnceLock::new();
+    DIR.get_or_init(|| tempfile::tempdir().unwrap())
+        .path()
+        .join("history.db")
 }
 
 fn stdout(out: &Output) -> String {

@@ -49,8 +49,18 @@ struct Result {
     ops_per_sample: u64,
     samples: u64,
     warnings: Vec<Warning>,
-    comparison: Option<serde_json::Value>,
+    comparison: Option<Comparison>,
     raw: Raw,
+}
+
+#[derive(Debug, Deserialize)]
+struct Comparison {
+    against: String,
+    ratio: f64,
+    low: f64,
+    high: f64,
+    p_value: f64,
+    verdict: String,
 }
 
 #[derive(Debug, Deserialize)]
@@ -88,11 +98,27 @@ struct Failure {
     location: Option<String>,
 }
 
-fn fixture(args: &[&str]) -> std::process::Output {
+/// Runs the fixture with its history in `history` (a file in a fresh temporary directory).
+fn fixture_with_history(history: &std::path::Path, args: &[&str]) -> std::process::Output {
     Command::new(env!("CARGO_BIN_EXE_fixture"))
         .args(args)
+        .env("KNOTMETER_HISTORY", history)
         .output()
         .expect("the fixture bench binary runs")
+}
+
+fn fixture(args: &[&str]) -> std::process::Output {
+    let dir = tempfile::tempdir().unwrap();
+    fixture_with_history(&dir.path().join("history.db"), args)
+}
+
+fn assert_comparison_is_well_formed(c: &Comparison) {
+    assert!(c.low <= c.ratio && c.ratio <= c.high, "{c:?}");
+    assert!(c.ratio > 0.0 && (0.0..=1.0).contains(&c.p_value), "{c:?}");
+    assert!(
+        ["faster", "slower", "same"].contains(&c.verdict.as_str()),
+        "{c:?}"
+    );
 }
 
 #[test]
@@ -165,7 +191,9 @@ fn json_report_has_every_documented_field() {
         );
         assert_eq!(r.raw.workload_ns.len() as u64, r.samples);
         assert_eq!(r.raw.baseline_ns.len() as u64, r.samples);
-        assert!(r.comparison.is_none() || r.group.is_some());
+        if let Some(c) = &r.comparison {
+            assert_comparison_is_well_formed(c);
+        }
         for w in &r.warnings {
             assert!(!w.code.is_empty() && !w.message.is_empty());
         }
@@ -185,6 +213,46 @@ fn json_report_has_every_documented_field() {
         (Some("pair"), true)
     );
     assert_eq!(report.results[0].args, None);
+    // In a fresh history, only the group member has a comparison: against its baseline.
+    let compared: Vec<(&str, &str)> = report
+        .results
+        .iter()
+        .filter_map(|r| Some((r.id.as_str(), r.comparison.as_ref()?.against.as_str())))
+        .collect();
+    assert_eq!(compared, [("fixture::pair_b", "fixture::pair_a")]);
+}
+
+#[test]
+fn second_run_is_compared_with_the_first() {
+    let dir = tempfile::tempdir().unwrap();
+    let history = dir.path().join("history.db");
+    let args = [
+        "--bench",
+        "--format",
+        "json",
+        "--quick",
+        "--exact",
+        "plain",
+        "sized/1000",
+    ];
+    let first = fixture_with_history(&history, &args);
+    assert!(first.status.success());
+    let second = fixture_with_history(&history, &args);
+    assert!(
+        second.status.success(),
+        "{}",
+        String::from_utf8_lossy(&second.stderr)
+    );
+    let report: Report = serde_json::from_slice(&second.stdout).unwrap();
+    assert_eq!(report.results.len(), 2);
+    for r in &report.results {
+        let c = r
+            .comparison
+            .as_ref()
+            .unwrap_or_else(|| panic!("{} was not compared with the stored run", r.id));
+        assert_comparison_is_well_formed(c);
+        assert_eq!(c.against, "run 1");
+    }
 }
 
 #[test]

@@ -1,20 +1,26 @@
 //! The measurement pipeline for one case: cold call, tuning and warm-up, then interleaved
 //! workload and baseline samples until the estimate is precise enough or the budget is spent.
 //!
-//! Everything here is generic over the routine, so each benchmark gets its own copy of the
-//! loop. What happens between samples (set-up, bookkeeping, the stopping rule) is outside the
-//! two clock reads of [`routine::time_batch`].
+//! The timed loop ([`routine::time_batch`]) is generic over the routine, so each benchmark gets
+//! its own copy; a [`Sampler`] wraps it with its empty baseline. Everything between samples
+//! (tuning, warm-up, the stopping rule, pairing) works on `&mut dyn Sampler`, outside the two
+//! clock reads.
 
 pub(crate) mod executor;
+mod paired;
 pub(crate) mod routine;
-mod sampling;
+mod sampler;
+mod schedule;
+mod single;
 pub(crate) mod timer;
 mod tune;
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
-pub(crate) use sampling::measure;
+pub(crate) use paired::measure_pair;
+pub(crate) use sampler::{RoutineSampler, Sampler};
+pub(crate) use single::measure;
 pub(crate) use timer::{Timer, TimerKind};
 
 /// How one case is measured. One value serves every case of a run.
@@ -60,4 +66,13 @@ pub(crate) struct Measurement {
     pub(crate) budget_exhausted: bool,
     /// Allocations and bytes per operation, when a `CountingAlloc` is installed.
     pub(crate) allocations: Option<(f64, f64)>,
+}
+
+impl Measurement {
+    /// Stamps the wall time and whether the case was cut short by a cancel.
+    fn finish(mut self, started: Instant, cancelled: bool) -> Self {
+        self.partial = cancelled;
+        self.wall_ns = started.elapsed().as_nanos() as f64;
+        self
+    }
 }

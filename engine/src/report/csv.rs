@@ -1,4 +1,8 @@
-//! `--format csv`: a header, then one row per case as it ends, quoted per RFC 4180.
+//! `--format csv`: a header, then one row per case in run order, quoted per RFC 4180.
+//!
+//! The table is written whole when the run finishes: a row cannot be final before the run's
+//! comparisons are (their p-values are corrected across the run), so rows are kept until
+//! then and `case_compared` fills their comparison columns.
 //!
 //! Columns, in order:
 //!
@@ -14,8 +18,8 @@
 //!   every measurement column is empty. `failure` is empty for measured cases.
 //! * `allocs_per_op` and `alloc_bytes_per_op` are empty unless allocations were counted.
 //! * `warnings` holds the warning codes joined with `;`; messages are left to the other
-//!   formats. Comparison columns are empty without a comparison; `verdict` is `faster`,
-//!   `slower` or `same`.
+//!   formats. Comparison columns are empty for a case that was not compared; `verdict` is
+//!   `faster`, `slower` or `same`.
 //! * Numbers are plain (no digit grouping): times with 3 decimals in nanoseconds, `precision`
 //!   as a fraction with 6 decimals, ratios with 4 decimals, `p_value` at full precision.
 //!   A number that is not finite (ops/s of a zero median) is an empty field.
@@ -25,9 +29,11 @@
 use std::collections::HashMap;
 use std::io::{self, Write};
 
-use knotmeter_protocol::{BenchResult, CaseFailure, ListEntry, Manifest, RunSummary, Verdict};
+use knotmeter_protocol::{
+    BenchResult, BenchSummary, CaseFailure, Comparison, ListEntry, Manifest, RunSummary,
+};
 
-use super::text::failure_text;
+use super::text::{failure_text, verdict_word};
 use super::units::ops_per_sec;
 use super::Reporter;
 
@@ -63,42 +69,33 @@ const HEADER: &[&str] = &[
     "failure",
 ];
 
-/// Streams one CSV row per finished or failed case.
+/// The first comparison column (`comparison_against`); six columns follow from there.
+const COMPARISON: usize = 21;
+
+/// Keeps one CSV row per finished or failed case, and writes the table at the end.
 pub(crate) struct Csv {
-    /// Where the rows go.
+    /// Where the table goes.
     out: Box<dyn Write + Send>,
-    /// Whether the header has been written.
-    header_written: bool,
     /// The cases of the run by id, to describe failed cases.
     cases: HashMap<String, ListEntry>,
+    /// The rows in run order, as fields in [`HEADER`] order.
+    rows: Vec<Vec<String>>,
 }
 
 impl Csv {
-    /// A reporter writing rows to `out`.
+    /// A reporter writing its table to `out`.
     pub(crate) fn new(out: Box<dyn Write + Send>) -> Self {
         Self {
             out,
-            header_written: false,
             cases: HashMap::new(),
+            rows: Vec::new(),
         }
     }
 
-    /// Writes the header unless it has been written already.
-    fn ensure_header(&mut self) -> io::Result<()> {
-        if self.header_written {
-            return Ok(());
-        }
-        self.header_written = true;
-        write!(self.out, "{}\r\n", HEADER.join(","))?;
-        self.out.flush()
-    }
-
-    /// Writes one row of fields (after the header, if it is still missing) and flushes it.
-    fn row(&mut self, fields: &[String]) -> io::Result<()> {
-        self.ensure_header()?;
-        let line: Vec<String> = fields.iter().map(|field| quote(field)).collect();
-        write!(self.out, "{}\r\n", line.join(","))?;
-        self.out.flush()
+    /// Writes one record of fields, quoted.
+    fn record<S: AsRef<str>>(&mut self, fields: &[S]) -> io::Result<()> {
+        let line: Vec<String> = fields.iter().map(|field| quote(field.as_ref())).collect();
+        write!(self.out, "{}\r\n", line.join(","))
     }
 }
 
@@ -120,15 +117,6 @@ fn number(value: f64, decimals: usize) -> String {
     }
 }
 
-/// The verdict as the JSON formats spell it.
-fn verdict_code(verdict: Verdict) -> &'static str {
-    match verdict {
-        Verdict::Faster => "faster",
-        Verdict::Slower => "slower",
-        Verdict::Same => "same",
-    }
-}
-
 /// The fields of a measured case, in [`HEADER`] order.
 fn result_fields(result: &BenchResult) -> Vec<String> {
     let estimate = &result.estimate;
@@ -145,7 +133,7 @@ fn result_fields(result: &BenchResult) -> Vec<String> {
         number(estimate.low_ns, 3),
         number(estimate.high_ns, 3),
         number(estimate.mean_ns, 3),
-        number(result.precision, 6),
+        result.precision.map_or_else(String::new, |p| number(p, 6)),
         ops_per_sec(estimate.median_ns).map_or_else(String::new, |rate| number(rate, 3)),
         result.samples.to_string(),
         result.ops_per_sample.to_string(),
@@ -157,23 +145,28 @@ fn result_fields(result: &BenchResult) -> Vec<String> {
         alloc.map_or_else(String::new, |a| number(a.bytes_per_op, 3)),
         codes.join(";"),
     ];
-    match &result.comparison {
-        Some(comparison) => fields.extend([
-            comparison.against.clone(),
-            number(comparison.ratio, 4),
-            number(comparison.low, 4),
-            number(comparison.high, 4),
-            if comparison.p_value.is_finite() {
-                comparison.p_value.to_string()
-            } else {
-                String::new()
-            },
-            verdict_code(comparison.verdict).to_owned(),
-        ]),
-        None => fields.extend(std::iter::repeat_n(String::new(), 6)),
-    }
+    fields.extend(comparison_fields(result.comparison.as_ref()));
     fields.push(String::new());
     fields
+}
+
+/// The six comparison fields from `comparison_against` on, empty without a comparison.
+fn comparison_fields(comparison: Option<&Comparison>) -> [String; 6] {
+    let Some(comparison) = comparison else {
+        return Default::default();
+    };
+    [
+        comparison.against.clone(),
+        number(comparison.ratio, 4),
+        number(comparison.low, 4),
+        number(comparison.high, 4),
+        if comparison.p_value.is_finite() {
+            comparison.p_value.to_string()
+        } else {
+            String::new()
+        },
+        verdict_word(comparison.verdict).to_owned(),
+    ]
 }
 
 impl Reporter for Csv {
@@ -182,7 +175,7 @@ impl Reporter for Csv {
             .iter()
             .map(|case| (case.id.clone(), case.clone()))
             .collect();
-        self.ensure_header()
+        Ok(())
     }
 
     fn case_started(&mut self, _id: &str) -> io::Result<()> {
@@ -194,7 +187,8 @@ impl Reporter for Csv {
     }
 
     fn case_finished(&mut self, result: &BenchResult) -> io::Result<()> {
-        self.row(&result_fields(result))
+        self.rows.push(result_fields(result));
+        Ok(())
     }
 
     fn case_failed(&mut self, failure: &CaseFailure) -> io::Result<()> {
@@ -208,10 +202,27 @@ impl Reporter for Csv {
             fields[5] = case.baseline.to_string();
         }
         fields[HEADER.len() - 1] = failure_text(failure);
-        self.row(&fields)
+        self.rows.push(fields);
+        Ok(())
+    }
+
+    fn bench_finished(&mut self, _summary: &BenchSummary) -> io::Result<()> {
+        Ok(())
+    }
+
+    fn case_compared(&mut self, id: &str, comparison: &Comparison) -> io::Result<()> {
+        if let Some(row) = self.rows.iter_mut().find(|row| row[0] == id) {
+            let fields = comparison_fields(Some(comparison));
+            row[COMPARISON..COMPARISON + fields.len()].clone_from_slice(&fields);
+        }
+        Ok(())
     }
 
     fn run_finished(&mut self, _summary: &RunSummary) -> io::Result<()> {
+        self.record(HEADER)?;
+        for row in std::mem::take(&mut self.rows) {
+            self.record(&row)?;
+        }
         self.out.flush()
     }
 }
@@ -297,19 +308,49 @@ mod tests {
         assert_eq!(column(chain, "ops_per_sample"), "4096");
         assert_eq!(column(chain, "overhead_drift_ns"), "-0.002");
         assert_eq!(column(chain, "cold_ns"), "1234.000");
-        assert_eq!(column(chain, "verdict"), "");
         assert_eq!(column(chain, "allocs_per_op"), "");
         assert_eq!(column(&records[2], "allocs_per_op"), "3.000");
         assert_eq!(column(&records[2], "alloc_bytes_per_op"), "96.000");
         let radix = &records[4];
         assert_eq!(column(radix, "group"), "sorting");
-        assert_eq!(column(radix, "warnings"), "optimized_away");
+        assert_eq!(column(radix, "warnings"), "high_noise");
         assert_eq!(column(radix, "comparison_against"), "q::sort_std");
         assert_eq!(column(radix, "ratio"), "1.0340");
         assert_eq!(column(radix, "ratio_high"), "1.0510");
         assert_eq!(column(radix, "p_value"), "0.0001");
         assert_eq!(column(radix, "verdict"), "slower");
         assert_eq!(column(&records[3], "baseline"), "true");
+    }
+
+    #[test]
+    fn comparison_columns_come_from_case_compared() {
+        let records = parse(&fixtures::run(Format::Csv, false));
+        assert_eq!(HEADER[COMPARISON], "comparison_against");
+        let chain = &records[1];
+        assert_eq!(column(chain, "comparison_against"), "run 12");
+        assert_eq!(column(chain, "ratio"), "0.8125");
+        assert_eq!(column(chain, "ratio_low"), "0.7500");
+        assert_eq!(column(chain, "p_value"), "0.002");
+        assert_eq!(column(chain, "verdict"), "faster");
+        assert_eq!(column(&records[2], "verdict"), "same");
+        assert_eq!(column(&records[2], "warnings"), "optimized_away");
+        let std = &records[3];
+        assert!(HEADER[COMPARISON..HEADER.len() - 1]
+            .iter()
+            .all(|name| column(std, name).is_empty()));
+    }
+
+    #[test]
+    fn nothing_is_written_before_the_run_finishes() {
+        let buf = fixtures::SharedBuf::default();
+        let mut csv = Csv::new(Box::new(buf.clone()));
+        csv.run_started(&fixtures::manifest(), &fixtures::cases())
+            .unwrap();
+        csv.case_finished(&fixtures::results()[0]).unwrap();
+        csv.bench_finished(&fixtures::summaries()[0]).unwrap();
+        assert_eq!(buf.text(), "");
+        csv.run_finished(&fixtures::summary()).unwrap();
+        assert_eq!(parse(&buf.text()).len(), 2);
     }
 
     #[test]
@@ -337,6 +378,7 @@ mod tests {
             knotmeter_protocol::Warning::new("b", "y"),
         ];
         csv.case_finished(&result).unwrap();
+        csv.run_finished(&fixtures::summary()).unwrap();
         let records = parse(&buf.text());
         assert_eq!(records[0], HEADER);
         assert_eq!(column(&records[1], "ops_per_sec"), "");

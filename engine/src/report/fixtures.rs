@@ -4,8 +4,9 @@ use std::io::{self, Write};
 use std::sync::{Arc, Mutex};
 
 use knotmeter_protocol::{
-    Allocations, BenchResult, CaseFailure, Comparison, Estimate, FailureKind, ListEntry, Manifest,
-    Overhead, Quantiles, RawSamples, RunSummary, TimerInfo, Verdict, Warning,
+    Allocations, BenchResult, BenchSummary, CaseFailure, ClassFit, Comparison, ComplexityFit,
+    Estimate, FailureKind, ListEntry, Manifest, Overhead, Quantiles, RawSamples, RunSummary,
+    TimerInfo, Verdict, Warning,
 };
 
 use super::{reporter, Format};
@@ -90,7 +91,7 @@ pub(crate) fn result(case: &ListEntry, median_ns: f64) -> BenchResult {
             std_dev_ns: median_ns * 0.031_25,
             outliers: 3,
         },
-        precision: 0.0045,
+        precision: Some(0.0045),
         overhead: Overhead {
             per_op_ns: 0.31,
             drift: -0.002,
@@ -111,34 +112,104 @@ pub(crate) fn result(case: &ListEntry, median_ns: f64) -> BenchResult {
     }
 }
 
-/// The results of the first four cases: `pair` counts allocations; `sort_radix` is compared
-/// with `sort_std` and has a warning.
+/// The results of the first four cases, as `case_finished` sees them (no comparison yet):
+/// `pair` counts allocations and was optimised away; `sort_radix` has a warning.
 pub(crate) fn results() -> Vec<BenchResult> {
     let cases = cases();
     let mut radix = result(&cases[3], 1268.0);
-    radix.comparison = Some(Comparison {
-        against: "q::sort_std".to_owned(),
-        ratio: 1.034,
-        low: 1.012,
-        high: 1.051,
-        p_value: 0.0001,
-        verdict: Verdict::Slower,
-    });
     radix.warnings.push(Warning::new(
-        "optimized_away",
-        "the body takes less than the timer's precision | wrap the input in black_box",
+        "high_noise",
+        "the middle half of the samples spans 25% of the median | close other programs",
     ));
     let mut pair = result(&cases[1], 0.3125);
     pair.allocations = Some(Allocations {
         per_op: 3.0,
         bytes_per_op: 96.0,
     });
+    pair.warnings.push(Warning::new(
+        "optimized_away",
+        "the body cannot be told apart from an empty one | return the result",
+    ));
     vec![
         result(&cases[0], 12.25),
         pair,
         result(&cases[2], 1226.0),
         radix,
     ]
+}
+
+/// A comparison against `against` with the given ratio, interval, p-value and verdict.
+fn comparison(against: &str, ratio: [f64; 3], p_value: f64, verdict: Verdict) -> Comparison {
+    Comparison {
+        against: against.to_owned(),
+        ratio: ratio[0],
+        low: ratio[1],
+        high: ratio[2],
+        p_value,
+        verdict,
+    }
+}
+
+/// The final comparisons of the sample run, in run order: two cases against the previous
+/// run, and `sort_radix` against its group's baseline.
+pub(crate) fn comparisons() -> Vec<(String, Comparison)> {
+    vec![
+        (
+            "q::chain_n/1000".to_owned(),
+            comparison("run 12", [0.8125, 0.75, 0.875], 0.002, Verdict::Faster),
+        ),
+        (
+            "q::pair/(1,\"x|y\")".to_owned(),
+            comparison("run 12", [1.0, 0.96875, 1.03125], 0.5, Verdict::Same),
+        ),
+        (
+            "q::sort_radix".to_owned(),
+            comparison(
+                "q::sort_std",
+                [1.034, 1.012, 1.051],
+                0.0001,
+                Verdict::Slower,
+            ),
+        ),
+    ]
+}
+
+/// The results with their final comparisons, as the JSON report ends up holding them.
+pub(crate) fn compared_results() -> Vec<BenchResult> {
+    let mut results = results();
+    for (id, comparison) in comparisons() {
+        let result = results.iter_mut().find(|result| result.id == id).unwrap();
+        result.comparison = Some(comparison);
+    }
+    results
+}
+
+/// The scaling analyses of the sample run: `chain_n`'s, with an informational note.
+pub(crate) fn summaries() -> Vec<BenchSummary> {
+    let fit = |class: &str, coefficient_ns: f64, aicc: Option<f64>| ClassFit {
+        class: class.to_owned(),
+        coefficient_ns,
+        intercept_ns: 0.5,
+        aicc,
+    };
+    vec![BenchSummary {
+        id: "q::chain_n".to_owned(),
+        name: "chain_n".to_owned(),
+        complexity: Some(ComplexityFit {
+            best: "O(n)".to_owned(),
+            runner_up: Some("O(n log n)".to_owned()),
+            distinguishable: false,
+            fits: vec![
+                fit("O(n)", 0.0125, Some(-12.5)),
+                fit("O(n log n)", 0.001_25, Some(-11.5)),
+                fit("O(2ⁿ)", 0.0, None),
+            ],
+        }),
+        warnings: vec![Warning::info(
+            "sublinear_scaling",
+            "the cost grows as n^0.42 between n = 10 and n = 1000",
+        )],
+    }]
 }
 
 /// The failure of the last case: a panic whose message has a comma.
@@ -186,20 +257,30 @@ impl Write for SharedBuf {
 }
 
 /// The whole output of `format` for the sample run: every case starts, reports progress and
-/// finishes (the last one fails), then the run finishes.
+/// finishes (the last one fails), `chain_n`'s analysis follows its last case, the final
+/// comparisons come after every case, then the run finishes.
 pub(crate) fn run(format: Format, color: bool) -> String {
     let buf = SharedBuf::default();
     let mut reporter = reporter(format, Box::new(buf.clone()), color);
     let cases = cases();
     reporter.run_started(&manifest(), &cases).unwrap();
     let mut results = results().into_iter();
-    for case in &cases {
+    for (index, case) in cases.iter().enumerate() {
         reporter.case_started(&case.id).unwrap();
         reporter.progress(&case.id, 10, 0.5).unwrap();
         match results.next() {
             Some(result) => reporter.case_finished(&result).unwrap(),
             None => reporter.case_failed(&failure(&case.id)).unwrap(),
         }
+        let next_bench = cases.get(index + 1).map(|next| next.bench_id.as_str());
+        for summary in summaries() {
+            if summary.id == case.bench_id && next_bench != Some(summary.id.as_str()) {
+                reporter.bench_finished(&summary).unwrap();
+            }
+        }
+    }
+    for (id, comparison) in comparisons() {
+        reporter.case_compared(&id, &comparison).unwrap();
     }
     reporter.run_finished(&summary()).unwrap();
     buf.text()

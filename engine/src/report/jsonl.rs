@@ -5,7 +5,8 @@
 use std::io::{self, Write};
 
 use knotmeter_protocol::{
-    BenchResult, CaseFailure, Event, ListEntry, Manifest, RunSummary, VERSION,
+    BenchResult, BenchSummary, CaseFailure, Comparison, Event, ListEntry, Manifest, RunSummary,
+    VERSION,
 };
 
 use super::Reporter;
@@ -61,6 +62,17 @@ impl Reporter for Jsonl {
         self.emit(&Event::CaseFailed(failure.clone()))
     }
 
+    fn bench_finished(&mut self, summary: &BenchSummary) -> io::Result<()> {
+        self.emit(&Event::BenchFinished(summary.clone()))
+    }
+
+    fn case_compared(&mut self, id: &str, comparison: &Comparison) -> io::Result<()> {
+        self.emit(&Event::CaseCompared {
+            id: id.to_owned(),
+            comparison: comparison.clone(),
+        })
+    }
+
     fn run_finished(&mut self, summary: &RunSummary) -> io::Result<()> {
         self.emit(&Event::RunFinished(summary.clone()))
     }
@@ -101,6 +113,12 @@ mod tests {
                 },
                 None => Event::CaseFailed(fixtures::failure(&case.id)),
             });
+            if index == 0 {
+                expected.push(Event::BenchFinished(fixtures::summaries()[0].clone()));
+            }
+        }
+        for (id, comparison) in fixtures::comparisons() {
+            expected.push(Event::CaseCompared { id, comparison });
         }
         expected.push(Event::RunFinished(fixtures::summary()));
         assert_eq!(events, expected);
@@ -115,6 +133,31 @@ mod tests {
         let last: serde_json::Value = serde_json::from_str(text.lines().last().unwrap()).unwrap();
         assert_eq!(last["event"], "run_finished");
         assert_eq!(last["passed"], 4);
+    }
+
+    #[test]
+    fn analyses_and_comparisons_are_tagged_lines() {
+        let text = fixtures::run(Format::Jsonl, false);
+        let values: Vec<serde_json::Value> = text
+            .lines()
+            .map(|line| serde_json::from_str(line).unwrap())
+            .collect();
+        let bench = values.iter().find(|v| v["event"] == "bench_finished");
+        let bench = bench.unwrap();
+        assert_eq!(bench["id"], "q::chain_n");
+        assert_eq!(bench["complexity"]["best"], "O(n)");
+        assert_eq!(bench["warnings"][0]["severity"], "info");
+        let compared: Vec<&serde_json::Value> = values
+            .iter()
+            .filter(|v| v["event"] == "case_compared")
+            .collect();
+        assert_eq!(compared.len(), 3);
+        assert_eq!(compared[2]["id"], "q::sort_radix");
+        assert_eq!(compared[2]["comparison"]["verdict"], "slower");
+        let finished = values.iter().filter(|v| v["event"] == "case_finished");
+        assert!(finished
+            .into_iter()
+            .all(|v| v["result"]["comparison"].is_null()));
     }
 
     /// A writer that counts flushes and the bytes written before each.
@@ -143,9 +186,13 @@ mod tests {
         let mut reporter = Jsonl::new(Box::new(log.clone()));
         reporter.case_started("q::a").unwrap();
         reporter.progress("q::a", 3, 0.25).unwrap();
+        reporter.bench_finished(&fixtures::summaries()[0]).unwrap();
+        let (id, comparison) = &fixtures::comparisons()[0];
+        reporter.case_compared(id, comparison).unwrap();
         let (bytes, flushes) = log.0.lock().unwrap().clone();
         let text = String::from_utf8(bytes).unwrap();
-        let first_line = text.find('\n').unwrap() + 1;
-        assert_eq!(flushes, [first_line, text.len()]);
+        let ends: Vec<usize> = text.match_indices('\n').map(|(at, _)| at + 1).collect();
+        assert_eq!(flushes, ends);
+        assert_eq!(ends.len(), 4);
     }
 }

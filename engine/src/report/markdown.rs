@@ -3,18 +3,24 @@
 //!
 //! The document is the manifest line, run warnings as quotes, one table row per measured
 //! case (`| benchmark | median | 95% CI | ops/s | samples | change | verdict |`, with an
-//! `allocations` column before `change` when any case counted them), then lists
-//! of result warnings and of failures, and the totals. Case labels are code spans; in table
-//! cells `|` is escaped as `\|` (GitHub honours that inside code spans too) and line breaks
-//! become `<br>`. List items keep to one line.
+//! `allocations` column before `change` when any case counted them), a "Scaling" list of
+//! each benchmark's complexity fit with its notes, lists of result warnings and of failures,
+//! and the totals. `change` and `verdict` come from `case_compared`, which patches the kept
+//! results. A case warned `optimized_away` shows `≈ 0 (indistinguishable from empty)` and no
+//! interval or rate, its label marked `⚠`. Warnings read `⚠`, informational notes `ℹ`.
+//!
+//! Case labels are code spans; in table cells `|` is escaped as `\|` (GitHub honours that
+//! inside code spans too) and line breaks become `<br>`. List items keep to one line.
 
 use std::io::{self, Write};
 
-use knotmeter_protocol::{BenchResult, CaseFailure, ListEntry, Manifest, RunSummary};
+use knotmeter_protocol::{
+    BenchResult, BenchSummary, CaseFailure, Comparison, ListEntry, Manifest, RunSummary, Severity,
+};
 
 use super::text::{
-    allocations_text, case_label, failure_text, manifest_line, ratio_text, samples_text,
-    summary_line, verdict_word,
+    allocations_text, case_label, complexity_text, failure_text, manifest_line, optimized_away,
+    ratio_text, samples_text, summary_line, verdict_word, warning_mark, EMPTY_ESTIMATE,
 };
 use super::units::{format_duration_ns, format_rate, ops_per_sec, MISSING};
 use super::Reporter;
@@ -29,6 +35,8 @@ pub(crate) struct Markdown {
     results: Vec<BenchResult>,
     /// Failures in run order.
     failures: Vec<CaseFailure>,
+    /// Benchmark analyses in run order.
+    benches: Vec<BenchSummary>,
 }
 
 /// `text` made safe for a table cell: `|` escaped, line breaks as `<br>`.
@@ -90,17 +98,26 @@ fn result_row(result: &BenchResult, allocations: bool) -> String {
         None if result.baseline => ("baseline".to_owned(), MISSING.to_owned()),
         None => (MISSING.to_owned(), MISSING.to_owned()),
     };
-    let mut cells = vec![
-        code(case_label(&result.id)),
-        format_duration_ns(estimate.median_ns),
-        format!(
-            "{} – {}",
-            format_duration_ns(estimate.low_ns),
-            format_duration_ns(estimate.high_ns)
-        ),
-        ops_per_sec(estimate.median_ns).map_or_else(|| MISSING.to_owned(), format_rate),
-        samples_text(result.samples, result.ops_per_sample),
-    ];
+    let mut cells = if optimized_away(result) {
+        vec![
+            format!("⚠ {}", code(case_label(&result.id))),
+            EMPTY_ESTIMATE.to_owned(),
+            MISSING.to_owned(),
+            MISSING.to_owned(),
+        ]
+    } else {
+        vec![
+            code(case_label(&result.id)),
+            format_duration_ns(estimate.median_ns),
+            format!(
+                "{} – {}",
+                format_duration_ns(estimate.low_ns),
+                format_duration_ns(estimate.high_ns)
+            ),
+            ops_per_sec(estimate.median_ns).map_or_else(|| MISSING.to_owned(), format_rate),
+        ]
+    };
+    cells.push(samples_text(result.samples, result.ops_per_sample));
     if allocations {
         let text = result.allocations.as_ref().map(allocations_text);
         cells.push(text.unwrap_or_else(|| MISSING.to_owned()));
@@ -118,6 +135,7 @@ impl Markdown {
             manifest: None,
             results: Vec::new(),
             failures: Vec::new(),
+            benches: Vec::new(),
         }
     }
 
@@ -128,7 +146,11 @@ impl Markdown {
             doc.push_str(&one_line(&manifest_line(manifest)));
             doc.push_str("\n\n");
             for warning in &manifest.warnings {
-                let text = format!("> **Warning** {}: {}", code(&warning.code), warning.message);
+                let title = match warning.severity {
+                    Severity::Warning => "Warning",
+                    Severity::Info => "Note",
+                };
+                let text = format!("> **{title}** {}: {}", code(&warning.code), warning.message);
                 doc.push_str(&one_line(&text));
                 doc.push_str("\n\n");
             }
@@ -137,12 +159,14 @@ impl Markdown {
             doc.push_str(&results_table(&self.results));
             doc.push('\n');
         }
+        doc.push_str(&scaling_section(&self.benches));
         let warned = self.results.iter().flat_map(|result| {
             let label = case_label(&result.id);
             result.warnings.iter().map(move |warning| {
                 format!(
-                    "{} ⚠ {}: {}",
+                    "{} {} {}: {}",
                     code(label),
+                    warning_mark(warning.severity),
                     code(&warning.code),
                     warning.message
                 )
@@ -160,6 +184,32 @@ impl Markdown {
         doc.push_str(&format!("**{}**\n", summary_line(summary)));
         doc
     }
+}
+
+/// The "Scaling" list: per benchmark its complexity fit, and its warnings and notes as
+/// nested items; empty when no analysis has anything to say.
+fn scaling_section(benches: &[BenchSummary]) -> String {
+    let mut items = String::new();
+    for bench in benches {
+        if bench.complexity.is_none() && bench.warnings.is_empty() {
+            continue;
+        }
+        let fit = match &bench.complexity {
+            Some(fit) => complexity_text(fit),
+            None => "no complexity fit".to_owned(),
+        };
+        let head = format!("{}: {fit}", code(case_label(&bench.id)));
+        items.push_str(&format!("- {}\n", one_line(&head)));
+        for warning in &bench.warnings {
+            let mark = warning_mark(warning.severity);
+            let note = format!("{mark} {}: {}", code(&warning.code), warning.message);
+            items.push_str(&format!("  - {}\n", one_line(&note)));
+        }
+    }
+    if items.is_empty() {
+        return items;
+    }
+    format!("**Scaling**\n\n{items}\n")
 }
 
 /// Appends `**title**` and a bullet per item, unless there are none.
@@ -196,6 +246,18 @@ impl Reporter for Markdown {
         Ok(())
     }
 
+    fn bench_finished(&mut self, summary: &BenchSummary) -> io::Result<()> {
+        self.benches.push(summary.clone());
+        Ok(())
+    }
+
+    fn case_compared(&mut self, id: &str, comparison: &Comparison) -> io::Result<()> {
+        if let Some(result) = self.results.iter_mut().find(|result| result.id == id) {
+            result.comparison = Some(comparison.clone());
+        }
+        Ok(())
+    }
+
     fn run_finished(&mut self, summary: &RunSummary) -> io::Result<()> {
         let doc = self.document(summary);
         self.out.write_all(doc.as_bytes())?;
@@ -224,16 +286,29 @@ mod tests {
         );
         assert!(rows.iter().all(|row| borders(row) == 9), "{rows:#?}");
         assert_eq!(
-            rows[3],
-            "| `pair/(1,\"x\\|y\")` | 0.31 ns | 0.31 ns – 0.31 ns | 3 200 000 000 | \
-             1 200 × 4 096 | 3 allocs/op (96 B) | — | — |"
+            rows[2],
+            "| `chain_n/1000` | 12.2 ns | 12.2 ns – 12.3 ns | 81 632 653 | 1 200 × 4 096 | — | \
+             0.81× [0.75, 0.88] vs `run 12` | faster |"
         );
         assert_eq!(
             rows[5],
             "| `sort_radix` | 1.27 µs | 1.26 µs – 1.28 µs | 788 644 | 1 200 × 4 096 | — | \
              1.03× [1.01, 1.05] vs `sort_std` | slower |"
         );
-        assert!(rows[4].contains("| baseline |"));
+        assert!(rows[4].ends_with("| baseline | — |"));
+    }
+
+    #[test]
+    fn a_body_optimised_away_is_marked_and_shows_no_figures() {
+        let text = fixtures::run(Format::Markdown, false);
+        let row = text.lines().find(|line| line.contains("pair/")).unwrap();
+        assert_eq!(
+            row,
+            "| ⚠ `pair/(1,\"x\\|y\")` | ≈ 0 (indistinguishable from empty) | — | — | \
+             1 200 × 4 096 | 3 allocs/op (96 B) | 1.00× [0.97, 1.03] vs `run 12` | same |"
+        );
+        assert!(!text.contains("0.31 ns"));
+        assert!(!text.contains("3 200 000 000"));
     }
 
     #[test]
@@ -245,13 +320,46 @@ mod tests {
              optimisations: run `cargo bench`\n\n"
         ));
         assert!(text.contains(
-            "**Warnings**\n\n- `sort_radix` ⚠ `optimized_away`: the body takes less than \
-             the timer's precision | wrap the input in black_box\n"
+            "**Warnings**\n\n- `pair/(1,\"x|y\")` ⚠ `optimized_away`: the body cannot be \
+             told apart from an empty one | return the result\n- `sort_radix` ⚠ `high_noise`: \
+             the middle half of the samples spans 25% of the median | close other programs\n\n"
         ));
         assert!(text.contains(
             "**Failures**\n\n- `boom`: panicked at src/lib.rs:3:5: boom, with a comma\n"
         ));
         assert!(text.ends_with("\n**4 passed, 1 failed in 8.40 s**\n"));
+    }
+
+    #[test]
+    fn scaling_lists_each_fit_with_its_notes() {
+        let text = fixtures::run(Format::Markdown, false);
+        assert!(text.contains(
+            "|\n\n**Scaling**\n\n- `chain_n`: O(n) (runner-up O(n log n), not \
+             distinguishable)\n  - ℹ `sublinear_scaling`: the cost grows as n^0.42 between \
+             n = 10 and n = 1000\n\n**Warnings**"
+        ));
+        let mut quiet = fixtures::summaries()[0].clone();
+        quiet.complexity = None;
+        assert_eq!(
+            scaling_section(std::slice::from_ref(&quiet)),
+            "**Scaling**\n\n- `chain_n`: no complexity fit\n  - ℹ `sublinear_scaling`: the \
+             cost grows as n^0.42 between n = 10 and n = 1000\n\n"
+        );
+        quiet.warnings.clear();
+        assert_eq!(scaling_section(&[quiet]), "");
+    }
+
+    #[test]
+    fn info_notes_in_the_manifest_are_not_warnings() {
+        let buf = fixtures::SharedBuf::default();
+        let mut markdown = Markdown::new(Box::new(buf.clone()));
+        let mut manifest = fixtures::manifest();
+        manifest.warnings = vec![knotmeter_protocol::Warning::info("tsc", "timer is the TSC")];
+        markdown.run_started(&manifest, &[]).unwrap();
+        markdown.run_finished(&fixtures::summary()).unwrap();
+        assert!(buf
+            .text()
+            .contains("\n\n> **Note** `tsc`: timer is the TSC\n\n"));
     }
 
     #[test]
@@ -267,6 +375,7 @@ mod tests {
         let text = buf.text();
         assert!(!text.contains("allocations"));
         assert!(!text.contains("**Failures**"));
+        assert!(!text.contains("**Scaling**"));
         assert!(
             text.contains("| `chain_n/1000` | 0 ns | 12.2 ns – 12.3 ns | — |"),
             "{text}"

@@ -2,21 +2,29 @@
 //!
 //! The runner picks a [`Format`], builds a [`Reporter`] with [`reporter`] and calls it as the
 //! run goes: `run_started`, then per case `case_started`, any number of `progress`, and one of
-//! `case_finished` or `case_failed`, and finally `run_finished`.
+//! `case_finished` or `case_failed`; `bench_finished` right after the last case of each
+//! benchmark with numeric `args`; once every case ran, `case_compared` per compared case (in
+//! run order), and finally `run_finished`. Results reach `case_finished` without their
+//! comparison: the p-values are corrected across the whole run, so verdicts come only
+//! through `case_compared`.
 //!
-//! * `pretty`: a table for people, streamed row by row.
+//! * `pretty`: a table for people, streamed row by row, comparisons at the end.
 //! * `json`: one [`knotmeter_protocol::Report`] at the end.
 //! * `jsonl`: one [`knotmeter_protocol::Event`] per line, flushed per line.
-//! * `csv`: one RFC 4180 row per case, streamed.
+//! * `csv`: one RFC 4180 row per case, written at the end.
 //! * `markdown`: a GitHub-flavoured table at the end, for pull requests.
 //!
 //! Each format has its own module; number formatting lives in `units`, phrases shared by the
-//! human formats in `text`, and the pretty table's layout in `table` and `style`.
+//! human formats in `text`, the pretty table's layout in `table` and `style`, and its closing
+//! comparison tables in `compared`.
 
 use std::io::{self, Write};
 
-use knotmeter_protocol::{BenchResult, CaseFailure, ListEntry, Manifest, RunSummary};
+use knotmeter_protocol::{
+    BenchResult, BenchSummary, CaseFailure, Comparison, ListEntry, Manifest, RunSummary,
+};
 
+mod compared;
 mod csv;
 mod json;
 mod jsonl;
@@ -77,6 +85,13 @@ pub(crate) trait Reporter {
     fn case_finished(&mut self, result: &BenchResult) -> io::Result<()>;
     /// A case ended without a result.
     fn case_failed(&mut self, failure: &CaseFailure) -> io::Result<()>;
+    /// All cases of a benchmark function finished: its scaling analysis (only for benches
+    /// whose args are numeric).
+    fn bench_finished(&mut self, summary: &BenchSummary) -> io::Result<()>;
+    /// After every case ran, before `run_finished`: a case's final comparison (p-value
+    /// corrected across the run, verdict decided). Called once per compared case, in run
+    /// order.
+    fn case_compared(&mut self, id: &str, comparison: &Comparison) -> io::Result<()>;
     /// The run is over; reporters that buffer write everything now.
     fn run_finished(&mut self, summary: &RunSummary) -> io::Result<()>;
 }

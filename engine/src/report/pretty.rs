@@ -1,36 +1,46 @@
-//! `--format pretty`: a table for people, streamed one row per case as cases end.
+//! `--format pretty`: a table for people, streamed one row per case as cases end, with the
+//! run's comparisons at the end.
 //!
-//! `run_started` prints the manifest line, every run warning (`WARNING [code] message`) and
-//! the table header; the case column is as wide as the longest case label known then. Each
-//! case prints one row: label (the id without its crate segment; members of a group are
-//! indented under a `group NAME` heading, repeated when the group is interrupted), median
-//! per operation with the relative half-width of its 95% interval, throughput, samples ×
-//! operations per sample, harness overhead and the cold first call. Allocations per
-//! operation (when counted), a comparison or the `baseline` mark, and `(partial)` follow the
-//! last column; result warnings go on lines under the row. A failed case prints
-//! `label  FAILED: panicked at file:line:col: msg`. `run_finished` prints the totals.
-//! Progress is not shown: rows appear as soon as each case ends.
+//! `run_started` prints the manifest line, every run warning (`WARNING [code] message`, or
+//! `INFO [code] message` for a note) and the table header; the case column is as wide as the
+//! longest case label known then. Each case prints one row: label (the id without its crate
+//! segment; members of a group are indented under a `group NAME` heading, repeated when the
+//! group is interrupted), median per operation with the relative half-width of its 95%
+//! interval, throughput, samples × operations per sample, harness overhead and the cold first
+//! call. Allocations per operation (when counted), the `baseline` mark of a group's baseline
+//! and `(partial)` follow the last column; result warnings (`⚠ code: message`, notes
+//! `ℹ code: message`) go on lines under the row. A case warned `optimized_away` shows
+//! `≈ 0 (indistinguishable from empty)` and `—` instead of a median and throughput, with that
+//! warning first under the row, in bold yellow with color. A failed case prints
+//! `label  FAILED: panicked at file:line:col: msg`.
 //!
-//! A per-group comparison table would go in `run_finished`, laid out with [`Table`].
+//! `bench_finished` follows a benchmark's last row with its complexity fit
+//! (`complexity: O(n) (runner-up O(n log n), distinguishable)`) and scaling warnings,
+//! indented. `case_compared` only collects: `run_finished` prints the comparison tables
+//! (see `compared`), then the totals. Progress is not shown.
 
 use std::collections::HashMap;
 use std::io::{self, Write};
 
 use knotmeter_protocol::{
-    BenchResult, CaseFailure, Comparison, ListEntry, Manifest, RunSummary, Verdict,
+    BenchResult, BenchSummary, CaseFailure, Comparison, ListEntry, Manifest, RunSummary, Severity,
+    Warning,
 };
 
+use super::compared;
 use super::style::{Painter, Tone};
 use super::table::{Align, Column, Table, GAP};
 use super::text::{
-    allocations_text, case_label, failure_text, manifest_line, precision_text, ratio_text,
-    samples_text, summary_line, verdict_word,
+    allocations_text, case_label, complexity_text, failure_text, manifest_line, optimized_away,
+    precision_text, samples_text, summary_line, warning_text, EMPTY_ESTIMATE, OPTIMIZED_AWAY,
 };
 use super::units::{format_duration_ns, format_rate, ops_per_sec, MISSING};
 use super::Reporter;
 
 /// Indentation of a group member under its heading.
 const MEMBER_INDENT: &str = "  ";
+/// Indentation of a benchmark's analysis under its rows (plus [`MEMBER_INDENT`] in a group).
+const SUMMARY_INDENT: &str = "    ";
 
 /// The human-readable reporter.
 pub(crate) struct Pretty {
@@ -44,6 +54,8 @@ pub(crate) struct Pretty {
     groups: HashMap<String, Option<String>>,
     /// The group of the last printed row, to know when a heading is due.
     current_group: Option<String>,
+    /// The final comparisons, in the order they arrived, for the closing tables.
+    compared: Vec<(String, Comparison)>,
 }
 
 /// The row layout with a case column `case_width` characters wide.
@@ -75,6 +87,7 @@ impl Pretty {
             table: layout(0),
             groups: HashMap::new(),
             current_group: None,
+            compared: Vec::new(),
         }
     }
 
@@ -91,17 +104,14 @@ impl Pretty {
         Ok(row_label(id, group))
     }
 
-    /// The text after the last column: allocations, then the comparison or the baseline
-    /// mark, then a partial mark.
+    /// The text after the last column: allocations, the baseline mark, a partial mark.
     fn suffix(&self, result: &BenchResult) -> String {
         let mut parts = Vec::new();
         if let Some(allocations) = &result.allocations {
             parts.push(allocations_text(allocations));
         }
-        match &result.comparison {
-            Some(comparison) => parts.push(self.comparison_text(comparison)),
-            None if result.baseline => parts.push(self.painter.paint(Tone::Dim, "baseline")),
-            None => {}
+        if result.baseline {
+            parts.push(self.painter.paint(Tone::Dim, "baseline"));
         }
         if result.partial {
             parts.push(self.painter.paint(Tone::Caution, "(partial)"));
@@ -109,20 +119,35 @@ impl Pretty {
         parts.join(GAP)
     }
 
-    /// `vs sort_std: 1.03× [1.01, 1.05] slower`, the verdict colored.
-    fn comparison_text(&self, comparison: &Comparison) -> String {
-        let tone = match comparison.verdict {
-            Verdict::Faster => Tone::Good,
-            Verdict::Slower => Tone::Bad,
-            Verdict::Same => Tone::Dim,
+    /// Writes `warning` on its own line after `indent`: bold yellow when the body was
+    /// optimised away, yellow for other warnings, dim for notes.
+    fn warning_line(&mut self, indent: &str, warning: &Warning) -> io::Result<()> {
+        let tone = match warning.severity {
+            Severity::Info => Tone::Dim,
+            Severity::Warning if warning.code == OPTIMIZED_AWAY => Tone::Alarm,
+            Severity::Warning => Tone::Caution,
         };
-        format!(
-            "vs {}: {} {}",
-            case_label(&comparison.against),
-            ratio_text(comparison),
-            self.painter.paint(tone, verdict_word(comparison.verdict))
-        )
+        let line = format!("{indent}{}", warning_text(warning));
+        writeln!(self.out, "{}", self.painter.paint(tone, &line))
     }
+}
+
+/// The median and throughput cells of `result`; no figures for a body optimised away.
+fn estimate_cells(result: &BenchResult) -> [String; 2] {
+    if optimized_away(result) {
+        return [EMPTY_ESTIMATE.to_owned(), MISSING.to_owned()];
+    }
+    let median_ns = result.estimate.median_ns;
+    let median = format!(
+        "{} {}",
+        format_duration_ns(median_ns),
+        precision_text(result.precision)
+    );
+    let throughput = ops_per_sec(median_ns).map_or_else(
+        || MISSING.to_owned(),
+        |rate| format!("{} /s", format_rate(rate)),
+    );
+    [median.trim_end().to_owned(), throughput]
 }
 
 impl Reporter for Pretty {
@@ -139,8 +164,12 @@ impl Reporter for Pretty {
             .collect();
         writeln!(self.out, "{}", manifest_line(manifest))?;
         for warning in &manifest.warnings {
-            let line = format!("WARNING [{}] {}", warning.code, warning.message);
-            writeln!(self.out, "{}", self.painter.paint(Tone::Alarm, &line))?;
+            let (title, tone) = match warning.severity {
+                Severity::Warning => ("WARNING", Tone::Alarm),
+                Severity::Info => ("INFO", Tone::Dim),
+            };
+            let line = format!("{title} [{}] {}", warning.code, warning.message);
+            writeln!(self.out, "{}", self.painter.paint(tone, &line))?;
         }
         writeln!(self.out)?;
         writeln!(
@@ -165,20 +194,13 @@ impl Reporter for Pretty {
     }
 
     fn case_finished(&mut self, result: &BenchResult) -> io::Result<()> {
+        let group = result.group.clone();
+        self.groups.entry(result.id.clone()).or_insert(group);
         let label = self.open_row(&result.id, result.group.as_deref())?;
-        let estimate = &result.estimate;
-        let median = format!(
-            "{} {}",
-            format_duration_ns(estimate.median_ns),
-            precision_text(result.precision)
-        );
-        let throughput = ops_per_sec(estimate.median_ns).map_or_else(
-            || MISSING.to_owned(),
-            |rate| format!("{} /s", format_rate(rate)),
-        );
+        let [median, throughput] = estimate_cells(result);
         let cells = [
             label.clone(),
-            median.trim_end().to_owned(),
+            median,
             throughput,
             samples_text(result.samples, result.ops_per_sample),
             format_duration_ns(result.overhead.per_op_ns),
@@ -192,9 +214,12 @@ impl Reporter for Pretty {
             writeln!(self.out, "{row}{GAP}{suffix}")?;
         }
         let indent = " ".repeat(label.len() - label.trim_start().len() + 2);
-        for warning in &result.warnings {
-            let line = format!("{indent}⚠ {}: {}", warning.code, warning.message);
-            writeln!(self.out, "{}", self.painter.paint(Tone::Caution, &line))?;
+        let (empty, others): (Vec<&Warning>, Vec<&Warning>) = result
+            .warnings
+            .iter()
+            .partition(|warning| warning.code == OPTIMIZED_AWAY);
+        for warning in empty.into_iter().chain(others) {
+            self.warning_line(&indent, warning)?;
         }
         self.out.flush()
     }
@@ -222,7 +247,31 @@ impl Reporter for Pretty {
         self.out.flush()
     }
 
+    fn bench_finished(&mut self, summary: &BenchSummary) -> io::Result<()> {
+        let member = if self.current_group.is_some() {
+            MEMBER_INDENT
+        } else {
+            ""
+        };
+        let indent = format!("{member}{SUMMARY_INDENT}");
+        if let Some(fit) = &summary.complexity {
+            writeln!(self.out, "{indent}complexity: {}", complexity_text(fit))?;
+        }
+        for warning in &summary.warnings {
+            self.warning_line(&indent, warning)?;
+        }
+        self.out.flush()
+    }
+
+    fn case_compared(&mut self, id: &str, comparison: &Comparison) -> io::Result<()> {
+        self.compared.push((id.to_owned(), comparison.clone()));
+        Ok(())
+    }
+
     fn run_finished(&mut self, summary: &RunSummary) -> io::Result<()> {
+        for line in compared::section(&self.compared, &self.groups, self.painter) {
+            writeln!(self.out, "{line}")?;
+        }
         let tone = if summary.failed == 0 && !summary.cancelled {
             Tone::Good
         } else {
@@ -240,7 +289,7 @@ impl Reporter for Pretty {
 
 #[cfg(test)]
 mod tests {
-    use knotmeter_protocol::{FailureKind, Warning};
+    use knotmeter_protocol::FailureKind;
 
     use super::super::{fixtures, Format};
     use super::*;
@@ -254,12 +303,27 @@ WARNING [debug_build] the bench target was built without optimisations: run `car
 case            median ±95% CI        throughput    samples × ops  overhead  cold call
 ──────────────  ──────────────  ────────────────  ───────────────  ────────  ─────────
 chain_n/1000     12.2 ns ±0.4%     81 632 653 /s    1 200 × 4 096   0.31 ns    1.23 µs
-pair/(1,\"x|y\")   0.31 ns ±0.4%  3 200 000 000 /s    1 200 × 4 096   0.31 ns    1.23 µs  3 allocs/op (96 B)
+    complexity: O(n) (runner-up O(n log n), not distinguishable)
+    ℹ sublinear_scaling: the cost grows as n^0.42 between n = 10 and n = 1000
+pair/(1,\"x|y\")  ≈ 0 (indistinguishable from empty)                 —    1 200 × 4 096   \
+0.31 ns    1.23 µs  3 allocs/op (96 B)
+  ⚠ optimized_away: the body cannot be told apart from an empty one | return the result
 group sorting
   sort_std       1.23 µs ±0.4%        815 661 /s    1 200 × 4 096   0.31 ns    1.23 µs  baseline
-  sort_radix     1.27 µs ±0.4%        788 644 /s    1 200 × 4 096   0.31 ns    1.23 µs  vs sort_std: 1.03× [1.01, 1.05] slower
-    ⚠ optimized_away: the body takes less than the timer's precision | wrap the input in black_box
+  sort_radix     1.27 µs ±0.4%        788 644 /s    1 200 × 4 096   0.31 ns    1.23 µs
+    ⚠ high_noise: the middle half of the samples spans 25% of the median | close other programs
 boom            FAILED: panicked at src/lib.rs:3:5: boom, with a comma
+
+group sorting (baseline sort_std)
+  member      ratio [95% CI]      change  verdict       p
+  ──────────  ──────────────────  ──────  ───────  ──────
+  sort_radix  1.03× [1.01, 1.05]   +3.4%  slower   <0.001
+
+against the previous run (run 12)
+  member          ratio [95% CI]      change  verdict      p
+  ──────────────  ──────────────────  ──────  ───────  ─────
+  chain_n/1000    0.81× [0.75, 0.88]  -18.8%  faster   0.002
+  pair/(1,\"x|y\")  1.00× [0.97, 1.03]   +0.0%  same     0.500
 
 4 passed, 1 failed in 8.40 s
 ";
@@ -272,15 +336,18 @@ boom            FAILED: panicked at src/lib.rs:3:5: boom, with a comma
     }
 
     #[test]
-    fn color_makes_warnings_and_failures_loud() {
+    fn color_makes_warnings_failures_and_verdicts_stand_out() {
         let text = fixtures::run(Format::Pretty, true);
         assert!(text.contains(
             "\x1b[1;33mWARNING [debug_build] the bench target was built without \
              optimisations: run `cargo bench`\x1b[0m\n"
         ));
         assert!(text.contains("\x1b[1;31mFAILED: panicked at src/lib.rs:3:5:"));
-        assert!(text.contains("[1.01, 1.05] \x1b[31mslower\x1b[0m\n"));
-        assert!(text.contains("\x1b[33m    ⚠ optimized_away:"));
+        assert!(text.contains("+3.4%  \x1b[31mslower\x1b[0m   <0.001\n"));
+        assert!(text.contains("-18.8%  \x1b[32mfaster\x1b[0m   0.002\n"));
+        assert!(text.contains("\n\x1b[1;33m  ⚠ optimized_away:"));
+        assert!(text.contains("\n\x1b[33m    ⚠ high_noise:"));
+        assert!(text.contains("\n\x1b[2m    ℹ sublinear_scaling:"));
         let plain: String = text.replace("\x1b[0m", "");
         assert!(plain.contains("chain_n/1000     12.2 ns ±0.4%"));
     }
@@ -295,7 +362,7 @@ boom            FAILED: panicked at src/lib.rs:3:5: boom, with a comma
     }
 
     #[test]
-    fn a_zero_median_has_no_throughput_and_a_faster_case_says_so() {
+    fn a_zero_median_has_no_throughput_and_a_partial_case_says_so() {
         let buf = fixtures::SharedBuf::default();
         let mut pretty = started(&buf);
         let before = buf.text().len();
@@ -303,17 +370,72 @@ boom            FAILED: panicked at src/lib.rs:3:5: boom, with a comma
         result.estimate.median_ns = 0.0;
         result.warnings.clear();
         result.partial = true;
-        if let Some(comparison) = &mut result.comparison {
-            comparison.verdict = Verdict::Faster;
-        }
         pretty.case_finished(&result).unwrap();
         let text = buf.text()[before..].to_owned();
         assert_eq!(
             text,
             "group sorting\n  sort_radix        0 ns ±0.4%                 —    1 200 × 4 096   \
-             0.31 ns    1.23 µs  vs sort_std: 1.03× [1.01, 1.05] faster  (partial)\n"
+             0.31 ns    1.23 µs  (partial)\n"
         );
         assert!(!text.contains("inf"));
+    }
+
+    #[test]
+    fn a_body_optimised_away_never_shows_a_small_number() {
+        let buf = fixtures::SharedBuf::default();
+        let mut pretty = started(&buf);
+        let before = buf.text().len();
+        let mut result = fixtures::results()[1].clone();
+        result.allocations = None;
+        result.precision = None;
+        result
+            .warnings
+            .insert(0, Warning::new("noisy", "close other programs"));
+        pretty.case_finished(&result).unwrap();
+        let text = buf.text()[before..].to_owned();
+        assert_eq!(
+            text,
+            "pair/(1,\"x|y\")  ≈ 0 (indistinguishable from empty)                 —    \
+             1 200 × 4 096   0.31 ns    1.23 µs\n  ⚠ optimized_away: the body cannot be told \
+             apart from an empty one | return the result\n  ⚠ noisy: close other programs\n"
+        );
+    }
+
+    #[test]
+    fn an_analysis_follows_its_rows_indented_and_says_what_it_could_fit() {
+        let buf = fixtures::SharedBuf::default();
+        let mut pretty = started(&buf);
+        pretty.case_finished(&fixtures::results()[3]).unwrap();
+        let before = buf.text().len();
+        let mut summary = fixtures::summaries()[0].clone();
+        if let Some(fit) = &mut summary.complexity {
+            fit.distinguishable = true;
+        }
+        summary.warnings = vec![Warning::new("flat_scaling", "the cost does not grow")];
+        pretty.bench_finished(&summary).unwrap();
+        summary.complexity = None;
+        pretty.bench_finished(&summary).unwrap();
+        assert_eq!(
+            &buf.text()[before..],
+            "      complexity: O(n) (runner-up O(n log n), distinguishable)\n      \
+             ⚠ flat_scaling: the cost does not grow\n      ⚠ flat_scaling: the cost does not \
+             grow\n"
+        );
+    }
+
+    #[test]
+    fn comparisons_wait_for_the_end_of_the_run() {
+        let buf = fixtures::SharedBuf::default();
+        let mut pretty = started(&buf);
+        let (id, comparison) = &fixtures::comparisons()[2];
+        pretty.case_compared(id, comparison).unwrap();
+        let before = buf.text().len();
+        assert!(!buf.text().contains("baseline sort_std"));
+        pretty.run_finished(&fixtures::summary()).unwrap();
+        let lines: Vec<String> = buf.text()[before..].lines().map(str::to_owned).collect();
+        assert_eq!(lines[1], "group sorting (baseline sort_std)");
+        assert!(lines[4].starts_with("  sort_radix  1.03× [1.01, 1.05]   +3.4%  slower"));
+        assert_eq!(lines[6], "4 passed, 1 failed in 8.40 s");
     }
 
     #[test]

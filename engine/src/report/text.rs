@@ -1,11 +1,12 @@
 //! Phrases shared by the human formats (pretty and markdown): labels, the manifest line,
-//! failures, comparisons and the closing summary.
+//! failures, warnings, comparisons, complexity and the closing summary.
 
 use knotmeter_protocol::{
-    Allocations, CaseFailure, Comparison, FailureKind, Manifest, RunSummary, Verdict,
+    Allocations, BenchResult, CaseFailure, Comparison, ComplexityFit, FailureKind, Manifest,
+    RunSummary, Severity, Verdict, Warning,
 };
 
-use super::units::{format_bytes, format_duration_ns, group_digits};
+use super::units::{format_bytes, format_duration_ns, group_digits, MISSING};
 
 /// A case id without its leading crate segment: `quickstart::chain_n/1000` → `chain_n/1000`.
 /// A `::` inside the argument text (after the first `/`) is not a path separator.
@@ -74,12 +75,75 @@ pub(crate) fn ratio_text(comparison: &Comparison) -> String {
     )
 }
 
-/// The word every human format uses for a verdict.
+/// The word every format uses for a verdict, as the JSON formats spell it.
 pub(crate) fn verdict_word(verdict: Verdict) -> &'static str {
     match verdict {
         Verdict::Faster => "faster",
         Verdict::Slower => "slower",
-        Verdict::Same => "no change",
+        Verdict::Same => "same",
+    }
+}
+
+/// The relative change of a comparison's ratio: `+3.4%`, `-18.8%` (`—` when not finite).
+pub(crate) fn change_text(comparison: &Comparison) -> String {
+    let percent = (comparison.ratio - 1.0) * 100.0;
+    if percent.is_finite() {
+        format!("{percent:+.1}%")
+    } else {
+        MISSING.to_owned()
+    }
+}
+
+/// A corrected p-value: `0.012`, `<0.001` below a thousandth, `—` when not a number.
+pub(crate) fn p_value_text(p_value: f64) -> String {
+    if !p_value.is_finite() {
+        MISSING.to_owned()
+    } else if p_value < 0.001 {
+        "<0.001".to_owned()
+    } else {
+        format!("{p_value:.3}")
+    }
+}
+
+/// The code of the warning that says a body cannot be told apart from an empty one.
+pub(crate) const OPTIMIZED_AWAY: &str = "optimized_away";
+
+/// What the human formats show instead of the estimate of such a body: a small number
+/// there would look confident where nothing was measured.
+pub(crate) const EMPTY_ESTIMATE: &str = "≈ 0 (indistinguishable from empty)";
+
+/// Whether `result` carries the [`OPTIMIZED_AWAY`] warning.
+pub(crate) fn optimized_away(result: &BenchResult) -> bool {
+    result.warnings.iter().any(|w| w.code == OPTIMIZED_AWAY)
+}
+
+/// The mark of a warning's severity: `⚠` for a warning, `ℹ` for an informational note.
+pub(crate) fn warning_mark(severity: Severity) -> &'static str {
+    match severity {
+        Severity::Warning => "⚠",
+        Severity::Info => "ℹ",
+    }
+}
+
+/// A warning on one line of its own: `⚠ code: message` or `ℹ code: message`.
+pub(crate) fn warning_text(warning: &Warning) -> String {
+    format!(
+        "{} {}: {}",
+        warning_mark(warning.severity),
+        warning.code,
+        warning.message
+    )
+}
+
+/// A complexity fit: `O(n) (runner-up O(n log n), distinguishable)`, or
+/// `… not distinguishable)`; just the class when nothing else could be fitted.
+pub(crate) fn complexity_text(fit: &ComplexityFit) -> String {
+    match &fit.runner_up {
+        Some(runner_up) => {
+            let not = if fit.distinguishable { "" } else { "not " };
+            format!("{} (runner-up {runner_up}, {not}distinguishable)", fit.best)
+        }
+        None => fit.best.clone(),
     }
 }
 
@@ -93,10 +157,10 @@ pub(crate) fn samples_text(samples: u64, ops_per_sample: u64) -> String {
 }
 
 /// The relative half-width of the median's 95% interval: `±0.6%` (empty when unknown).
-pub(crate) fn precision_text(precision: f64) -> String {
-    if !precision.is_finite() || precision < 0.0 {
+pub(crate) fn precision_text(precision: Option<f64>) -> String {
+    let Some(precision) = precision.filter(|p| p.is_finite() && *p >= 0.0) else {
         return String::new();
-    }
+    };
     let percent = precision * 100.0;
     if percent < 10.0 {
         format!("±{percent:.1}%")
@@ -184,9 +248,10 @@ mod tests {
 
     #[test]
     fn precision_and_summary_phrases() {
-        assert_eq!(precision_text(0.0061), "±0.6%");
-        assert_eq!(precision_text(0.123), "±12%");
-        assert_eq!(precision_text(f64::NAN), "");
+        assert_eq!(precision_text(Some(0.0061)), "±0.6%");
+        assert_eq!(precision_text(Some(0.123)), "±12%");
+        assert_eq!(precision_text(None), "");
+        assert_eq!(precision_text(Some(f64::NAN)), "");
         let mut summary = fixtures::summary();
         assert_eq!(summary_line(&summary), "4 passed, 1 failed in 8.40 s");
         summary.cancelled = true;
@@ -194,5 +259,42 @@ mod tests {
             summary_line(&summary),
             "4 passed, 1 failed, cancelled after 8.40 s"
         );
+    }
+
+    #[test]
+    fn comparison_phrases_keep_the_verdict_words() {
+        let comparison = &fixtures::comparisons()[2].1;
+        assert_eq!(ratio_text(comparison), "1.03× [1.01, 1.05]");
+        assert_eq!(change_text(comparison), "+3.4%");
+        assert_eq!(p_value_text(comparison.p_value), "<0.001");
+        assert_eq!(p_value_text(0.0123), "0.012");
+        assert_eq!(p_value_text(f64::NAN), "—");
+        let words = [Verdict::Faster, Verdict::Slower, Verdict::Same].map(verdict_word);
+        assert_eq!(words, ["faster", "slower", "same"]);
+    }
+
+    #[test]
+    fn warnings_are_marked_by_severity_and_empty_bodies_are_recognised() {
+        let results = fixtures::results();
+        assert!(optimized_away(&results[1]));
+        assert!(!optimized_away(&results[3]));
+        assert_eq!(warning_text(&Warning::new("a", "b")), "⚠ a: b");
+        assert_eq!(warning_text(&Warning::info("c", "d")), "ℹ c: d");
+    }
+
+    #[test]
+    fn complexity_names_the_runner_up_and_whether_it_was_beaten() {
+        let mut fit = fixtures::summaries()[0].complexity.clone().unwrap();
+        assert_eq!(
+            complexity_text(&fit),
+            "O(n) (runner-up O(n log n), not distinguishable)"
+        );
+        fit.distinguishable = true;
+        assert_eq!(
+            complexity_text(&fit),
+            "O(n) (runner-up O(n log n), distinguishable)"
+        );
+        fit.runner_up = None;
+        assert_eq!(complexity_text(&fit), "O(n)");
     }
 }

@@ -5,25 +5,40 @@
 //! the report shows how often the subtraction bit. The estimate is the median of the corrected
 //! samples with a distribution-free 95% interval (order statistics), which needs no assumption
 //! about the shape of the distribution: benchmark timings are skewed and often multimodal.
+//! `validity` adds the checks that say whether the number can be trusted; `scaling` analyses
+//! a benchmark across its `args` cases.
+
+mod scaling;
+mod validity;
 
 use knotmeter_protocol::{
     Allocations, BenchResult, Estimate, Overhead, Quantiles, RawSamples, Warning,
 };
 
-use crate::measure::Measurement;
+pub(crate) use scaling::summarise;
+
+use crate::measure::{Measurement, Timer};
 use crate::registry::Case;
 use crate::stats;
 
 /// Confidence level of every interval the engine reports.
 pub(crate) const LEVEL: f64 = 0.95;
 
-/// Turns one case's measurement into its result. `target_precision` decides the `imprecise`
-/// warning.
-pub(crate) fn analyse(case: &Case, m: Measurement, target_precision: f64) -> BenchResult {
-    let overhead_ns = stats::median(&stats::sorted(&m.baseline_ns));
+/// Workload samples with the harness overhead subtracted.
+pub(crate) struct Corrected {
+    /// Per-operation times less the overhead, capped at zero, in time order.
+    pub(crate) samples: Vec<f64>,
+    /// The baseline's median per-operation time.
+    pub(crate) overhead_ns: f64,
+    /// How many samples were capped at zero.
+    pub(crate) capped: u64,
+}
+
+/// Subtracts the baseline's median from every workload sample (per-operation times).
+pub(crate) fn corrected(workload_ns: &[f64], baseline_ns: &[f64]) -> Corrected {
+    let overhead_ns = stats::median(&stats::sorted(baseline_ns));
     let mut capped = 0;
-    let corrected: Vec<f64> = m
-        .workload_ns
+    let samples = workload_ns
         .iter()
         .map(|w| {
             let c = w - overhead_ns;
@@ -33,11 +48,42 @@ pub(crate) fn analyse(case: &Case, m: Measurement, target_precision: f64) -> Ben
             c.max(0.0)
         })
         .collect();
+    Corrected {
+        samples,
+        overhead_ns,
+        capped,
+    }
+}
+
+/// What the analysis needs to know about the run.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Context {
+    /// The calibrated clock.
+    pub(crate) timer: Timer,
+    /// The stopping rule's precision target, which decides the `imprecise` warning.
+    pub(crate) target_precision: f64,
+}
+
+/// Turns one case's measurement into its result.
+pub(crate) fn analyse(case: &Case, m: Measurement, cx: &Context) -> BenchResult {
+    let Corrected {
+        samples: corrected,
+        overhead_ns,
+        capped,
+    } = corrected(&m.workload_ns, &m.baseline_ns);
     let sorted = stats::sorted(&corrected);
     let median = stats::median(&sorted);
     let ci = stats::median_ci(&sorted, LEVEL);
     let tukey = stats::tukey(&sorted);
-    let precision = stats::relative_half_width(&ci, median);
+    let relative = stats::relative_half_width(&ci, median);
+
+    let half = m.baseline_ns.len() / 2;
+    let drift = if half >= 1 {
+        stats::median(&stats::sorted(&m.baseline_ns[half..]))
+            - stats::median(&stats::sorted(&m.baseline_ns[..half]))
+    } else {
+        0.0
+    };
 
     let mut warnings = Vec::new();
     if m.partial {
@@ -48,25 +94,18 @@ pub(crate) fn analyse(case: &Case, m: Measurement, target_precision: f64) -> Ben
                 m.workload_ns.len()
             ),
         ));
-    } else if m.budget_exhausted && precision > target_precision {
+    } else if m.budget_exhausted && relative.is_finite() && relative > cx.target_precision {
         warnings.push(Warning::new(
             "imprecise",
             format!(
                 "the time budget ran out with the median known to ±{:.1}%, short of the ±{:.1}% target; \
                  give it more time with `--time SECS` or reduce the noise on the machine",
-                precision * 100.0,
-                target_precision * 100.0
+                relative * 100.0,
+                cx.target_precision * 100.0
             ),
         ));
     }
-
-    let half = m.baseline_ns.len() / 2;
-    let drift = if half >= 1 {
-        stats::median(&stats::sorted(&m.baseline_ns[half..]))
-            - stats::median(&stats::sorted(&m.baseline_ns[..half]))
-    } else {
-        0.0
-    };
+    warnings.extend(validity::check(&m, &sorted, overhead_ns, cx));
 
     BenchResult {
         id: case.id.clone(),
@@ -92,7 +131,7 @@ pub(crate) fn analyse(case: &Case, m: Measurement, target_precision: f64) -> Ben
             std_dev_ns: stats::std_dev(&corrected),
             outliers: tukey.low + tukey.high,
         },
-        precision,
+        precision: relative.is_finite().then_some(relative),
         overhead: Overhead {
             per_op_ns: overhead_ns,
             drift,
@@ -114,4 +153,12 @@ pub(crate) fn analyse(case: &Case, m: Measurement, target_precision: f64) -> Ben
             baseline_ns: m.baseline_ns,
         },
     }
+}
+
+/// Whether a result's body was found indistinguishable from the empty baseline.
+pub(crate) fn optimized_away(result: &BenchResult) -> bool {
+    result
+        .warnings
+        .iter()
+        .any(|w| w.code == validity::OPTIMIZED_AWAY)
 }

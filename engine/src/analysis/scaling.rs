@@ -1,0 +1,164 @@
+//! How a benchmark's cost scales with its `args` (seed 001's third defence), and which
+//! complexity class fits it best.
+//!
+//! * `flat_scaling`: across at least a 10× range of numeric arguments the median grows by
+//!   less than 10%. Work proportional to n cannot do that; a loop the compiler turned into a
+//!   closed form (`(0..n).sum()`) or hoisted out of the timed region does.
+//! * `sublinear_scaling` (information): the log-log slope between the smallest and largest
+//!   argument is below 0.5, less than linear work would show.
+//! * Complexity: with three or more distinct numeric arguments, O(1), O(log n), O(n),
+//!   O(n log n), O(n²), O(n³) and O(2ⁿ) are fitted by weighted least squares (weights from
+//!   each median's interval) and ranked by AICc (see `stats::complexity`).
+
+use knotmeter_protocol::{BenchResult, BenchSummary, ClassFit, ComplexityFit, Warning};
+
+use super::optimized_away;
+use crate::stats::{self, Fit};
+
+/// The smallest argument range the scaling checks judge.
+const MIN_RANGE: f64 = 10.0;
+/// Growth below this factor across the range counts as flat.
+const FLAT_GROWTH: f64 = 1.1;
+/// Log-log slopes below this are reported as sub-linear.
+const SUBLINEAR_SLOPE: f64 = 0.5;
+/// z for a 95% interval, to turn an interval's width into a standard error.
+const Z95: f64 = 1.959_964;
+
+/// The analysis of one benchmark function from its cases' results, or `None` when it has no
+/// numeric arguments to analyse.
+pub(crate) fn summarise(
+    bench_id: &str,
+    name: &str,
+    results: &[&BenchResult],
+) -> Option<BenchSummary> {
+    let mut points: Vec<(f64, &BenchResult)> = results
+        .iter()
+        .filter(|r| !r.partial && r.estimate.median_ns.is_finite())
+        .filter_map(|r| Some((numeric_arg(r.args.as_deref()?)?, *r)))
+        .collect();
+    if points.len() < 2 {
+        return None;
+    }
+    points.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let mut warnings = Vec::new();
+    let (n_min, first) = points[0];
+    let (n_max, last) = points[points.len() - 1];
+    let all_empty = points.iter().all(|(_, r)| optimized_away(r));
+    if n_min > 0.0 && n_max / n_min >= MIN_RANGE && !all_empty {
+        let (t_min, t_max) = (first.estimate.median_ns, last.estimate.median_ns);
+        if t_max < t_min * FLAT_GROWTH {
+            warnings.push(Warning::new(
+                "flat_scaling",
+                format!(
+                    "the cost does not grow with the argument: {} at {} and {} at {} ({:.0}× the work, \
+                     {:.2}× the time). The compiler probably replaced the loop with a closed form or \
+                     hoisted it out of the timed region; make each step depend on the previous one \
+                     (seed 001's chain) or pass the data through `black_box`. If the cost really is \
+                     constant, ignore this",
+                    fmt_ns(t_min),
+                    fmt_arg(n_min),
+                    fmt_ns(t_max),
+                    fmt_arg(n_max),
+                    n_max / n_min,
+                    if t_min > 0.0 { t_max / t_min } else { 1.0 }
+                ),
+            ));
+        } else if t_min > 0.0 {
+            let slope = (t_max / t_min).ln() / (n_max / n_min).ln();
+            if slope < SUBLINEAR_SLOPE {
+                warnings.push(Warning::info(
+                    "sublinear_scaling",
+                    format!(
+                        "the cost grows as n^{slope:.2} between {} and {}: slower than linear. If the \
+                         work should be proportional to n, part of it may have been hoisted or skipped",
+                        fmt_arg(n_min),
+                        fmt_arg(n_max)
+                    ),
+                ));
+            }
+        }
+    }
+    let weighted: Vec<(f64, f64, f64)> = points
+        .iter()
+        .map(|(n, r)| {
+            let e = &r.estimate;
+            let se = ((e.high_ns - e.low_ns) / (2.0 * Z95))
+                .max(e.median_ns.abs() * 1e-3)
+                .max(1e-9);
+            (*n, e.median_ns, 1.0 / (se * se))
+        })
+        .collect();
+    let complexity = stats::fit_complexity(&weighted).map(|report| ComplexityFit {
+        best: report.best.complexity.label().to_owned(),
+        runner_up: report
+            .runner_up
+            .map(|fit| fit.complexity.label().to_owned()),
+        distinguishable: report.distinguishable,
+        fits: report.fits.iter().map(class_fit).collect(),
+    });
+    Some(BenchSummary {
+        id: bench_id.to_owned(),
+        name: name.to_owned(),
+        complexity,
+        warnings,
+    })
+}
+
+fn class_fit(fit: &Fit) -> ClassFit {
+    ClassFit {
+        class: fit.complexity.label().to_owned(),
+        coefficient_ns: fit.coefficient,
+        intercept_ns: fit.intercept,
+        aicc: fit.aicc.is_finite().then_some(fit.aicc),
+    }
+}
+
+/// The value of a numeric argument's canonical text: `1000`, `1_000`, `1000u64`, `2.5`,
+/// `1<<10`; `None` for anything else.
+fn numeric_arg(text: &str) -> Option<f64> {
+    let number = |t: &str| -> Option<f64> {
+        let digits = t.replace('_', "");
+        if let Ok(value) = digits.parse::<f64>() {
+            return value.is_finite().then_some(value);
+        }
+        // A type suffix (`1000u64`, `2.5f32`) starts at the first letter.
+        let end = digits
+            .find(|c: char| c.is_ascii_alphabetic())
+            .unwrap_or(digits.len());
+        digits[..end].parse::<f64>().ok().filter(|v| v.is_finite())
+    };
+    match text.split_once("<<") {
+        Some((base, shift)) => Some(number(base)? * 2f64.powf(number(shift)?)),
+        None => number(text),
+    }
+}
+
+fn fmt_arg(n: f64) -> String {
+    if n.fract() == 0.0 && n.abs() < 1e15 {
+        format!("n = {}", n as i64)
+    } else {
+        format!("n = {n}")
+    }
+}
+
+fn fmt_ns(ns: f64) -> String {
+    crate::report::units::format_duration_ns(ns)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numeric_arguments() {
+        assert_eq!(numeric_arg("1000"), Some(1000.0));
+        assert_eq!(numeric_arg("1_000"), Some(1000.0));
+        assert_eq!(numeric_arg("1000u64"), Some(1000.0));
+        assert_eq!(numeric_arg("1<<10"), Some(1024.0));
+        assert_eq!(numeric_arg("-5"), Some(-5.0));
+        assert_eq!(numeric_arg("2.5"), Some(2.5));
+        assert_eq!(numeric_arg("1e5"), Some(100_000.0));
+        assert_eq!(numeric_arg("\"abc\""), None);
+        assert_eq!(numeric_arg("vec![1]"), None);
+    }
+}

@@ -1,0 +1,140 @@
+//! The checks that say whether a case's number can be trusted (seed 001's defences).
+//!
+//! * `optimized_away`: an equivalence test against the empty body. The Hodges–Lehmann shift
+//!   between the workload's and the baseline's per-operation samples (the median of all their
+//!   pairwise differences) has a distribution-free 95% interval (Moses). When the whole
+//!   interval lies below the equivalence margin, the body cannot be told apart from doing
+//!   nothing. The margin is half a CPU cycle (BenchmarkDotNet's ZeroMeasurement analyser uses
+//!   the same) or the clock's precision spread over one sample's operations, whichever is
+//!   larger: nothing smaller can be resolved. A body that does 10 ns of work is 20–60 cycles
+//!   away from the margin, and its interval is a tiny fraction of that, so it is never flagged.
+//! * `outliers`: more than 5% of the samples lie beyond Tukey's fences. They stay in every
+//!   statistic; the median and its interval are robust to them.
+//! * `multimodal`: BenchmarkDotNet's mValue is 3.2 or more (a bimodal histogram).
+//! * `high_noise`: the interquartile range is more than 20% of the median.
+//! * `overhead_dominates`: the harness's own overhead is more than half the measured time.
+
+use std::sync::OnceLock;
+
+use knotmeter_protocol::Warning;
+
+use super::{Context, LEVEL};
+use crate::measure::Measurement;
+use crate::stats;
+
+/// The warning code of a body indistinguishable from the empty baseline.
+pub(crate) const OPTIMIZED_AWAY: &str = "optimized_away";
+
+/// Fewer samples than this give no validity verdicts.
+const MIN_SAMPLES: usize = 10;
+/// Outlier share above which the `outliers` warning is raised.
+const OUTLIER_SHARE: f64 = 0.05;
+/// Interquartile range, relative to the median, above which the samples are `high_noise`.
+const NOISY_IQR: f64 = 0.2;
+/// Clock rate assumed where the CPU does not tell (it only sets the optimised-away margin).
+const FALLBACK_GHZ: f64 = 4.0;
+
+/// Every validity warning for one case. `sorted` holds the corrected samples, sorted.
+pub(super) fn check(
+    m: &Measurement,
+    sorted: &[f64],
+    overhead_ns: f64,
+    cx: &Context,
+) -> Vec<Warning> {
+    let mut warnings = Vec::new();
+    let n = sorted.len();
+    if n < MIN_SAMPLES {
+        return warnings;
+    }
+    let margin = equivalence_margin_ns(cx, m.ops_per_sample);
+    let empty = stats::hodges_lehmann(&m.workload_ns, &m.baseline_ns, LEVEL)
+        .filter(|shift| shift.high < margin);
+    if let Some(shift) = empty {
+        warnings.push(Warning::new(
+            OPTIMIZED_AWAY,
+            format!(
+                "the body cannot be told apart from an empty one (it adds {:.2} ns per operation, \
+                 95% interval [{:.2}, {:.2}], below the {:.2} ns that can be resolved): the compiler \
+                 probably removed the work because its result is unused, or folded it because its \
+                 inputs are constants. Return the result from the benchmark (or pass it to \
+                 `black_box`) and pass the inputs through `black_box`",
+                shift.estimate, shift.low, shift.high, margin
+            ),
+        ));
+        // The other checks describe a distribution of nothing: they would only add noise.
+        return warnings;
+    }
+    let median = stats::median(sorted);
+    let tukey = stats::tukey(sorted);
+    let outliers = tukey.low + tukey.high;
+    if outliers as f64 > OUTLIER_SHARE * n as f64 {
+        warnings.push(Warning::new(
+            "outliers",
+            format!(
+                "{outliers} of {n} samples ({:.1}%: {} slow, {} fast) lie beyond Tukey's fences; they are \
+                 kept, and the median is robust to them, but so many suggest interference: other \
+                 processes, frequency changes or an occasional slow path in the code",
+                100.0 * outliers as f64 / n as f64,
+                tukey.high,
+                tukey.low
+            ),
+        ));
+    }
+    let mvalue = stats::mvalue(sorted);
+    if mvalue >= stats::MVALUE_BIMODAL {
+        warnings.push(Warning::new(
+            "multimodal",
+            format!(
+                "the samples have several modes (mValue {mvalue:.1}); the median sits in one of them. \
+                 Look at the distribution: a data-dependent branch, a cache or allocator effect, or a \
+                 second process may be switching between two speeds"
+            ),
+        ));
+    }
+    let iqr = stats::quantile(sorted, 0.75) - stats::quantile(sorted, 0.25);
+    if median > 0.0 && iqr / median > NOISY_IQR {
+        warnings.push(Warning::new(
+            "high_noise",
+            format!(
+                "the middle half of the samples spans {:.0}% of the median; close other programs, \
+                 pin the CPU frequency, or measure a larger unit of work per operation",
+                100.0 * iqr / median
+            ),
+        ));
+    }
+    if overhead_ns > median {
+        warnings.push(Warning::new(
+            "overhead_dominates",
+            format!(
+                "the harness's own overhead ({overhead_ns:.2} ns per operation) is more than half the \
+                 measured time; it is subtracted, but the estimate rests on that subtraction: \
+                 benchmark a larger unit of work if you can"
+            ),
+        ));
+    }
+    warnings
+}
+
+/// The shift below which a body is indistinguishable from the empty one, in nanoseconds per
+/// operation: half a CPU cycle, or the clock's precision spread over a sample's operations.
+fn equivalence_margin_ns(cx: &Context, ops_per_sample: u64) -> f64 {
+    let half_cycle = 0.5 / cpu_ghz();
+    half_cycle.max(cx.timer.precision_ns / ops_per_sample.max(1) as f64)
+}
+
+/// The CPU's clock rate in GHz, from `/proc/cpuinfo` where it exists.
+fn cpu_ghz() -> f64 {
+    static GHZ: OnceLock<f64> = OnceLock::new();
+    *GHZ.get_or_init(|| {
+        std::fs::read_to_string("/proc/cpuinfo")
+            .ok()
+            .and_then(|info| {
+                info.lines()
+                    .find(|line| line.starts_with("cpu MHz"))
+                    .and_then(|line| line.split_once(':'))
+                    .and_then(|(_, mhz)| mhz.trim().parse::<f64>().ok())
+            })
+            .filter(|mhz| *mhz > 100.0)
+            .map_or(FALLBACK_GHZ, |mhz| mhz / 1000.0)
+    })
+}

@@ -1,0 +1,91 @@
+//! Measuring a group member against its group's baseline, interleaved in one loop.
+//!
+//! Both benchmarks are tuned and warmed up on their own; then they share one operation count
+//! (the larger of the two, so both samples are long enough) and every round times the
+//! baseline and the member back to back, in alternating order (B M, M B, …), each followed by
+//! its own empty body. Machine noise that lasts longer than a round hits both sides of a pair
+//! alike, so the per-pair ratio cancels it: this is what makes paired comparison sensitive
+//! (tango-bench's insight). Sampling stops when the ratio's 95% interval is within a quarter of
+//! the precision target, or when the budget for the pair is spent.
+
+use std::time::Instant;
+
+use super::sampler::Sampler;
+use super::schedule::{tune_and_warm, warm_up_deadline, Schedule, Stop};
+use super::{MeasureConfig, Measurement};
+use crate::alloc;
+use crate::compare::paired_ratio;
+
+/// The ratio's interval must be this many times narrower than the precision target, so that
+/// a difference of the target's size is resolved, not merely bracketed.
+const PAIRED_PRECISION_DIVISOR: f64 = 4.0;
+
+/// Measures `base` and `member` paired; returns their measurements, index-aligned by round.
+pub(crate) fn measure_pair(
+    cfg: &MeasureConfig,
+    progress: &mut dyn FnMut(u64, f64),
+    base: &mut dyn Sampler,
+    member: &mut dyn Sampler,
+) -> (Measurement, Measurement) {
+    let started = Instant::now();
+    let mut b = Measurement {
+        cold_ns: base.cold(),
+        ..Measurement::default()
+    };
+    let mut m = Measurement {
+        cold_ns: member.cold(),
+        ..Measurement::default()
+    };
+    if cfg.run_once || cfg.cancelled() {
+        let cancelled = cfg.cancelled();
+        return (b.finish(started, cancelled), m.finish(started, cancelled));
+    }
+    let warm = warm_up_deadline(started, cfg.budget);
+    let ops = tune_and_warm(cfg, base, warm).max(tune_and_warm(cfg, member, warm));
+    b.ops_per_sample = ops;
+    m.ops_per_sample = ops;
+    if cfg.cancelled() {
+        return (b.finish(started, true), m.finish(started, true));
+    }
+    let mut schedule = Schedule::new(cfg, started);
+    let mut cancelled = false;
+    loop {
+        let round = m.workload_ns.len();
+        let n = schedule.jittered(ops);
+        let per_op = |ns: f64| ns / n as f64;
+        if round.is_multiple_of(2) {
+            b.workload_ns.push(per_op(base.workload(n)));
+            m.workload_ns.push(per_op(member.workload(n)));
+            m.baseline_ns.push(per_op(member.baseline(n)));
+            b.baseline_ns.push(per_op(base.baseline(n)));
+        } else {
+            m.workload_ns.push(per_op(member.workload(n)));
+            b.workload_ns.push(per_op(base.workload(n)));
+            b.baseline_ns.push(per_op(base.baseline(n)));
+            m.baseline_ns.push(per_op(member.baseline(n)));
+        }
+        let precise = || {
+            paired_ratio(&b, &m).is_some_and(|r| {
+                (r.high - r.low) / 2.0 <= cfg.target_precision / PAIRED_PRECISION_DIVISOR
+            })
+        };
+        match schedule.stop(cfg, round + 1, precise) {
+            Stop::No => schedule.progress(round + 1, progress),
+            Stop::Precise | Stop::Full => break,
+            Stop::Budget => {
+                b.budget_exhausted = true;
+                m.budget_exhausted = true;
+                break;
+            }
+            Stop::Cancelled => {
+                cancelled = true;
+                break;
+            }
+        }
+    }
+    if alloc::installed() && !cancelled {
+        b.allocations = Some(base.allocations(ops));
+        m.allocations = Some(member.allocations(ops));
+    }
+    (b.finish(started, cancelled), m.finish(started, cancelled))
+}

@@ -1,0 +1,88 @@
+//! [`Sampler`]: one benchmark's timed loop and its empty baseline, sampled on demand.
+//!
+//! Everything inside a sampler is generic over the benchmark's routine, so each benchmark gets
+//! its own monomorphised copy of [`time_batch`]. Everything outside (tuning, warm-up, the
+//! stopping rule, pairing two benchmarks) talks to samplers through `&mut dyn Sampler`: one
+//! dynamic call per sample, outside the two clock reads, never per operation.
+
+use super::routine::{time_batch, Batch};
+use super::timer::Timer;
+use crate::alloc::AllocCount;
+
+/// One side of a measurement.
+pub(crate) trait Sampler {
+    /// The first call, timed on its own, less one clock read, in nanoseconds.
+    fn cold(&mut self) -> f64;
+    /// Times `ops` operations of the workload; nanoseconds.
+    fn workload(&mut self, ops: u64) -> f64;
+    /// Times `ops` operations of the empty body of the same shape; nanoseconds.
+    fn baseline(&mut self, ops: u64) -> f64;
+    /// Allocations and bytes per operation over one untimed batch of `ops` operations.
+    fn allocations(&mut self, ops: u64) -> (f64, f64);
+}
+
+/// A [`Sampler`] over a concrete set-up, workload and baseline.
+pub(crate) struct RoutineSampler<I, O, B, S, W, E> {
+    timer: Timer,
+    setup: S,
+    workload: W,
+    baseline: E,
+    work: Batch<I, O>,
+    base: Batch<I, B>,
+}
+
+impl<I, O, B, S, W, E> RoutineSampler<I, O, B, S, W, E>
+where
+    S: FnMut() -> I,
+    W: FnMut(I) -> O,
+    E: FnMut(I) -> B,
+{
+    /// A sampler: `setup` makes one input, `workload` is the benchmark, `baseline` the empty
+    /// routine with the same input type.
+    pub(crate) fn new(timer: Timer, setup: S, workload: W, baseline: E) -> Self {
+        RoutineSampler {
+            timer,
+            setup,
+            workload,
+            baseline,
+            work: Batch::with_capacity(1),
+            base: Batch::with_capacity(1),
+        }
+    }
+}
+
+impl<I, O, B, S, W, E> Sampler for RoutineSampler<I, O, B, S, W, E>
+where
+    S: FnMut() -> I,
+    W: FnMut(I) -> O,
+    E: FnMut(I) -> B,
+{
+    fn cold(&mut self) -> f64 {
+        (self.workload(1) - self.timer.read_cost_ns).max(0.0)
+    }
+
+    fn workload(&mut self, ops: u64) -> f64 {
+        self.work.fill(ops as usize, &mut self.setup);
+        self.timer
+            .ticks_to_ns(time_batch(&self.timer, &mut self.workload, &mut self.work))
+    }
+
+    fn baseline(&mut self, ops: u64) -> f64 {
+        self.base.fill(ops as usize, &mut self.setup);
+        self.timer
+            .ticks_to_ns(time_batch(&self.timer, &mut self.baseline, &mut self.base))
+    }
+
+    fn allocations(&mut self, ops: u64) -> (f64, f64) {
+        // Set-up allocations and the outputs' drops fall outside the counted span, as they
+        // fall outside the timed one.
+        self.work.fill(ops as usize, &mut self.setup);
+        let before = AllocCount::now();
+        time_batch(&self.timer, &mut self.workload, &mut self.work);
+        let counted = AllocCount::now().since(before);
+        (
+            counted.allocations as f64 / ops as f64,
+            counted.bytes as f64 / ops as f64,
+        )
+    }
+}

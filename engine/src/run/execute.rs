@@ -1,0 +1,137 @@
+//! Running benchmark functions: one alone, or two nested for a paired measurement, each under
+//! `catch_unwind` so that a panic fails its own case and nothing else.
+//!
+//! A paired measurement needs both benchmarks' samplers alive at once. The baseline's function
+//! runs first; when it calls `iter`, its sampler is handed to a closure that runs the member's
+//! function, whose `iter` hands over the second sampler, and the pair is measured there, with
+//! both closures' stack frames (and the set-up they captured) still alive.
+
+use std::cell::{Cell, RefCell};
+use std::panic::{self, AssertUnwindSafe};
+
+use knotmeter_protocol::{CaseFailure, FailureKind};
+
+use crate::bencher::Bencher;
+use crate::measure::{self, MeasureConfig, Measurement, Sampler};
+use crate::registry::Case;
+
+thread_local! {
+    /// The message and location of the last panic on this thread, recorded by the hook.
+    static LAST_PANIC: RefCell<Option<(String, Option<String>)>> = const { RefCell::new(None) };
+}
+
+/// Records every panic's message and location for the case that caused it, instead of
+/// printing it in the middle of the output.
+pub(crate) fn install_panic_hook() {
+    panic::set_hook(Box::new(|info| {
+        let message = info
+            .payload_as_str()
+            .map_or_else(|| "Box<dyn Any>".to_owned(), str::to_owned);
+        let location = info
+            .location()
+            .map(|l| format!("{}:{}:{}", l.file(), l.line(), l.column()));
+        LAST_PANIC.with(|last| *last.borrow_mut() = Some((message, location)));
+    }));
+}
+
+/// A measured case: its measurement, and whether it called a timing method more than once.
+pub(crate) type Outcome = Result<(Measurement, bool), CaseFailure>;
+
+/// Runs `case` alone.
+pub(crate) fn single(
+    case: &Case,
+    cfg: &MeasureConfig,
+    progress: &mut dyn FnMut(u64, f64),
+) -> Outcome {
+    let mut measured = None;
+    let mut consume =
+        |sampler: &mut dyn Sampler| measured = Some(measure::measure(cfg, progress, sampler));
+    let mut bencher = Bencher::new(cfg.timer, &mut consume);
+    let ran = panic::catch_unwind(AssertUnwindSafe(|| {
+        (case.def.run)(&mut bencher, case.index)
+    }));
+    let calls = bencher.calls();
+    match ran {
+        Err(_) => Err(panicked(case)),
+        Ok(()) => measured
+            .map(|m| (m, calls > 1))
+            .ok_or_else(|| not_measured(case)),
+    }
+}
+
+/// Runs `base` and `member` nested and measures them paired. When one side fails, the other
+/// side's outcome says it was not measured (`None`): the caller measures it alone.
+pub(crate) fn pair(
+    base: &Case,
+    member: &Case,
+    cfg: &MeasureConfig,
+    progress: &mut dyn FnMut(u64, f64),
+) -> (Option<Outcome>, Option<Outcome>) {
+    let measured: RefCell<Option<(Measurement, Measurement)>> = RefCell::new(None);
+    let in_member = Cell::new(false);
+    let member_end: RefCell<Option<Outcome>> = RefCell::new(None);
+    let mut consume_base = |base_sampler: &mut dyn Sampler| {
+        in_member.set(true);
+        let mut consume_member = |member_sampler: &mut dyn Sampler| {
+            *measured.borrow_mut() = Some(measure::measure_pair(
+                cfg,
+                progress,
+                base_sampler,
+                member_sampler,
+            ));
+        };
+        let mut bencher = Bencher::new(cfg.timer, &mut consume_member);
+        (member.def.run)(&mut bencher, member.index);
+        if bencher.calls() == 0 {
+            *member_end.borrow_mut() = Some(Err(not_measured(member)));
+        }
+        in_member.set(false);
+    };
+    let mut bencher = Bencher::new(cfg.timer, &mut consume_base);
+    let ran = panic::catch_unwind(AssertUnwindSafe(|| {
+        (base.def.run)(&mut bencher, base.index)
+    }));
+    let base_calls = bencher.calls();
+    let member_end = member_end.into_inner();
+    let measured = measured.into_inner();
+    match (ran, measured) {
+        (Err(_), _) if in_member.get() => (None, Some(Err(panicked(member)))),
+        (Err(_), Some((_, m))) => (Some(Err(panicked(base))), Some(Ok((m, false)))),
+        (Err(_), None) => (Some(Err(panicked(base))), None),
+        (Ok(()), _) if base_calls == 0 => (Some(Err(not_measured(base))), None),
+        (Ok(()), _) if member_end.is_some() => (None, member_end),
+        (Ok(()), Some((b, m))) => (Some(Ok((b, base_calls > 1))), Some(Ok((m, false)))),
+        (Ok(()), None) => (None, None),
+    }
+}
+
+fn panicked(case: &Case) -> CaseFailure {
+    let (message, location) = LAST_PANIC
+        .with(|last| last.borrow_mut().take())
+        .unwrap_or_else(|| ("panicked".to_owned(), None));
+    CaseFailure {
+        id: case.id.clone(),
+        kind: FailureKind::Panic,
+        message,
+        location,
+    }
+}
+
+fn not_measured(case: &Case) -> CaseFailure {
+    CaseFailure {
+        id: case.id.clone(),
+        kind: FailureKind::Misuse,
+        message: "the benchmark returned without calling `b.iter`, `b.iter_async` or `b.with_inputs(..).run`".into(),
+        location: Some(format!("{}:{}", case.def.file, case.def.line)),
+    }
+}
+
+/// The failure of a case the run was cancelled before it could sample.
+pub(crate) fn cancelled(case: &Case) -> CaseFailure {
+    CaseFailure {
+        id: case.id.clone(),
+        kind: FailureKind::Cancelled,
+        message: "the run was cancelled before this case took a sample".into(),
+        location: None,
+    }
+}

@@ -1,0 +1,424 @@
+//! The editor protocol: the `knotmeter/*` JSON-RPC methods the daemon (`knotmeter serve`)
+//! speaks beside standard LSP, as described in `docs/protocol.md`.
+//!
+//! Each method is declared once, as a type implementing [`Request`] or [`Notification`] with
+//! its method name and the shapes of its parameters and result. The daemon registers its
+//! handlers from these declarations and the extension's TypeScript types are generated from
+//! them (`cargo test -p knotmeter-protocol --features typescript`).
+//!
+//! Field names are camelCase on the wire (`runId`). The `result` of a `knotmeter/runState`
+//! notification is the engine's [`BenchResult`], unchanged (snake_case), so the editor sees
+//! exactly what `--format jsonl` printed.
+//!
+//! | method | direction | params | result |
+//! |---|---|---|---|
+//! | `knotmeter/discover` | request to the daemon | [`DiscoverParams`] | [`DiscoverResult`] |
+//! | `knotmeter/discovered` | notification to the editor | [`DiscoveredParams`] | |
+//! | `knotmeter/run` | request to the daemon | [`RunParams`] | [`RunResult`] |
+//! | `knotmeter/runState` | notification to the editor | [`RunStateParams`] | |
+//! | `knotmeter/output` | notification to the editor | [`OutputParams`] | |
+//! | `knotmeter/runEnd` | notification to the editor | [`RunEndParams`] | |
+//! | `knotmeter/cancel` | request to the daemon | [`CancelParams`] | `null` |
+//! | `knotmeter/history` | request to the daemon | [`HistoryParams`] | [`HistoryResult`] |
+
+use serde::{Deserialize, Serialize};
+
+use crate::{BenchResult, HistoryPoint};
+
+/// A request: a method name with the shapes of its parameters and result.
+pub trait Request {
+    /// The JSON-RPC method name.
+    const METHOD: &'static str;
+    /// The `params` of the request.
+    type Params;
+    /// The `result` of a successful response.
+    type Result;
+}
+
+/// A notification: a method name with the shape of its parameters.
+pub trait Notification {
+    /// The JSON-RPC method name.
+    const METHOD: &'static str;
+    /// The `params` of the notification.
+    type Params;
+}
+
+/// `knotmeter/discover`: the editor asks for the whole tree of benchmarks.
+#[derive(Debug)]
+pub enum DiscoverRequest {}
+
+impl Request for DiscoverRequest {
+    const METHOD: &'static str = "knotmeter/discover";
+    type Params = DiscoverParams;
+    type Result = DiscoverResult;
+}
+
+/// `knotmeter/discovered`: the daemon pushes the whole tree, each time it changes and only
+/// then.
+#[derive(Debug)]
+pub enum DiscoveredNotification {}
+
+impl Notification for DiscoveredNotification {
+    const METHOD: &'static str = "knotmeter/discovered";
+    type Params = DiscoveredParams;
+}
+
+/// `knotmeter/run`: the editor asks for a run; the daemon answers at once with its id, then
+/// reports it with `knotmeter/runState`, `knotmeter/output` and a final `knotmeter/runEnd`.
+#[derive(Debug)]
+pub enum RunRequest {}
+
+impl Request for RunRequest {
+    const METHOD: &'static str = "knotmeter/run";
+    type Params = RunParams;
+    type Result = RunResult;
+}
+
+/// `knotmeter/runState`: one item of a run changed state.
+#[derive(Debug)]
+pub enum RunStateNotification {}
+
+impl Notification for RunStateNotification {
+    const METHOD: &'static str = "knotmeter/runState";
+    type Params = RunStateParams;
+}
+
+/// `knotmeter/output`: text for a run's output: build output, tables, overhead diagnostics.
+#[derive(Debug)]
+pub enum OutputNotification {}
+
+impl Notification for OutputNotification {
+    const METHOD: &'static str = "knotmeter/output";
+    type Params = OutputParams;
+}
+
+/// `knotmeter/runEnd`: a run is over; every item has reached a final state.
+#[derive(Debug)]
+pub enum RunEndNotification {}
+
+impl Notification for RunEndNotification {
+    const METHOD: &'static str = "knotmeter/runEnd";
+    type Params = RunEndParams;
+}
+
+/// `knotmeter/cancel`: the editor cancels a run. The result is `null`; the run still ends
+/// with `knotmeter/runEnd`.
+#[derive(Debug)]
+pub enum CancelRequest {}
+
+impl Request for CancelRequest {
+    const METHOD: &'static str = "knotmeter/cancel";
+    type Params = CancelParams;
+    type Result = ();
+}
+
+/// `knotmeter/history`: the stored results of one case, for a chart.
+#[derive(Debug)]
+pub enum HistoryRequest {}
+
+impl Request for HistoryRequest {
+    const METHOD: &'static str = "knotmeter/history";
+    type Params = HistoryParams;
+    type Result = HistoryResult;
+}
+
+/// The command of the "▶ Run" code lens. Its one argument is a [`RunParams`]; a client may
+/// run it itself (with `knotmeter/run`) or send it back with `workspace/executeCommand`.
+pub const RUN_COMMAND: &str = "knotmeter.run";
+
+/// A position in a document: 0-based line and character (UTF-16 code units), as in LSP.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
+pub struct Position {
+    /// 0-based line.
+    pub line: u32,
+    /// 0-based character offset in UTF-16 code units.
+    pub character: u32,
+}
+
+/// A range in a document, end exclusive, as in LSP.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
+pub struct Range {
+    /// The first character.
+    pub start: Position,
+    /// Just after the last character.
+    pub end: Position,
+}
+
+/// The level of an item in the tree.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
+#[serde(rename_all = "lowercase")]
+pub enum ItemKind {
+    /// A cargo package with bench targets; id `pkg:<package name>`.
+    Package,
+    /// A `[[bench]]` target; id `target:<package name>/<target name>`.
+    Target,
+    /// A `#[bench]` function; its id is the engine's benchmark id.
+    Bench,
+    /// One `args` value of a benchmark; its id is the engine's case id.
+    Case,
+}
+
+/// One node of the tree of benchmarks. Parents come before their children.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct TestItem {
+    /// Stable id (see `docs/protocol.md`): benchmarks and cases use the engine's ids.
+    pub id: String,
+    /// What to show: the package, target or function name, or the argument text of a case.
+    pub label: String,
+    /// The level of the item.
+    pub kind: ItemKind,
+    /// The id of the parent item; absent for packages.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parent: Option<String>,
+    /// The `file://` URI of the source: the manifest for a package, the bench file for a
+    /// target, the defining file for a benchmark or case.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub uri: Option<String>,
+    /// The source range: a benchmark's whole function (attributes included), a case's
+    /// argument expression.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub range: Option<Range>,
+    /// The comparison group of a benchmark or case, if it has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub group: Option<String>,
+}
+
+/// Params of `knotmeter/discover`: none (send `{}`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
+pub struct DiscoverParams {}
+
+/// Result of `knotmeter/discover`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
+pub struct DiscoverResult {
+    /// The whole tree, parents before children.
+    pub items: Vec<TestItem>,
+}
+
+/// Params of `knotmeter/discovered`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
+pub struct DiscoveredParams {
+    /// The whole tree, parents before children.
+    pub items: Vec<TestItem>,
+}
+
+/// How long each case is measured.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
+#[serde(rename_all = "lowercase")]
+pub enum RunMode {
+    /// The engine's `--quick`: about 100 ms per case (run-on-save uses it).
+    Quick,
+    /// The engine's default budget: about 1 s per case.
+    #[default]
+    Full,
+}
+
+/// Params of `knotmeter/run`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct RunParams {
+    /// Item ids to run, at any level (a package runs all its benchmarks). Absent: everything.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub include: Option<Vec<String>>,
+    /// Item ids to leave out, at any level.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exclude: Option<Vec<String>>,
+    /// `quick` or `full` (the default).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mode: Option<RunMode>,
+}
+
+/// Result of `knotmeter/run`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct RunResult {
+    /// The new run's id, unique while the daemon lives.
+    pub run_id: u32,
+}
+
+/// The state of one item in a run. Every item of a run starts `enqueued` and ends in one of
+/// `passed`, `failed`, `errored` or `skipped`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
+#[serde(rename_all = "lowercase")]
+pub enum ItemState {
+    /// Waiting for its turn.
+    Enqueued,
+    /// Its bench target is being compiled.
+    Building,
+    /// The bench binary is measuring it.
+    Started,
+    /// Measured: `result` holds the measurement.
+    Passed,
+    /// The benchmark panicked or was declared wrongly: `message` says where and why.
+    Failed,
+    /// It could not be measured: a compile error, a crash, a hang (timeout), an unreadable
+    /// bench binary; `message` says which.
+    Errored,
+    /// Not measured because the run was cancelled (or the item vanished). A case cancelled
+    /// in the middle of its measurement carries the partial `result`.
+    Skipped,
+}
+
+impl ItemState {
+    /// Whether the state is final: `passed`, `failed`, `errored` or `skipped`.
+    pub fn is_final(self) -> bool {
+        matches!(
+            self,
+            ItemState::Passed | ItemState::Failed | ItemState::Errored | ItemState::Skipped
+        )
+    }
+}
+
+/// Params of `knotmeter/runState`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct RunStateParams {
+    /// The run.
+    pub run_id: u32,
+    /// The item (a benchmark without `args`, or a case).
+    pub id: String,
+    /// Its new state.
+    pub state: ItemState,
+    /// The measurement, with `passed` (and with `skipped` after a partial measurement).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub result: Option<Box<BenchResult>>,
+    /// Why, with `failed`, `errored` and `skipped`: the panic message and location, the
+    /// rendered compiler error, the signal, the timeout.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+}
+
+/// Params of `knotmeter/output`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct OutputParams {
+    /// The run.
+    pub run_id: u32,
+    /// The item the text is about, if it is about one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+    /// The text, with line breaks as `\r\n` (ready for a terminal-like output view).
+    pub text: String,
+}
+
+/// Params of `knotmeter/runEnd`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct RunEndParams {
+    /// The run.
+    pub run_id: u32,
+}
+
+/// Params of `knotmeter/cancel`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct CancelParams {
+    /// The run to cancel. Cancelling a finished or unknown run does nothing.
+    pub run_id: u32,
+}
+
+/// Params of `knotmeter/history`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct HistoryParams {
+    /// The case id (a benchmark id for a benchmark without `args`).
+    pub id: String,
+    /// At most this many points (default 100).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limit: Option<u32>,
+}
+
+/// Result of `knotmeter/history`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
+pub struct HistoryResult {
+    /// Newest first. Empty when there is no history (yet).
+    pub points: Vec<HistoryPoint>,
+}
+
+/// The daemon's settings: the `initializationOptions` of `initialize`, and the `settings`
+/// of `workspace/didChangeConfiguration` (either this object itself or `{"knotmeter": ...}`).
+/// Absent fields keep their current value.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct Settings {
+    /// Re-run the benchmarks of a saved file (quick mode) after a build. Default `false`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run_on_save: Option<bool>,
+    /// A case that runs longer than this, in seconds, is stopped and marked `errored`.
+    /// Default 120.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub case_timeout_secs: Option<f64>,
+    /// Time budget per case of a quick run, in seconds (the engine's `--time`). Default: the
+    /// engine's quick budget.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quick_time_secs: Option<f64>,
+    /// Time budget per case of a full run, in seconds. Default: the engine's budget.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub full_time_secs: Option<f64>,
+    /// How long a cancelled bench binary may take to stop before it is killed, in
+    /// milliseconds. Default 2000.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cancel_grace_ms: Option<u32>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn method_tables_are_camel_case_and_optional_fields_are_left_out() {
+        let state = RunStateParams {
+            run_id: 3,
+            id: "q::chain_n/10".into(),
+            state: ItemState::Errored,
+            result: None,
+            message: Some("timed out".into()),
+        };
+        assert_eq!(
+            serde_json::to_value(&state).unwrap(),
+            json!({"runId": 3, "id": "q::chain_n/10", "state": "errored", "message": "timed out"})
+        );
+        let item = TestItem {
+            id: "pkg:q".into(),
+            label: "q".into(),
+            kind: ItemKind::Package,
+            parent: None,
+            uri: None,
+            range: None,
+            group: None,
+        };
+        assert_eq!(
+            serde_json::to_value(&item).unwrap(),
+            json!({"id": "pkg:q", "label": "q", "kind": "package"})
+        );
+    }
+
+    #[test]
+    fn run_params_accept_an_empty_object() {
+        let params: RunParams = serde_json::from_value(json!({})).unwrap();
+        assert_eq!(params, RunParams::default());
+        let params: RunParams =
+            serde_json::from_value(json!({"include": ["pkg:q"], "mode": "quick"})).unwrap();
+        assert_eq!(params.mode, Some(RunMode::Quick));
+        assert!(serde_json::from_value::<RunParams>(json!({"mode": "slow"})).is_err());
+    }
+}

@@ -1,0 +1,125 @@
+//! Generation of the extension's TypeScript types, `vscode-extension/src/protocol.generated.ts`.
+//!
+//! `cargo test -p knotmeter-protocol --features typescript` regenerates the file in memory and
+//! fails when the committed copy differs; `UPDATE_TS=1` in the environment rewrites it. Large
+//! integers (`u64`, `i64`) become `number`: JSON carries them as numbers, and the counts and
+//! timestamps they hold stay far below 2^53.
+
+use std::path::PathBuf;
+
+use ts_rs::{Config, TS};
+
+use crate::editor::{self, Notification, Request};
+use crate::*;
+
+/// The generated file, relative to the repository root.
+const GENERATED: &str = "vscode-extension/src/protocol.generated.ts";
+
+/// Declares each type, in dependency order where it helps the reader.
+macro_rules! declarations {
+    ($cfg:expr, $out:expr, $($ty:ty),* $(,)?) => {
+        $(
+            if let Some(docs) = <$ty as TS>::docs() {
+                $out.push_str(&docs);
+            }
+            $out.push_str("export ");
+            $out.push_str(&<$ty as TS>::decl($cfg));
+            $out.push_str("\n\n");
+        )*
+    };
+}
+
+fn method<R: Request>(name: &str, out: &mut String) {
+    out.push_str(&format!("  {name}: \"{}\",\n", R::METHOD));
+}
+
+fn notification<N: Notification>(name: &str, out: &mut String) {
+    out.push_str(&format!("  {name}: \"{}\",\n", N::METHOD));
+}
+
+fn generate() -> String {
+    let cfg = Config::new().with_large_int("number");
+    let mut out = String::from(
+        "// Generated from the knotmeter-protocol crate (protocol/src). Do not edit by hand:\n\
+         // run `UPDATE_TS=1 cargo test -p knotmeter-protocol --features typescript`.\n\n",
+    );
+    out.push_str("/** The `knotmeter/*` method names. */\nexport const Methods = {\n");
+    method::<editor::DiscoverRequest>("discover", &mut out);
+    notification::<editor::DiscoveredNotification>("discovered", &mut out);
+    method::<editor::RunRequest>("run", &mut out);
+    notification::<editor::RunStateNotification>("runState", &mut out);
+    notification::<editor::OutputNotification>("output", &mut out);
+    notification::<editor::RunEndNotification>("runEnd", &mut out);
+    method::<editor::CancelRequest>("cancel", &mut out);
+    method::<editor::HistoryRequest>("history", &mut out);
+    out.push_str("} as const;\n\n");
+    out.push_str(&format!(
+        "/** The command of the \"▶ Run\" code lens; its argument is a `RunParams`. */\n\
+         export const RUN_COMMAND = \"{}\";\n\n",
+        editor::RUN_COMMAND
+    ));
+    declarations!(
+        &cfg,
+        out,
+        editor::Position,
+        editor::Range,
+        editor::ItemKind,
+        editor::TestItem,
+        editor::DiscoverParams,
+        editor::DiscoverResult,
+        editor::DiscoveredParams,
+        editor::RunMode,
+        editor::RunParams,
+        editor::RunResult,
+        editor::ItemState,
+        editor::RunStateParams,
+        editor::OutputParams,
+        editor::RunEndParams,
+        editor::CancelParams,
+        editor::HistoryParams,
+        editor::HistoryResult,
+        editor::Settings,
+        HistoryRunId,
+        HistoryPoint,
+        BenchResult,
+        Estimate,
+        Quantiles,
+        Overhead,
+        RawSamples,
+        Warning,
+        Comparison,
+        Verdict,
+        Allocations,
+        Manifest,
+        TimerInfo,
+        ListDocument,
+        ListEntry,
+        Event,
+        CaseFailure,
+        FailureKind,
+        RunSummary,
+        Report,
+    );
+    out.truncate(out.trim_end().len());
+    out.push('\n');
+    out
+}
+
+#[test]
+fn generated_typescript_is_up_to_date() {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("..")
+        .join(GENERATED);
+    let fresh = generate();
+    if std::env::var_os("UPDATE_TS").is_some_and(|v| !v.is_empty()) {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, &fresh).unwrap();
+        return;
+    }
+    let committed = std::fs::read_to_string(&path).unwrap_or_default();
+    assert!(
+        committed == fresh,
+        "{GENERATED} is stale: run `UPDATE_TS=1 cargo test -p knotmeter-protocol --features \
+         typescript` to regenerate it"
+    );
+}

@@ -1,0 +1,91 @@
+//! knotmeter-server: the daemon behind `knotmeter serve`, and the `run`, `list` and
+//! `history` commands that use the same pipeline without an editor.
+//!
+//! ```text
+//! editor ──LSP + knotmeter/* over stdio──▶ lsp (forwards) ──▶ session (owns all state)
+//!                                                              │  discovery: cargo metadata + syn, no build
+//!                                                              │  watch: notify, debounced
+//!                                                              │  runs: one job at a time:
+//!                                                              │    cargo_build (cargo bench --no-run)
+//!                                                              │    bench binary --format jsonl --exact ids
+//!                                                              ▼
+//!                                                   knotmeter/runState, output, runEnd,
+//!                                                   code lenses, inlay hints, hovers, diagnostics
+//! ```
+//!
+//! The daemon never links the measurement engine: it reads the bench binaries' output through
+//! the protocol crate's types. Its stdout is the protocol; logs go through `tracing` to
+//! standard error or a file.
+
+#![deny(missing_docs)]
+
+pub mod cargo_build;
+pub mod cli;
+pub mod discovery;
+pub mod format;
+pub mod headless;
+pub mod lsp;
+pub mod runs;
+pub mod session;
+pub mod stored;
+pub mod watch;
+
+use std::process::ExitCode;
+
+use anyhow::Context;
+
+/// Runs the command line: the body of `knotmeter`'s `main`.
+pub fn main(cli: cli::Cli) -> anyhow::Result<ExitCode> {
+    init_logging(cli.log_file.as_deref())?;
+    match cli.command {
+        cli::Command::Serve => serve(),
+        cli::Command::Run(args) => headless::run(args),
+        cli::Command::List(args) => headless::list(args),
+        cli::Command::History(args) => headless::history(args),
+    }
+}
+
+/// `knotmeter serve`: LSP on stdin and stdout until `exit` (or the end of stdin).
+fn serve() -> anyhow::Result<ExitCode> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    runtime.block_on(async {
+        let (service, socket) = lsp::service();
+        tower_lsp_server::Server::new(tokio::io::stdin(), tokio::io::stdout(), socket)
+            .serve(service)
+            .await;
+    });
+    // Do not wait for blocked reads of stdin in the runtime's threads.
+    runtime.shutdown_timeout(std::time::Duration::from_millis(100));
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Logs to standard error, or to `file`; never to standard output. `KNOTMETER_LOG` (or
+/// `RUST_LOG`) sets the filter, `info` by default.
+fn init_logging(file: Option<&std::path::Path>) -> anyhow::Result<()> {
+    use tracing_subscriber::EnvFilter;
+    let filter = std::env::var("KNOTMETER_LOG")
+        .ok()
+        .and_then(|f| EnvFilter::try_new(f).ok())
+        .or_else(|| EnvFilter::try_from_default_env().ok())
+        .unwrap_or_else(|| EnvFilter::new("warn"));
+    let builder = tracing_subscriber::fmt().with_env_filter(filter);
+    match file {
+        Some(path) => {
+            let file = std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(path)
+                .with_context(|| format!("cannot open the log file {}", path.display()))?;
+            builder
+                .with_ansi(false)
+                .with_writer(std::sync::Mutex::new(file))
+                .init();
+        }
+        None => builder.with_writer(std::io::stderr).init(),
+    }
+    Ok(())
+}

@@ -1,0 +1,368 @@
+//! Shared by the daemon's integration tests: fixture workspaces in temporary directories, and
+//! a small LSP client that drives `knotmeter serve` over its standard input and output.
+
+#![allow(dead_code)]
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+/// The `knotmeter` binary under test.
+pub fn knotmeter() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_knotmeter"))
+}
+
+/// The target directory shared by every fixture, so the engine is compiled once.
+pub fn fixture_target_dir() -> PathBuf {
+    let exe = knotmeter();
+    // <target>/debug/knotmeter
+    exe.parent()
+        .and_then(Path::parent)
+        .expect("the binary sits in <target>/<profile>")
+        .join("e2e-fixtures")
+}
+
+/// A fixture workspace copied into a temporary directory.
+pub struct Fixture {
+    /// Keeps the directory alive.
+    pub dir: tempfile::TempDir,
+}
+
+impl Fixture {
+    /// The workspace root.
+    pub fn root(&self) -> PathBuf {
+        self.dir.path().canonicalize().unwrap()
+    }
+
+    /// A file in the fixture.
+    pub fn path(&self, relative: &str) -> PathBuf {
+        self.root().join(relative)
+    }
+
+    /// `file://` URI of a file in the fixture.
+    pub fn uri(&self, relative: &str) -> String {
+        format!("file://{}", self.path(relative).display())
+    }
+
+    /// Reads a file of the fixture.
+    pub fn read(&self, relative: &str) -> String {
+        std::fs::read_to_string(self.path(relative)).unwrap()
+    }
+
+    /// Writes a file of the fixture.
+    pub fn write(&self, relative: &str, text: &str) {
+        let path = self.path(relative);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+}
+
+/// Copies `tests/fixtures/<name>` into a new temporary directory: `Cargo.toml.in` becomes
+/// `Cargo.toml` with the engine's path filled in, the repository's lock file pins the
+/// dependencies, and `.cargo/config.toml` points at the shared target directory.
+pub fn fixture(name: &str) -> Fixture {
+    let source = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name);
+    let dir = tempfile::Builder::new()
+        .prefix(&format!("knotmeter-{name}-"))
+        .tempdir()
+        .unwrap();
+    copy_dir(&source, dir.path());
+    let engine = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../engine")
+        .canonicalize()
+        .unwrap();
+    let template = std::fs::read_to_string(dir.path().join("Cargo.toml.in")).unwrap();
+    std::fs::write(
+        dir.path().join("Cargo.toml"),
+        template.replace("@KNOTMETER@", &engine.display().to_string()),
+    )
+    .unwrap();
+    std::fs::remove_file(dir.path().join("Cargo.toml.in")).unwrap();
+    let lock = Path::new(env!("CARGO_MANIFEST_DIR")).join("../Cargo.lock");
+    std::fs::copy(lock, dir.path().join("Cargo.lock")).unwrap();
+    std::fs::create_dir_all(dir.path().join(".cargo")).unwrap();
+    std::fs::write(
+        dir.path().join(".cargo/config.toml"),
+        format!(
+            "[build]\ntarget-dir = \"{}\"\n",
+            fixture_target_dir().display()
+        ),
+    )
+    .unwrap();
+    Fixture { dir }
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).unwrap();
+        }
+    }
+}
+
+/// A message the server sent.
+#[derive(Debug, Clone)]
+pub struct Received {
+    /// The whole JSON-RPC message.
+    pub message: Value,
+    /// When it arrived.
+    pub at: Instant,
+}
+
+/// An LSP client talking to a spawned `knotmeter serve`.
+pub struct Client {
+    child: Child,
+    stdin: Arc<Mutex<ChildStdin>>,
+    incoming: mpsc::Receiver<Received>,
+    /// Notifications and requests received but not yet consumed.
+    pub backlog: Vec<Received>,
+    /// Every notification received, in order.
+    pub log: Vec<Received>,
+    next_id: i64,
+}
+
+impl Client {
+    /// Spawns `knotmeter serve` in `dir`.
+    pub fn spawn(dir: &Path) -> Self {
+        Self::spawn_with(dir, |_| {})
+    }
+
+    /// Spawns `knotmeter serve` in `dir`, letting the caller adjust the command.
+    pub fn spawn_with(dir: &Path, adjust: impl FnOnce(&mut Command)) -> Self {
+        let mut command = Command::new(knotmeter());
+        command
+            .arg("serve")
+            .current_dir(dir)
+            .env("KNOTMETER_LOG", "knotmeter_server=debug")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit());
+        adjust(&mut command);
+        let mut child = command.spawn().expect("knotmeter serve starts");
+        let stdin = Arc::new(Mutex::new(child.stdin.take().unwrap()));
+        let stdout = child.stdout.take().unwrap();
+        let (tx, rx) = mpsc::channel();
+        let answer = Arc::clone(&stdin);
+        std::thread::spawn(move || {
+            let mut reader = BufReader::new(stdout);
+            while let Some(message) = read_message(&mut reader) {
+                // Requests from the server (progress tokens, refreshes) get a null result.
+                if message.get("method").is_some() && message.get("id").is_some() {
+                    let reply = json!({"jsonrpc": "2.0", "id": message["id"], "result": null});
+                    let _ = write_message(&mut *answer.lock().unwrap(), &reply);
+                }
+                if tx
+                    .send(Received {
+                        message,
+                        at: Instant::now(),
+                    })
+                    .is_err()
+                {
+                    return;
+                }
+            }
+        });
+        Self {
+            child,
+            stdin,
+            incoming: rx,
+            backlog: Vec::new(),
+            log: Vec::new(),
+            next_id: 1,
+        }
+    }
+
+    /// Sends raw bytes (for malformed-input tests).
+    pub fn send_raw(&mut self, bytes: &[u8]) {
+        let mut stdin = self.stdin.lock().unwrap();
+        stdin.write_all(bytes).unwrap();
+        stdin.flush().unwrap();
+    }
+
+    /// Sends a notification.
+    pub fn notify(&mut self, method: &str, params: Value) {
+        let message = json!({"jsonrpc": "2.0", "method": method, "params": params});
+        write_message(&mut *self.stdin.lock().unwrap(), &message).unwrap();
+    }
+
+    /// Sends a request and returns its id.
+    pub fn send_request(&mut self, method: &str, params: Value) -> i64 {
+        let id = self.next_id;
+        self.next_id += 1;
+        let message = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+        write_message(&mut *self.stdin.lock().unwrap(), &message).unwrap();
+        id
+    }
+
+    /// Sends a request and waits for its response (the whole response object).
+    pub fn request(&mut self, method: &str, params: Value) -> Value {
+        let id = self.send_request(method, params);
+        self.response(id, Duration::from_secs(60))
+    }
+
+    /// Waits for the response to request `id`.
+    pub fn response(&mut self, id: i64, timeout: Duration) -> Value {
+        let found = self.wait(timeout, |m| {
+            m.get("method").is_none() && m.get("id") == Some(&json!(id))
+        });
+        found.unwrap_or_else(|| panic!("no response to request {id} within {timeout:?}"))
+    }
+
+    /// Waits for a notification with `method` whose params satisfy `pred`, and returns its
+    /// params.
+    pub fn notification(
+        &mut self,
+        method: &str,
+        timeout: Duration,
+        pred: impl Fn(&Value) -> bool,
+    ) -> Value {
+        self.wait(timeout, |m| m["method"] == method && pred(&m["params"]))
+            .map(|m| m["params"].clone())
+            .unwrap_or_else(|| {
+                let seen: Vec<String> = self
+                    .log
+                    .iter()
+                    .map(|r| r.message.to_string().chars().take(300).collect())
+                    .collect();
+                panic!(
+                    "no {method} notification matched within {timeout:?}; received:\n{}",
+                    seen.join("\n")
+                )
+            })
+    }
+
+    /// Collects the run's `knotmeter/runState` params until its `knotmeter/runEnd`.
+    pub fn run_to_end(&mut self, run_id: i64, timeout: Duration) -> Vec<Value> {
+        self.notification("knotmeter/runEnd", timeout, |p| p["runId"] == run_id);
+        self.log
+            .iter()
+            .filter(|r| r.message["method"] == "knotmeter/runState" && r.message["params"]["runId"] == run_id)
+            .map(|r| r.message["params"].clone())
+            .collect()
+    }
+
+    /// The final state of each item of a run, from states already received.
+    pub fn finals(&self, run_id: i64) -> Vec<(String, String)> {
+        let mut finals: Vec<(String, String)> = Vec::new();
+        for r in &self.log {
+            let p = &r.message["params"];
+            if r.message["method"] != "knotmeter/runState" || p["runId"] != run_id {
+                continue;
+            }
+            let state = p["state"].as_str().unwrap().to_owned();
+            if !["passed", "failed", "errored", "skipped"].contains(&state.as_str()) {
+                continue;
+            }
+            let id = p["id"].as_str().unwrap().to_owned();
+            match finals.iter_mut().find(|(i, _)| *i == id) {
+                Some(entry) => entry.1 = state,
+                None => finals.push((id, state)),
+            }
+        }
+        finals
+    }
+
+    fn wait(&mut self, timeout: Duration, pred: impl Fn(&Value) -> bool) -> Option<Value> {
+        if let Some(at) = self.backlog.iter().position(|r| pred(&r.message)) {
+            return Some(self.backlog.remove(at).message);
+        }
+        let deadline = Instant::now() + timeout;
+        loop {
+            let left = deadline.checked_duration_since(Instant::now())?;
+            let received = self.incoming.recv_timeout(left).ok()?;
+            if received.message.get("method").is_some() {
+                self.log.push(received.clone());
+            }
+            if pred(&received.message) {
+                return Some(received.message);
+            }
+            self.backlog.push(received);
+        }
+    }
+
+    /// `initialize` + `initialized` with a workspace folder and options.
+    pub fn initialize(&mut self, root: &Path, options: Value) -> Value {
+        let uri = format!("file://{}", root.display());
+        let response = self.request(
+            "initialize",
+            json!({
+                "processId": null,
+                "rootUri": uri,
+                "workspaceFolders": [{"uri": uri, "name": "fixture"}],
+                "capabilities": {
+                    "window": {"workDoneProgress": true},
+                    "workspace": {"codeLens": {"refreshSupport": true}}
+                },
+                "initializationOptions": options,
+            }),
+        );
+        self.notify("initialized", json!({}));
+        response
+    }
+
+    /// `shutdown`, `exit`, and waits for the process to end; returns its exit status.
+    pub fn shutdown(mut self) -> std::process::ExitStatus {
+        let response = self.request("shutdown", Value::Null);
+        assert!(response.get("error").is_none(), "{response}");
+        self.notify("exit", Value::Null);
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                return status;
+            }
+            assert!(Instant::now() < deadline, "knotmeter serve did not exit");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// The server process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+}
+
+impl Drop for Client {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Writes one message with its `Content-Length` header.
+pub fn write_message(out: &mut impl Write, message: &Value) -> std::io::Result<()> {
+    let body = message.to_string();
+    write!(out, "Content-Length: {}\r\n\r\n{body}", body.len())?;
+    out.flush()
+}
+
+fn read_message(reader: &mut impl BufRead) -> Option<Value> {
+    let mut length = None;
+    loop {
+        let mut line = String::new();
+        if reader.read_line(&mut line).ok()? == 0 {
+            return None;
+        }
+        let line = line.trim_end();
+        if line.is_empty() {
+            break;
+        }
+        if let Some(value) = line.strip_prefix("Content-Length:") {
+            length = value.trim().parse::<usize>().ok();
+        }
+    }
+    let mut body = vec![0; length?];
+    reader.read_exact(&mut body).ok()?;
+    serde_json::from_slice(&body).ok()
+}

@@ -1,0 +1,90 @@
+//! Bodies that measure nothing, and real work from about 10 ns to about 10 µs: the validity
+//! checks must flag the first kind and never the second (`tests/honesty.rs`).
+
+use knotmeter::bench;
+
+/// Seed 001's dependency chain: about 1.4 ns per step on a 3 GHz machine.
+fn chain(n: u64) -> u64 {
+    let mut state = 0x9E37_79B9_7F4A_7C15_u64;
+    for _ in 0..n {
+        state = state
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        state ^= state >> 33;
+    }
+    state
+}
+
+mod nothing {
+    use knotmeter::bench;
+
+    /// Nothing at all.
+    #[bench]
+    fn empty() {}
+
+    /// A loop whose result nobody reads: the compiler deletes it.
+    #[bench]
+    fn discarded_loop() {
+        let mut acc = 0u64;
+        for i in 0..1000u64 {
+            acc = acc.wrapping_add(i.wrapping_mul(2_654_435_761));
+        }
+        let _ = acc;
+    }
+
+    /// A constant expression: evaluated at compile time, only its value is returned.
+    #[bench]
+    fn constant_folded() -> u64 {
+        let x = 12_345u64;
+        x.wrapping_pow(3) % 977 + x / 7
+    }
+}
+
+/// A closed-form loop: LLVM turns the sum into n(n-1)/2, so the cost does not grow with n.
+#[bench(args = [100, 1_000, 10_000, 100_000])]
+fn closed_form(n: u64) -> u64 {
+    (0..n).sum()
+}
+
+mod real {
+    use super::chain;
+    use knotmeter::{bench, black_box};
+
+    #[bench]
+    fn chain_8() -> u64 {
+        chain(black_box(8))
+    }
+
+    #[bench]
+    fn chain_70() -> u64 {
+        chain(black_box(70))
+    }
+
+    #[bench]
+    fn chain_700() -> u64 {
+        chain(black_box(700))
+    }
+
+    #[bench]
+    fn chain_7000() -> u64 {
+        chain(black_box(7_000))
+    }
+
+    /// A hash over a small buffer, without a dependency chain between operations.
+    #[bench]
+    fn hash_64_bytes() -> u64 {
+        black_box([7u8; 64])
+            .iter()
+            .fold(0xcbf2_9ce4_8422_2325, |h, &b| {
+                (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+            })
+    }
+}
+
+/// Work proportional to n: the complexity fit must say O(n).
+#[bench(args = [100, 300, 1_000, 3_000, 10_000])]
+fn chain_n(n: u64) -> u64 {
+    chain(n)
+}
+
+knotmeter::main!();

@@ -1,0 +1,76 @@
+//! Bodies that measure nothing are flagged, and real work never is, in every run.
+
+mod support;
+
+use support::{codes, json_report, result};
+
+const BIN: &str = env!("CARGO_BIN_EXE_honesty");
+const NOTHING: [&str; 3] = [
+    "honesty::nothing::empty",
+    "honesty::nothing::discarded_loop",
+    "honesty::nothing::constant_folded",
+];
+const REAL: [&str; 5] = [
+    "honesty::real::chain_8",
+    "honesty::real::chain_70",
+    "honesty::real::chain_700",
+    "honesty::real::chain_7000",
+    "honesty::real::hash_64_bytes",
+];
+
+#[test]
+fn nothing_is_flagged_and_real_work_is_not_in_every_run() {
+    for run in 1..=3 {
+        let report = json_report(BIN, &["--quick"]);
+        for id in NOTHING {
+            let r = result(&report, id);
+            assert!(
+                codes(r).contains(&"optimized_away".to_owned()),
+                "run {run}: {id} not flagged: {r:#}"
+            );
+            let message = r["warnings"][0]["message"].as_str().unwrap();
+            assert!(
+                message.contains("black_box") && message.contains("unused"),
+                "{message}"
+            );
+        }
+        for id in REAL {
+            let r = result(&report, id);
+            assert!(
+                !codes(r).contains(&"optimized_away".to_owned()),
+                "run {run}: {id} flagged: {r:#}"
+            );
+            assert!(r["estimate"]["median_ns"].as_f64().unwrap() > 1.0, "{r:#}");
+        }
+        for id in ["honesty::chain_n/100", "honesty::chain_n/10_000"] {
+            assert!(
+                !codes(result(&report, id)).contains(&"optimized_away".to_owned()),
+                "run {run}: {id}"
+            );
+        }
+    }
+}
+
+#[test]
+fn closed_form_loop_scales_flat_and_chain_is_linear() {
+    let report = json_report(BIN, &["--quick", "closed_form", "chain_n"]);
+    let benches = report["benches"].as_array().unwrap();
+    let summary = |id: &str| {
+        benches
+            .iter()
+            .find(|b| b["id"] == id)
+            .unwrap_or_else(|| panic!("no summary {id}"))
+    };
+    let closed = summary("honesty::closed_form");
+    assert!(
+        codes(closed).contains(&"flat_scaling".to_owned()),
+        "{closed:#}"
+    );
+    let chain = summary("honesty::chain_n");
+    assert!(
+        !codes(chain).contains(&"flat_scaling".to_owned()),
+        "{chain:#}"
+    );
+    assert_eq!(chain["complexity"]["best"], "O(n)", "{chain:#}");
+    assert_eq!(chain["complexity"]["fits"].as_array().unwrap().len(), 7);
+}

@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# End-to-end test in a real VS Code (code-server 4.100.3 = VS Code 1.100.3) driven by
+# playwright-core and Debian's Chromium: packages the .vsix, installs it, opens a copy of
+# examples/quickstart, lists its benchmarks in the Test Explorer, runs them, checks the results
+# and an inline annotation, re-runs on save with continuous run on, and opens the results panel.
+# Screenshots go to vscode-extension/test-artifacts/.
+#
+#   scripts/e2e.sh            (from vscode-extension/, or anywhere)
+#
+# Environment: KNOTMETER_SHARED (default: ../shared beside the repository), KNOTMETER_BIN (the
+# daemon; default: built with cargo into the repository's target/debug), E2E_TIMEOUT (seconds,
+# default 420). Every process it starts is killed by PID on exit.
+set -euo pipefail
+ext="$(cd "$(dirname "$0")/.." && pwd)"
+root="$(cd "$ext/.." && pwd)"
+shared="${KNOTMETER_SHARED:-$root/../shared}"
+artifacts="$ext/test-artifacts"
+budget="${E2E_TIMEOUT:-420}"
+mkdir -p "$artifacts"
+rm -f "$artifacts"/e2e-*.png "$artifacts"/e2e-*.log
+
+tmp="$(mktemp -d)"
+cs_pid=""
+# Kills a process and its descendants, by PID, children first.
+killtree() {
+  local pid=$1 child
+  for child in $(ps -o pid= --ppid "$pid" 2>/dev/null); do killtree "$child"; done
+  kill "$pid" 2>/dev/null || true
+}
+cleanup() {
+  local rc=$?
+  if [ -n "$cs_pid" ]; then killtree "$cs_pid"; fi
+  cp "$tmp"/ud.log "$artifacts/e2e-code-server.log" 2>/dev/null || true
+  find "$tmp/ud/logs" -name '*.log' \( -path '*exthost*' -o -name 'remoteagent.log' \) -exec sh -c 'cp "$1" "$2/e2e-$(basename "$(dirname "$1")")-$(basename "$1")"' _ {} "$artifacts" \; 2>/dev/null || true
+  rm -rf "$tmp"
+  exit $rc
+}
+trap cleanup EXIT
+trap 'exit 124' INT TERM
+
+step() { echo "== e2e: $*"; }
+
+step "daemon"
+bin="${KNOTMETER_BIN:-}"
+if [ -z "$bin" ]; then
+  (cd "$root" && timeout 900 cargo build -p knotmeter-server --locked --quiet)
+  bin="$root/target/debug/knotmeter"
+fi
+[ -x "$bin" ] || { echo "no daemon at $bin"; exit 1; }
+
+step "package the .vsix"
+(cd "$ext" && npm run --silent package >/dev/null)
+
+step "real VS Code"
+dir="$(timeout 900 "$shared/tools/real-vscode/setup.sh" | tail -n1)"
+
+step "workspace: a copy of examples/quickstart"
+ws="$tmp/quickstart"
+mkdir -p "$ws"
+cp -r "$root/examples/quickstart/src" "$root/examples/quickstart/benches" "$ws/"
+cp "$root/Cargo.lock" "$ws/Cargo.lock"
+# The example inherits from the repository's workspace; the copy stands alone, on the same
+# engine, with the same locked versions, building into the repository's target dir so that
+# the engine's dependencies are already compiled.
+sed -e 's/^edition.workspace = true/edition = "2021"/' \
+    -e "s|^knotmeter.workspace = true|knotmeter = { path = \"$root/engine\" }|" \
+    -e '/^\[lints\]/,/^workspace = true/d' \
+    "$root/examples/quickstart/Cargo.toml" > "$ws/Cargo.toml"
+printf '\n[workspace]\n' >> "$ws/Cargo.toml"
+mkdir -p "$ws/.vscode" "$tmp/ud/User"
+cat > "$ws/.vscode/settings.json" <<EOF
+{ "knotmeter.server.path": "$bin" }
+EOF
+cat > "$tmp/ud/User/settings.json" <<'EOF'
+{
+  "workbench.colorTheme": "Default Dark Modern",
+  "workbench.startupEditor": "none",
+  "workbench.tips.enabled": false,
+  "workbench.enableExperiments": false,
+  "extensions.ignoreRecommendations": true,
+  "telemetry.telemetryLevel": "off",
+  "window.commandCenter": false,
+  "editor.minimap.enabled": false,
+  "chat.commandCenter.enabled": false,
+  "workbench.secondarySideBar.defaultVisibility": "hidden"
+}
+EOF
+
+step "install the .vsix"
+"$dir/install-ext.sh" "$tmp/ext" "$ext/knotmeter.vsix" >/dev/null
+
+port="$(node -e 'const s=require("net").createServer();s.listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')"
+step "start code-server on 127.0.0.1:$port"
+export CARGO_TARGET_DIR="$root/target"
+cs_pid="$("$dir/start.sh" "$port" "$ws" "$tmp/ud" "$tmp/ext")"
+for _ in $(seq 1 60); do
+  curl -sf "http://127.0.0.1:$port/healthz" >/dev/null && break
+  sleep 1
+done
+curl -sf "http://127.0.0.1:$port/healthz" >/dev/null || { echo "code-server did not come up"; exit 1; }
+
+step "drive it"
+NODE_PATH="$dir/node_modules" E2E_URL="http://127.0.0.1:$port/?folder=$ws" E2E_WS="$ws" \
+  E2E_ARTIFACTS="$artifacts" E2E_LOGS="$tmp/ud/logs" \
+  timeout --kill-after=10 "$budget" node "$ext/test/e2e/e2e.mjs"

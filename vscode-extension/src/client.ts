@@ -1,0 +1,93 @@
+// Starts `knotmeter serve` with vscode-languageclient and turns its `knotmeter/*`
+// notifications into the context's events. The daemon discovers, builds and runs; this module
+// only connects.
+
+import * as fs from "node:fs";
+import * as vscode from "vscode";
+import * as lc from "vscode-languageclient/node";
+import type { Ctx } from "./ctx";
+import * as ext from "./lsp_ext";
+import { installHint, locateServer } from "./locate";
+import type { Settings } from "./wire";
+
+/** The daemon's effective settings (run-on-save follows continuous runs and workspace trust). */
+export type ServerSettings = () => Settings;
+
+export async function startClient(ctx: Ctx, settings: ServerSettings): Promise<lc.LanguageClient | undefined> {
+  const folders = (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === "file").map((f) => f.uri.fsPath);
+  const located = locateServer({
+    setting: ctx.config.serverPath,
+    envPath: process.env["PATH"] ?? "",
+    cargoTargetDir: process.env["CARGO_TARGET_DIR"],
+    folders,
+    trusted: ctx.trusted,
+    platform: process.platform,
+    isExecutable,
+  });
+  if (!located.found) {
+    void vscode.window
+      .showErrorMessage(`knotmeter: ${located.reason}. ${installHint}`, "Open Settings", "Copy install command")
+      .then((choice) => {
+        if (choice === "Open Settings") void vscode.commands.executeCommand("workbench.action.openSettings", "knotmeter.server.path");
+        if (choice === "Copy install command") void vscode.env.clipboard.writeText("cargo install knotmeter-server");
+      });
+    return undefined;
+  }
+
+  const serverOptions: lc.ServerOptions = {
+    command: located.command,
+    args: ["serve"],
+    transport: lc.TransportKind.stdio,
+    options: folders[0] ? { cwd: folders[0] } : {},
+  };
+  const clientOptions: lc.LanguageClientOptions = {
+    documentSelector: [
+      { scheme: "file", language: "rust" },
+      { scheme: "file", pattern: "**/Cargo.toml" },
+    ],
+    initializationOptions: settings(),
+    revealOutputChannelOn: lc.RevealOutputChannelOn.Never,
+    outputChannelName: "knotmeter daemon",
+    middleware: {
+      workspace: {
+        // The daemon asks for its settings: answer with the effective ones (continuous run and
+        // workspace trust included), not the raw user settings.
+        configuration: (params, token, next) => {
+          const s = settings();
+          if (params.items.every((i) => i.section === "knotmeter")) return params.items.map(() => s);
+          return next(params, token);
+        },
+      },
+    },
+  };
+  const client = new lc.LanguageClient("knotmeter", "knotmeter", serverOptions, clientOptions);
+  client.onNotification(ext.discovered, (p) => ctx.discovered.fire(p.items));
+  client.onNotification(ext.runState, (p) => ctx.runState.fire(p));
+  client.onNotification(ext.output, (p) => ctx.output.fire(p));
+  client.onNotification(ext.runEnd, (p) => ctx.runEnded.fire(p));
+  try {
+    await client.start();
+  } catch (e) {
+    void vscode.window.showErrorMessage(`knotmeter: the daemon ${located.command} did not start: ${String(e)}`);
+    return undefined;
+  }
+  return client;
+}
+
+/** Tells the daemon the effective settings (after a setting, the trust or continuous run changed). */
+export async function pushSettings(client: lc.LanguageClient | undefined, settings: ServerSettings): Promise<void> {
+  if (!client || !client.isRunning()) return;
+  await client.sendNotification(lc.DidChangeConfigurationNotification.type, { settings: { knotmeter: settings() } });
+}
+
+function isExecutable(file: string): boolean {
+  try {
+    const st = fs.statSync(file);
+    if (!st.isFile()) return false;
+    if (process.platform === "win32") return true;
+    fs.accessSync(file, fs.constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,33 @@
+// The extension's settings, read in one place. Every setting is declared in package.json's
+// `contributes.configuration`; this module only reads them and says when they change.
+
+import * as vscode from "vscode";
+import type { RunOnSave } from "./wire";
+
+export const section = "knotmeter";
+
+export interface Config {
+  /** `knotmeter.server.path`: the daemon binary; empty to look on PATH and in the target dir. */
+  serverPath: string;
+  /** `knotmeter.runOnSave`: re-run a saved file's benchmarks (outside a continuous run). */
+  runOnSave: RunOnSave;
+  /** `knotmeter.annotations.enabled`: the last result at the end of each bench signature. */
+  annotations: boolean;
+}
+
+export function readConfig(): Config {
+  const c = vscode.workspace.getConfiguration(section);
+  const runOnSave = c.get<string>("runOnSave", "off");
+  return {
+    serverPath: c.get<string>("server.path", ""),
+    runOnSave: runOnSave === "quick" || runOnSave === "full" ? runOnSave : "off",
+    annotations: c.get<boolean>("annotations.enabled", true),
+  };
+}
+
+/** Fires with the keys (without the section) whose values changed. */
+export function onConfigChange(listener: (changed: (key: string) => boolean) => void): vscode.Disposable {
+  return vscode.workspace.onDidChangeConfiguration((e) => {
+    if (e.affectsConfiguration(section)) listener((key) => e.affectsConfiguration(`${section}.${key}`));
+  });
+}

@@ -1,0 +1,69 @@
+// The extension's context: it owns every disposable, the language client (which may be
+// restarted), the result store, and the events that the daemon's notifications become. Each
+// concern (Test Explorer, annotations, output, panel, status bar) subscribes to these events
+// and never to the client directly.
+
+import * as vscode from "vscode";
+import type * as lc from "vscode-languageclient/node";
+import { readConfig, type Config } from "./config";
+import { ResultStore } from "./store";
+import type { TestItem, OutputParams, RunEndParams, RunStateParams } from "./wire";
+
+/** A run as the other concerns see it: the daemon's id and a human name. */
+export interface RunInfo {
+  runId: number;
+  /** "Run", "Run (quick)" or "on save". */
+  label: string;
+  /** True when the daemon started it (run-on-save): nothing may take focus for it. */
+  background: boolean;
+}
+
+export class Ctx implements vscode.Disposable {
+  readonly store = new ResultStore();
+  private readonly subscriptions: vscode.Disposable[] = [];
+  private _client: lc.LanguageClient | undefined;
+  config: Config = readConfig();
+
+  readonly discovered = this.own(new vscode.EventEmitter<TestItem[]>());
+  readonly runStarted = this.own(new vscode.EventEmitter<RunInfo>());
+  readonly runState = this.own(new vscode.EventEmitter<RunStateParams>());
+  readonly output = this.own(new vscode.EventEmitter<OutputParams>());
+  readonly runEnded = this.own(new vscode.EventEmitter<RunEndParams>());
+  /** The client started (true) or stopped (false). */
+  readonly clientState = this.own(new vscode.EventEmitter<boolean>());
+  /** A line for the "knotmeter" output channel that belongs to no run. */
+  readonly log = this.own(new vscode.EventEmitter<string>());
+  /** The latest discovered items, for the code lenses and the commands. */
+  items: TestItem[] = [];
+
+  constructor(readonly extension: vscode.ExtensionContext) {}
+
+  get client(): lc.LanguageClient | undefined {
+    return this._client;
+  }
+
+  set client(c: lc.LanguageClient | undefined) {
+    this._client = c;
+    this.clientState.fire(c !== undefined);
+  }
+
+  get trusted(): boolean {
+    return vscode.workspace.isTrusted;
+  }
+
+  /** Takes ownership of a disposable: it is disposed with the extension. */
+  own<T extends vscode.Disposable>(d: T): T {
+    this.subscriptions.push(d);
+    return d;
+  }
+
+  dispose(): void {
+    while (this.subscriptions.length > 0) {
+      try {
+        this.subscriptions.pop()?.dispose();
+      } catch {
+        // keep disposing the rest
+      }
+    }
+  }
+}

@@ -1,0 +1,79 @@
+// Where the daemon binary is: the `knotmeter.server.path` setting, then `knotmeter` on PATH,
+// then the workspace's cargo target directory (`target/{debug,release}/knotmeter`, or
+// `$CARGO_TARGET_DIR`). Pure over an injected file check, so the order is unit-tested.
+
+import * as path from "node:path";
+
+export interface LocateInput {
+  /** The `knotmeter.server.path` setting (empty when unset). */
+  setting: string;
+  /** The PATH environment variable. */
+  envPath: string;
+  /** CARGO_TARGET_DIR, where set. */
+  cargoTargetDir?: string;
+  /** The workspace folders' file-system paths. */
+  folders: readonly string[];
+  /** Whether the workspace is trusted: an untrusted one's own binaries are never started. */
+  trusted: boolean;
+  /** The platform (`win32` adds `.exe`). */
+  platform: string;
+  /** Whether a file exists and is executable. */
+  isExecutable: (file: string) => boolean;
+}
+
+export type Located =
+  | { found: true; command: string; source: "setting" | "path" | "workspace" }
+  | { found: false; tried: string[]; reason: string };
+
+/** Finds the daemon, or says what was tried. */
+export function locateServer(input: LocateInput): Located {
+  const exe = input.platform === "win32" ? "knotmeter.exe" : "knotmeter";
+  const tried: string[] = [];
+  const setting = input.setting.trim();
+  if (setting !== "") {
+    const resolved = expandHome(setting);
+    const candidates = path.isAbsolute(resolved) ? [resolved] : input.folders.map((f) => path.join(f, resolved));
+    for (const c of candidates) {
+      tried.push(c);
+      if (input.isExecutable(c)) return { found: true, command: c, source: "setting" };
+    }
+    return { found: false, tried, reason: `knotmeter.server.path is set to "${setting}", which is not an executable file` };
+  }
+  const sep = input.platform === "win32" ? ";" : ":";
+  for (const dir of input.envPath.split(sep)) {
+    if (dir === "") continue;
+    const c = path.join(dir, exe);
+    if (input.isExecutable(c)) return { found: true, command: c, source: "path" };
+  }
+  tried.push(`${exe} on PATH`);
+  if (input.trusted) {
+    const targetDirs = input.cargoTargetDir ? [input.cargoTargetDir] : [];
+    for (const f of input.folders) targetDirs.push(path.join(f, "target"));
+    for (const t of targetDirs) {
+      for (const profile of ["release", "debug"]) {
+        const c = path.resolve(t, profile, exe);
+        tried.push(c);
+        if (input.isExecutable(c)) return { found: true, command: c, source: "workspace" };
+      }
+    }
+  }
+  return {
+    found: false,
+    tried,
+    reason: input.trusted
+      ? "the knotmeter daemon was not found"
+      : "the knotmeter daemon is not on PATH (in an untrusted workspace, binaries inside the workspace are not started)",
+  };
+}
+
+function expandHome(p: string): string {
+  const home = process.env["HOME"] ?? process.env["USERPROFILE"];
+  if (home && (p === "~" || p.startsWith("~/"))) return path.join(home, p.slice(1));
+  return p;
+}
+
+/** How to get a daemon, for the message shown when none is found. */
+export const installHint =
+  "Install it with `cargo install knotmeter-server` (binary `knotmeter`), or build it in the " +
+  "knotmeter repository with `cargo build -p knotmeter-server`, then set `knotmeter.server.path` " +
+  "to the binary or put it on PATH.";

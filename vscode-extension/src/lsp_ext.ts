@@ -1,0 +1,28 @@
+// The `knotmeter/*` methods as typed requests and notifications for vscode-languageclient.
+// Shapes come from `wire.ts` (generated from the Rust protocol crate); nothing is declared
+// twice.
+
+import * as lc from "vscode-languageclient/node";
+import {
+  Methods,
+  type CancelParams,
+  type DiscoveredParams,
+  type DiscoverParams,
+  type DiscoverResult,
+  type HistoryParams,
+  type HistoryResult,
+  type OutputParams,
+  type RunEndParams,
+  type RunParams,
+  type RunResult,
+  type RunStateParams,
+} from "./wire";
+
+export const discover = new lc.RequestType<DiscoverParams, DiscoverResult, void>(Methods.discover);
+export const discovered = new lc.NotificationType<DiscoveredParams>(Methods.discovered);
+export const run = new lc.RequestType<RunParams, RunResult, void>(Methods.run);
+export const runState = new lc.NotificationType<RunStateParams>(Methods.runState);
+export const output = new lc.NotificationType<OutputParams>(Methods.output);
+export const runEnd = new lc.NotificationType<RunEndParams>(Methods.runEnd);
+export const cancel = new lc.RequestType<CancelParams, null, void>(Methods.cancel);
+export const history = new lc.RequestType<HistoryParams, HistoryResult, void>(Methods.history);

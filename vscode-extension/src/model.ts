@@ -1,0 +1,425 @@
+// The client is a mapper: this module holds every decision about how daemon messages become
+// Test Explorer items, TestRun states, messages and annotations, as pure functions over the
+// wire types. `testExplorer.ts` and `annotations.ts` apply the results to `vscode` objects; the
+// unit tests check the decisions here without VS Code.
+
+import { detail, formatNs, formatPrecision, formatVerdict, summary } from "./format";
+import type {
+  BenchResult,
+  TestItem,
+  ItemKind,
+  Range,
+  RunMode,
+  RunOnSave,
+  ItemState,
+  RunStateParams,
+  Settings,
+} from "./wire";
+
+// ---------------------------------------------------------------------------------------------
+// The test tree
+
+/** One node of the tree the Test Explorer shows, in display order. */
+export interface TreeNode {
+  id: string;
+  label: string;
+  kind: ItemKind;
+  uri?: string;
+  range?: Range;
+  children: TreeNode[];
+}
+
+const kindOrder: Record<ItemKind, number> = { package: 0, target: 1, bench: 2, case: 3 };
+
+/**
+ * Builds the tree from the daemon's flat item list (package → target → bench → case).
+ * Items keep the daemon's order among siblings. An item whose parent is missing is attached at
+ * the top, so nothing the daemon discovered is hidden. A repeated id keeps its first occurrence.
+ */
+export function buildTree(items: readonly TestItem[]): TreeNode[] {
+  const nodes = new Map<string, TreeNode>();
+  const parentOf = new Map<string, string | undefined>();
+  for (const item of items) {
+    if (nodes.has(item.id)) continue;
+    const node: TreeNode = { id: item.id, label: item.label, kind: item.kind, children: [] };
+    if (item.uri) node.uri = item.uri;
+    if (item.range) node.range = item.range;
+    nodes.set(item.id, node);
+    parentOf.set(item.id, item.parent ?? undefined);
+  }
+  const roots: TreeNode[] = [];
+  for (const [id, node] of nodes) {
+    const parentId = parentOf.get(id);
+    const parent = parentId !== undefined && parentId !== id ? nodes.get(parentId) : undefined;
+    if (parent && !isAncestor(node.id, parentId, parentOf)) parent.children.push(node);
+    else roots.push(node);
+  }
+  roots.sort((a, b) => kindOrder[a.kind] - kindOrder[b.kind]);
+  return roots;
+}
+
+/** True when `ancestor` is `start` or one of its parents: a cycle guard for malformed input. */
+function isAncestor(ancestor: string, start: string | undefined, parentOf: Map<string, string | undefined>): boolean {
+  const seen = new Set<string>();
+  for (let cur = start; cur !== undefined && !seen.has(cur); cur = parentOf.get(cur)) {
+    if (cur === ancestor) return true;
+    seen.add(cur);
+  }
+  return false;
+}
+
+/** Every node of the tree, depth first. */
+export function* walk(nodes: readonly TreeNode[]): Generator<TreeNode> {
+  for (const n of nodes) {
+    yield n;
+    yield* walk(n.children);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Run states
+
+/** A source position, 0-based, as the daemon or a panic message gives it. */
+export interface SourcePosition {
+  /** An absolute URI (`file:///…`), an absolute path or a path relative to the workspace. */
+  path: string;
+  line: number;
+  character: number;
+}
+
+/** A message for a TestRun: the text, and where it belongs when that is not the item itself. */
+export interface RunMessage {
+  text: string;
+  /** Where the message points: a panic's location; absent means the item's own range. */
+  at?: SourcePosition;
+  /** Warnings are shown as messages but the severity decides the wording. */
+  kind: "panic" | "failure" | "error" | "warning" | "result";
+}
+
+/** What to do with a TestItem in a TestRun for one `knotmeter/runState` notification. */
+export type RunAction =
+  | { op: "enqueued" }
+  | { op: "started" }
+  | { op: "passed"; durationMs?: number; description?: string; output?: string }
+  | { op: "failed"; messages: RunMessage[]; durationMs?: number; description?: string }
+  | { op: "errored"; messages: RunMessage[]; description?: string }
+  | { op: "skipped" };
+
+/** States after which an item's state in a run no longer changes. */
+export const finalStates: ReadonlySet<ItemState> = new Set(["passed", "failed", "errored", "skipped"]);
+
+/**
+ * Maps one daemon state change onto the TestRun. `building` is shown as enqueued (the item
+ * waits for cargo). A `passed` result that carries warnings (`optimized_away`, `imprecise`, …)
+ * becomes a failure with one message per warning at the function, so a warning is never hidden
+ * behind a green tick; the measured result still shows in the description.
+ */
+export function mapRunState(p: RunStateParams): RunAction {
+  const result = p.result ?? undefined;
+  const description = result ? summary(result) : undefined;
+  const durationMs = result ? Number(result.wall_ns) / 1e6 : undefined;
+  switch (p.state) {
+    case "enqueued":
+    case "building":
+      return { op: "enqueued" };
+    case "started":
+      return { op: "started" };
+    case "passed": {
+      if (result && (result.warnings.length > 0 || result.partial)) {
+        const messages: RunMessage[] = result.warnings.map((w) => ({
+          kind: "warning",
+          text: `${w.code}: ${w.message}\n\n${detail(result)}`,
+        }));
+        if (messages.length === 0) {
+          messages.push({ kind: "warning", text: `partial: the run was cancelled while this case was measured\n\n${detail(result)}` });
+        }
+        return withOptional({ op: "failed", messages }, { durationMs, description });
+      }
+      return withOptional({ op: "passed" }, { durationMs, description, output: result ? detail(result) : undefined });
+    }
+    case "failed": {
+      const text = p.message ?? "the benchmark failed";
+      const at = panicLocation(text, p);
+      const msg: RunMessage = { kind: "panic", text };
+      if (at) msg.at = at;
+      return withOptional({ op: "failed", messages: [msg] }, { durationMs, description });
+    }
+    case "errored":
+      return withOptional(
+        { op: "errored", messages: [{ kind: "error", text: p.message ?? "the benchmark could not be built or run" }] },
+        { description },
+      );
+    case "skipped":
+      return { op: "skipped" };
+  }
+}
+
+/** Copies the defined values of `extra` onto `base` (keeps actions free of `undefined` fields). */
+function withOptional<T extends object>(base: T, extra: Record<string, unknown>): T {
+  const out = { ...base } as Record<string, unknown>;
+  for (const [k, v] of Object.entries(extra)) if (v !== undefined) out[k] = v;
+  return out as T;
+}
+
+/**
+ * Where a failure points. A `location` field (the daemon may send `file:line:column` or an LSP
+ * location) wins; otherwise the message is searched for Rust's panic format
+ * `panicked at src/lib.rs:12:5:`.
+ */
+export function panicLocation(message: string, p?: unknown): SourcePosition | undefined {
+  const loc = (p as { location?: unknown } | undefined)?.location;
+  if (typeof loc === "string") {
+    const parsed = parseFileLineColumn(loc);
+    if (parsed) return parsed;
+  } else if (loc && typeof loc === "object") {
+    const l = loc as { uri?: string; range?: Range };
+    if (l.uri && l.range) return { path: l.uri, line: l.range.start.line, character: l.range.start.character };
+  }
+  const m = /panicked at ([^\s:'"]+):(\d+):(\d+)/.exec(message) ?? /([\w./\\-]+\.rs):(\d+):(\d+)/.exec(message);
+  if (!m) return undefined;
+  return { path: m[1]!, line: Math.max(0, Number(m[2]) - 1), character: Math.max(0, Number(m[3]) - 1) };
+}
+
+/** Parses `file:line:column` (1-based, as Rust prints it) into a 0-based position. */
+export function parseFileLineColumn(s: string): SourcePosition | undefined {
+  const m = /^(.*):(\d+):(\d+)$/.exec(s.trim());
+  if (!m || !m[1]) return undefined;
+  return { path: m[1], line: Math.max(0, Number(m[2]) - 1), character: Math.max(0, Number(m[3]) - 1) };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Runs: which TestRun a notification belongs to, and what is left when it ends
+
+/**
+ * Tracks the states of one run so that, when it ends (finished or cancelled), whatever never
+ * reached a final state is marked `skipped`.
+ */
+export class RunTracker {
+  private readonly states = new Map<string, ItemState>();
+
+  /** Records a state; returns false for a state change after a final one (ignored). */
+  record(id: string, state: ItemState): boolean {
+    const prev = this.states.get(id);
+    if (prev !== undefined && finalStates.has(prev)) return false;
+    this.states.set(id, state);
+    return true;
+  }
+
+  /** Notes the items the run was asked to run, so that they count as pending. */
+  expect(ids: Iterable<string>): void {
+    for (const id of ids) if (!this.states.has(id)) this.states.set(id, "enqueued");
+  }
+
+  /** Ids that were enqueued or running and never finished: to be marked `skipped`. */
+  unfinished(): string[] {
+    return [...this.states].filter(([, s]) => !finalStates.has(s)).map(([id]) => id);
+  }
+
+  /** Counts by state, for the status bar. */
+  counts(): { done: number; total: number; failed: number } {
+    let done = 0;
+    let failed = 0;
+    for (const s of this.states.values()) {
+      if (finalStates.has(s)) done++;
+      if (s === "failed" || s === "errored") failed++;
+    }
+    return { done, total: this.states.size, failed };
+  }
+}
+
+/**
+ * Routes notifications to runs. A run the client starts gets its id only when `knotmeter/run`
+ * answers, and the daemon may already have sent notifications for it; runs started by the
+ * daemon itself (run-on-save) have ids the client never asked for. While a request is in
+ * flight, notifications for unknown ids are held; when it answers, those for its id go to it
+ * and the rest belong to runs the daemon started.
+ */
+export class RunRouter<Run, Event> {
+  private readonly runs = new Map<number, Run>();
+  private readonly held = new Map<number, Event[]>();
+  private pending = 0;
+
+  constructor(private readonly onDaemonRun: (runId: number) => Run) {}
+
+  /** A `knotmeter/run` request was sent. */
+  requestSent(): void {
+    this.pending++;
+  }
+
+  /** The request failed: no run will come from it. Returns runs the daemon started meanwhile. */
+  requestFailed(): Array<[Run, Event[]]> {
+    this.pending = Math.max(0, this.pending - 1);
+    return this.pending === 0 ? this.releaseHeld() : [];
+  }
+
+  /**
+   * `knotmeter/run` answered with `runId` for `run`: returns the events held for it, in order,
+   * followed by runs the daemon started meanwhile with their held events.
+   */
+  requestAnswered(runId: number, run: Run): { mine: Event[]; others: Array<[Run, Event[]]> } {
+    this.pending = Math.max(0, this.pending - 1);
+    this.runs.set(runId, run);
+    const mine = this.held.get(runId) ?? [];
+    this.held.delete(runId);
+    return { mine, others: this.pending === 0 ? this.releaseHeld() : [] };
+  }
+
+  /** Where an event goes: a known run, a new daemon run, or held (undefined) for now. */
+  route(runId: number, event: Event): Run | undefined {
+    const run = this.runs.get(runId);
+    if (run !== undefined) return run;
+    if (this.pending > 0) {
+      const list = this.held.get(runId) ?? [];
+      list.push(event);
+      this.held.set(runId, list);
+      return undefined;
+    }
+    const created = this.onDaemonRun(runId);
+    this.runs.set(runId, created);
+    return created;
+  }
+
+  /** The run with this id, if it is known. */
+  get(runId: number): Run | undefined {
+    return this.runs.get(runId);
+  }
+
+  /** Forgets a run after `knotmeter/runEnd`. */
+  end(runId: number): Run | undefined {
+    const run = this.runs.get(runId);
+    this.runs.delete(runId);
+    this.held.delete(runId);
+    return run;
+  }
+
+  /** Every run in progress. */
+  active(): Run[] {
+    return [...this.runs.values()];
+  }
+
+  private releaseHeld(): Array<[Run, Event[]]> {
+    const out: Array<[Run, Event[]]> = [];
+    for (const [runId, events] of this.held) {
+      const run = this.onDaemonRun(runId);
+      this.runs.set(runId, run);
+      out.push([run, events]);
+    }
+    this.held.clear();
+    return out;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Run-on-save
+
+/**
+ * Who re-runs benchmarks on save, and how. An untrusted workspace never runs. A continuous run
+ * started from the Test Explorer uses its profile's mode; otherwise the setting decides. The
+ * daemon's own run-on-save (`Settings.runOnSave`) measures in quick mode after its build, so it
+ * carries `quick`; for `full` the client asks for a full run of the saved file's benchmarks
+ * with `knotmeter/run` after each save.
+ */
+export interface RunOnSavePlan {
+  /** `Settings.runOnSave` for the daemon. */
+  daemon: boolean;
+  /** The mode of the runs the client starts on save, if it starts any. */
+  client: RunMode | undefined;
+}
+
+export function runOnSavePlan(setting: RunOnSave, continuous: RunMode | undefined, trusted: boolean): RunOnSavePlan {
+  if (!trusted) return { daemon: false, client: undefined };
+  const mode = continuous ?? (setting === "off" ? undefined : setting);
+  if (mode === "quick") return { daemon: true, client: undefined };
+  if (mode === "full") return { daemon: false, client: "full" };
+  return { daemon: false, client: undefined };
+}
+
+/** The daemon's settings for a plan (initializationOptions and workspace/didChangeConfiguration). */
+export function serverSettings(plan: RunOnSavePlan): Settings {
+  return { runOnSave: plan.daemon };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Inline annotations
+
+/**
+ * The text shown at the end of a bench function's signature line. A benchmark with one case
+ * shows "12.3 ns ±0.4% · 3.1% faster"; one with `args` cases lists each case's median.
+ */
+export function annotationText(results: readonly BenchResult[]): string | undefined {
+  if (results.length === 0) return undefined;
+  if (results.length === 1 && results[0]!.args === null) return summary(results[0]!);
+  const cases = results.map((r) => `${r.args ?? r.name}: ${formatNs(r.estimate.median_ns)}`);
+  const warned = results.filter((r) => r.warnings.length > 0).length;
+  const verdicts = results.map((r) => r.comparison?.verdict).filter((v) => v !== undefined && v !== "same");
+  let text = cases.join(" · ");
+  if (verdicts.length > 0) {
+    const faster = verdicts.filter((v) => v === "faster").length;
+    const slower = verdicts.length - faster;
+    text += ` · ${[faster ? `${faster} faster` : "", slower ? `${slower} slower` : ""].filter(Boolean).join(", ")}`;
+  }
+  if (warned > 0) text += ` · ⚠ ${warned} warned`;
+  return text;
+}
+
+/** The hover of an annotation: the full account of every case. */
+export function annotationHover(results: readonly BenchResult[]): string {
+  return results.map((r) => detail(r)).join("\n\n");
+}
+
+/**
+ * The 0-based line of a bench function's signature inside its range: the first line that
+ * declares `fn label` (attributes and doc comments may come first), else the range's start.
+ */
+export function signatureLine(lines: (i: number) => string | undefined, range: Range, name: string): number {
+  const re = new RegExp(`\\bfn\\s+${escapeRegExp(name)}\\b`);
+  for (let i = range.start.line; i <= range.end.line; i++) {
+    const text = lines(i);
+    if (text === undefined) break;
+    if (re.test(text)) return i;
+  }
+  return range.start.line;
+}
+
+function escapeRegExp(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
+
+/** The function name of a bench id: `quickstart::chain_n/1000` → `chain_n`. */
+export function functionName(id: string): string {
+  const path = id.split("/")[0] ?? id;
+  const segs = path.split("::");
+  return segs[segs.length - 1] ?? path;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Output channel: overhead diagnostics
+
+/** Timer facts, where the daemon sends them (the run's manifest). */
+export interface TimerFacts {
+  kind: string;
+  precision_ns: number;
+  read_cost_ns: number;
+}
+
+/** The overhead diagnostics of one case, as lines for the output channel. */
+export function overheadReport(r: BenchResult, timer?: TimerFacts): string {
+  const o = r.overhead;
+  const lines = [`${r.id}: ${formatNs(r.estimate.median_ns)} ${formatPrecision(r.precision)}${r.comparison ? ` · ${formatVerdict(r.comparison)}` : ""}`];
+  if (timer) {
+    lines.push(`  timer            ${timer.kind}, precision ${formatNs(timer.precision_ns)}, read cost ${formatNs(timer.read_cost_ns)}`);
+  }
+  lines.push(`  interval         ${formatNs(r.estimate.low_ns)} – ${formatNs(r.estimate.high_ns)} (95%, ${formatPrecision(r.precision)})`);
+  lines.push(`  overhead/op      ${formatNs(o.per_op_ns)} subtracted (empty body of the same shape)`);
+  lines.push(`  overhead drift   ${o.drift >= 0 ? "+" : ""}${formatNs(o.drift)} per op between the halves of the run`);
+  lines.push(`  capped samples   ${Number(o.capped)} of ${Number(r.samples)}${Number(o.capped) > 0 ? " (subtraction went below zero)" : ""}`);
+  lines.push(`  cold first call  ${formatNs(r.cold_ns)}${r.estimate.median_ns > 0 ? ` (${sigRatio(r.cold_ns / r.estimate.median_ns)}× the steady median)` : ""}`);
+  lines.push(`  ops per sample   ${Number(r.ops_per_sample)} (${Number(r.samples)} samples, ${formatNs(r.wall_ns)} wall)`);
+  for (const w of r.warnings) lines.push(`  ⚠ ${w.code}: ${w.message}`);
+  return lines.join("\n");
+}
+
+function sigRatio(x: number): string {
+  if (!Number.isFinite(x)) return "–";
+  return x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2);
+}

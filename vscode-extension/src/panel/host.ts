@@ -1,0 +1,159 @@
+// The results panel's host: one webview panel that shows the selected benchmark. It gathers
+// the latest results from the store and the history from `knotmeter/history`, posts them to
+// the page (src/panel/webview, bundled separately), and refreshes live as results arrive. The
+// page runs under a Content Security Policy: scripts only with this load's nonce, styles and
+// fonts only from the extension's dist folder.
+
+import { randomBytes } from "node:crypto";
+import * as vscode from "vscode";
+import type { Ctx } from "../ctx";
+import * as ext from "../lsp_ext";
+import { functionName } from "../model";
+import type { BenchResult, HistoryPoint } from "../wire";
+import { groupRows, panelCase, type FromWebview, type PanelData, type ToWebview } from "./data";
+
+export class ResultsPanel implements vscode.Disposable {
+  private panel: vscode.WebviewPanel | undefined;
+  private benchId: string | undefined;
+  private readonly disposables: vscode.Disposable[] = [];
+  private refreshTimer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly ctx: Ctx,
+    private readonly runBench: (benchId: string) => void,
+  ) {
+    this.disposables.push(
+      ctx.store.onChange((id) => {
+        if (this.panel && this.benchId && this.concerns(id)) this.scheduleRefresh();
+      }),
+      ctx.runEnded.event(() => {
+        if (this.panel) this.scheduleRefresh();
+      }),
+    );
+  }
+
+  /** Opens (or reveals) the panel on a benchmark; a case id selects its benchmark. */
+  show(id: string): void {
+    const item = this.ctx.items.find((i) => i.id === id);
+    const benchId = item?.kind === "case" && item.parent ? item.parent : id;
+    this.benchId = benchId;
+    if (!this.panel) {
+      const dist = vscode.Uri.joinPath(this.ctx.extension.extensionUri, "dist");
+      this.panel = vscode.window.createWebviewPanel(
+        "knotmeter.results",
+        "knotmeter results",
+        { viewColumn: vscode.ViewColumn.Beside, preserveFocus: false },
+        { enableScripts: true, localResourceRoots: [dist], retainContextWhenHidden: false },
+      );
+      this.panel.webview.html = this.html(this.panel.webview, dist);
+      this.panel.webview.onDidReceiveMessage((m: FromWebview) => {
+        if (m.type === "ready") void this.refresh();
+        if (m.type === "run") this.runBench(m.benchId);
+      });
+      this.panel.onDidDispose(() => {
+        this.panel = undefined;
+      });
+    } else {
+      this.panel.reveal(undefined, false);
+      void this.refresh();
+    }
+    this.panel.title = `knotmeter: ${functionName(benchId)}`;
+  }
+
+  private concerns(id: string): boolean {
+    if (id === this.benchId) return true;
+    const item = this.ctx.items.find((i) => i.id === id);
+    if (item?.parent === this.benchId) return true;
+    const group = this.ctx.store.get(id)?.group;
+    return group !== undefined && group !== null && this.currentGroup() === group;
+  }
+
+  private currentGroup(): string | undefined {
+    if (!this.benchId) return undefined;
+    return this.ctx.store.resultsOf(this.benchId, this.ctx.items).find((r) => r.group)?.group ?? undefined;
+  }
+
+  private scheduleRefresh(): void {
+    if (this.refreshTimer) return;
+    this.refreshTimer = setTimeout(() => {
+      this.refreshTimer = undefined;
+      void this.refresh();
+    }, 200);
+  }
+
+  private async refresh(): Promise<void> {
+    if (!this.panel || !this.benchId) return;
+    const data = await this.collect(this.benchId);
+    const msg: ToWebview = { type: "data", data };
+    await this.panel?.webview.postMessage(msg);
+  }
+
+  /** Everything the page shows for one benchmark. */
+  async collect(benchId: string): Promise<PanelData> {
+    const results = this.ctx.store.resultsOf(benchId, this.ctx.items);
+    const item = this.ctx.items.find((i) => i.id === benchId);
+    const histories = await Promise.all(results.map((r) => this.history(this.caseItemId(benchId, r))));
+    const data: PanelData = {
+      benchId,
+      title: item?.label ?? functionName(benchId),
+      cases: results.map((r, i) => panelCase(r, histories[i] ?? [])),
+    };
+    if (results.length === 0) {
+      data.empty = this.ctx.trusted
+        ? "No result yet in this session: run the benchmark (the Run button, the gutter, or the Test Explorer)."
+        : "This workspace is not trusted, so knotmeter does not run its benchmarks.";
+    }
+    const group = results.find((r) => r.group)?.group;
+    if (group) data.group = { name: group, rows: groupRows(this.ctx.store.group(group)) };
+    return data;
+  }
+
+  /** The daemon's item id of a result (the case's id; the result's own id as a fallback). */
+  private caseItemId(benchId: string, r: BenchResult): string {
+    const child = this.ctx.items.find((i) => i.parent === benchId && this.ctx.store.get(i.id) === r);
+    return child?.id ?? (this.ctx.store.get(benchId) === r ? benchId : r.id);
+  }
+
+  private async history(id: string): Promise<HistoryPoint[]> {
+    const client = this.ctx.client;
+    if (!client || !client.isRunning()) return [];
+    try {
+      return (await client.sendRequest(ext.history, { id, limit: 50 })).points;
+    } catch {
+      return [];
+    }
+  }
+
+  private html(webview: vscode.Webview, dist: vscode.Uri): string {
+    const nonce = randomBytes(16).toString("base64");
+    const script = webview.asWebviewUri(vscode.Uri.joinPath(dist, "webview.js"));
+    const style = webview.asWebviewUri(vscode.Uri.joinPath(dist, "webview.css"));
+    const csp = [
+      "default-src 'none'",
+      `style-src ${webview.cspSource}`,
+      `font-src ${webview.cspSource}`,
+      `img-src ${webview.cspSource} data:`,
+      `script-src 'nonce-${nonce}'`,
+    ].join("; ");
+    return `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="UTF-8">
+<meta http-equiv="Content-Security-Policy" content="${csp}">
+<meta name="viewport" content="width=device-width, initial-scale=1.0">
+<link rel="stylesheet" href="${style.toString()}">
+<title>knotmeter results</title>
+</head>
+<body>
+<div id="root"></div>
+<script nonce="${nonce}" src="${script.toString()}"></script>
+</body>
+</html>`;
+  }
+
+  dispose(): void {
+    if (this.refreshTimer) clearTimeout(this.refreshTimer);
+    this.panel?.dispose();
+    for (const d of this.disposables) d.dispose();
+  }
+}

@@ -1,0 +1,284 @@
+// The results panel's page (bundled on its own into dist/webview.js). It draws, for the
+// selected benchmark: the distribution of its per-operation samples (a histogram with the
+// median and its interval), the history of the median with its interval over past runs, and
+// for a comparison group the table with ratio bars. uPlot draws on canvas; colours come from
+// VS Code's theme variables and are re-read when the theme changes.
+
+import uPlot from "uplot";
+import { axisNs, histogram, type FromWebview, type GroupRow, type PanelCase, type PanelData, type ToWebview } from "../data";
+import { formatNs } from "../../format";
+
+declare function acquireVsCodeApi(): { postMessage(msg: FromWebview): void; getState(): unknown; setState(s: unknown): void };
+
+const vscode = acquireVsCodeApi();
+const root = document.getElementById("root")!;
+let data: PanelData | undefined = (vscode.getState() as { data?: PanelData } | undefined)?.data;
+let selected: string | undefined = (vscode.getState() as { selected?: string } | undefined)?.selected;
+const plots: uPlot[] = [];
+
+window.addEventListener("message", (e: MessageEvent<ToWebview>) => {
+  if (e.data?.type === "data") {
+    data = e.data.data;
+    if (!data.cases.some((c) => c.id === selected)) selected = data.cases[0]?.id;
+    vscode.setState({ data, selected });
+    render();
+  }
+});
+new MutationObserver(() => render()).observe(document.body, { attributes: true, attributeFilter: ["class"] });
+let resizeTimer: number | undefined;
+new ResizeObserver(() => {
+  if (resizeTimer !== undefined) window.clearTimeout(resizeTimer);
+  resizeTimer = window.setTimeout(render, 100);
+}).observe(root);
+vscode.postMessage({ type: "ready" });
+if (data) render();
+
+function cssVar(name: string, fallback: string): string {
+  const v = getComputedStyle(document.body).getPropertyValue(name).trim();
+  return v || fallback;
+}
+
+interface Theme {
+  fg: string;
+  muted: string;
+  grid: string;
+  accent: string;
+  accentFill: string;
+  marker: string;
+  band: string;
+  font: string;
+}
+
+function theme(): Theme {
+  const accent = cssVar("--vscode-charts-blue", "#3794ff");
+  return {
+    fg: cssVar("--vscode-editor-foreground", "#cccccc"),
+    muted: cssVar("--vscode-descriptionForeground", "#999999"),
+    grid: cssVar("--vscode-editorWidget-border", "rgba(128,128,128,0.35)"),
+    accent,
+    accentFill: withAlpha(accent, 0.55),
+    marker: cssVar("--vscode-charts-orange", "#d18616"),
+    band: withAlpha(accent, 0.2),
+    font: `${cssVar("--vscode-font-size", "13px")} ${cssVar("--vscode-font-family", "sans-serif")}`,
+  };
+}
+
+/** `#rrggbb` or `rgb(...)` with an alpha. */
+function withAlpha(color: string, alpha: number): string {
+  const hex = /^#([0-9a-f]{6})$/i.exec(color);
+  if (hex) {
+    const n = parseInt(hex[1]!, 16);
+    return `rgba(${(n >> 16) & 255}, ${(n >> 8) & 255}, ${n & 255}, ${alpha})`;
+  }
+  const rgb = /^rgba?\(([^)]+)\)$/.exec(color);
+  if (rgb) {
+    const [r, g, b] = rgb[1]!.split(",").map((s) => s.trim());
+    return `rgba(${r}, ${g}, ${b}, ${alpha})`;
+  }
+  return color;
+}
+
+function el<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<string, string> = {}, ...children: Array<Node | string>): HTMLElementTagNameMap[K] {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
+  for (const c of children) e.append(c);
+  return e;
+}
+
+function render(): void {
+  while (plots.length > 0) plots.pop()!.destroy();
+  root.replaceChildren();
+  if (!data) {
+    root.append(el("p", { class: "empty" }, "Select a benchmark: the code lens “Show results”, the Test Explorer's context menu, or the command “knotmeter: Show Results”."));
+    return;
+  }
+  const header = el("header", {}, el("h1", {}, data.title));
+  if (data.cases.length > 1) {
+    const select = el("select", { "aria-label": "case" });
+    for (const c of data.cases) {
+      const o = el("option", { value: c.id }, c.label);
+      if (c.id === selected) o.selected = true;
+      select.append(o);
+    }
+    select.addEventListener("change", () => {
+      selected = select.value;
+      vscode.setState({ data, selected });
+      render();
+    });
+    header.append(select);
+  }
+  const run = el("button", { type: "button" }, "Run");
+  const benchId = data.benchId;
+  run.addEventListener("click", () => vscode.postMessage({ type: "run", benchId }));
+  header.append(run);
+  root.append(header);
+
+  if (data.empty) root.append(el("p", { class: "empty" }, data.empty));
+  const c = data.cases.find((x) => x.id === selected) ?? data.cases[0];
+  if (c) {
+    root.append(el("p", { class: "summary" }, `${c.label}: ${c.summary}`));
+    for (const w of c.warnings) root.append(el("p", { class: "warning" }, `⚠ ${w.code}: ${w.message}`));
+    const row = el("div", { class: "charts" });
+    root.append(row);
+    const hist = figure(row, "Distribution of per-operation times", `${c.samples.length} samples, after overhead subtraction`);
+    const hv = figure(row, "Median over past runs", c.history.length ? `${c.history.length} runs, with the 95% interval` : "no stored history yet");
+    // Two charts side by side when there is room; each figure adds 18 px of padding and border.
+    const columns = root.clientWidth > 760 ? 2 : 1;
+    const width = Math.max(260, Math.floor((root.clientWidth - 16 * (columns - 1)) / columns) - 20);
+    drawHistogram(hist, c, width);
+    drawHistory(hv, c, width);
+  }
+  if (data.group && data.group.rows.length > 0) root.append(groupTable(data.group.name, data.group.rows));
+}
+
+function figure(parent: HTMLElement, title: string, note: string): HTMLElement {
+  const chart = el("div", { class: "chart" });
+  parent.append(el("figure", {}, el("figcaption", {}, el("strong", {}, title), " ", el("span", { class: "note" }, note)), chart));
+  return chart;
+}
+
+function axes(t: Theme, xValues?: uPlot.Axis["values"], yValues?: uPlot.Axis["values"]): uPlot.Axis[] {
+  const base = { stroke: t.muted, grid: { stroke: t.grid, width: 1 }, ticks: { stroke: t.grid, width: 1 }, font: t.font };
+  const x: uPlot.Axis = { ...base };
+  const y: uPlot.Axis = { ...base, size: 70 };
+  if (xValues) x.values = xValues;
+  if (yValues) y.values = yValues;
+  return [x, y];
+}
+
+function drawHistogram(target: HTMLElement, c: PanelCase, width: number): void {
+  const h = histogram(c.samples);
+  if (h.counts.length === 0) {
+    target.append(el("p", { class: "empty" }, "No samples."));
+    return;
+  }
+  const t = theme();
+  const xs = h.edges.map((e) => e + h.width / 2);
+  const opts: uPlot.Options = {
+    width,
+    height: 240,
+    legend: { show: false },
+    cursor: { show: true, drag: { x: false, y: false } },
+    scales: { x: { time: false, range: [h.edges[0]!, h.edges[h.edges.length - 1]! + h.width] }, y: { range: (_u, _min, max) => [0, Math.max(1, max) * 1.08] } },
+    axes: axes(t, (_u, vals) => vals.map((v) => axisNs(v)), (_u, vals) => vals.map((v) => String(v))),
+    series: [
+      {},
+      {
+        label: "samples",
+        stroke: t.accent,
+        fill: t.accentFill,
+        width: 1,
+        paths: uPlot.paths.bars!({ size: [0.92, Infinity], align: 0 }),
+        points: { show: false },
+      },
+    ],
+    hooks: {
+      draw: [
+        (u) => {
+          const ctx = u.ctx;
+          const top = u.bbox.top;
+          const bottom = u.bbox.top + u.bbox.height;
+          const lx = u.valToPos(c.low, "x", true);
+          const hx = u.valToPos(c.high, "x", true);
+          ctx.save();
+          ctx.fillStyle = withAlpha(t.marker, 0.18);
+          ctx.fillRect(lx, top, Math.max(1, hx - lx), bottom - top);
+          const mx = u.valToPos(c.median, "x", true);
+          ctx.strokeStyle = t.marker;
+          ctx.lineWidth = 2 * devicePixelRatio;
+          ctx.beginPath();
+          ctx.moveTo(mx, top);
+          ctx.lineTo(mx, bottom);
+          ctx.stroke();
+          const label = `median ${formatNs(c.median)}`;
+          ctx.font = `${12 * devicePixelRatio}px ${cssVar("--vscode-font-family", "sans-serif")}`;
+          const w = ctx.measureText(label).width;
+          const px = 6 * devicePixelRatio;
+          // Right of the line, or left of it when it would leave the plot.
+          const lx0 = mx + px + w > u.bbox.left + u.bbox.width ? mx - px - w : mx + px;
+          ctx.fillStyle = cssVar("--vscode-editor-background", "#1e1e1e");
+          ctx.globalAlpha = 0.85;
+          ctx.fillRect(lx0 - 3 * devicePixelRatio, top + 2 * devicePixelRatio, w + 6 * devicePixelRatio, 16 * devicePixelRatio);
+          ctx.globalAlpha = 1;
+          ctx.fillStyle = t.fg;
+          ctx.fillText(label, lx0, top + 14 * devicePixelRatio);
+          ctx.restore();
+        },
+      ],
+    },
+  };
+  plots.push(new uPlot(opts, [xs, h.counts], target));
+  if (h.above > 0) target.append(el("p", { class: "note" }, `${h.above} samples above the 99th percentile are not drawn (outliers are kept in the statistics).`));
+}
+
+function drawHistory(target: HTMLElement, c: PanelCase, width: number): void {
+  const pts = c.history;
+  if (pts.length === 0) {
+    target.append(el("p", { class: "empty" }, "Run the benchmark again to see its history."));
+    return;
+  }
+  const t = theme();
+  const xs = pts.map((p) => Number(p.timestamp));
+  // Equal timestamps (runs within a second) are spread so that each run gets its own point.
+  for (let i = 1; i < xs.length; i++) if (xs[i]! <= xs[i - 1]!) xs[i] = xs[i - 1]! + 1;
+  const opts: uPlot.Options = {
+    width,
+    height: 240,
+    legend: { show: false },
+    cursor: { drag: { x: false, y: false } },
+    scales: {
+      x: { time: true, ...(xs.length === 1 ? { range: [xs[0]! - 60, xs[0]! + 60] as uPlot.Range.MinMax } : {}) },
+      y: { range: (_u, min, max) => [Math.max(0, min - (max - min) * 0.2 - max * 0.02), max + (max - min) * 0.2 + max * 0.02] },
+    },
+    axes: axes(t, undefined, (_u, vals) => vals.map((v) => axisNs(v))),
+    series: [
+      {},
+      { label: "high", stroke: "transparent", points: { show: false } },
+      { label: "low", stroke: "transparent", points: { show: false } },
+      { label: "median", stroke: t.accent, width: 2, points: { show: true, size: 7, fill: t.accent, stroke: t.accent } },
+    ],
+    bands: [{ series: [1, 2], fill: t.band }],
+  };
+  plots.push(
+    new uPlot(
+      opts,
+      [xs, pts.map((p) => p.highNs), pts.map((p) => p.lowNs), pts.map((p) => p.medianNs)],
+      target,
+    ),
+  );
+}
+
+function groupTable(name: string, rows: GroupRow[]): HTMLElement {
+  const max = Math.max(1, ...rows.map((r) => (Number.isFinite(r.high ?? r.ratio) ? (r.high ?? r.ratio) : 1)));
+  const table = el("table", { class: "group" });
+  table.append(el("thead", {}, el("tr", {}, el("th", {}, "member"), el("th", { class: "num" }, "median"), el("th", { class: "num" }, "ratio"), el("th", { class: "bar" }, "relative to the baseline"), el("th", {}, "verdict"))));
+  const body = el("tbody");
+  for (const r of rows) {
+    const bar = el("div", { class: "ratio" });
+    const fill = el("div", { class: `fill ${r.verdict ?? (r.baseline ? "base" : "same")}` });
+    fill.style.width = `${Math.max(0.5, (r.ratio / max) * 100)}%`;
+    bar.append(fill);
+    if (r.low !== undefined && r.high !== undefined) {
+      const ci = el("div", { class: "ci" });
+      ci.style.left = `${(r.low / max) * 100}%`;
+      ci.style.width = `${Math.max(0.3, ((r.high - r.low) / max) * 100)}%`;
+      bar.append(ci);
+    }
+    const one = el("div", { class: "one" });
+    one.style.left = `${(1 / max) * 100}%`;
+    bar.append(one);
+    body.append(
+      el(
+        "tr",
+        {},
+        el("td", {}, r.baseline ? `${r.name} (baseline)` : r.name),
+        el("td", { class: "num" }, formatNs(r.median)),
+        el("td", { class: "num" }, Number.isFinite(r.ratio) ? `${r.ratio.toFixed(3)}×` : "–"),
+        el("td", { class: "bar" }, bar),
+        el("td", {}, r.text),
+      ),
+    );
+  }
+  table.append(body);
+  return el("section", {}, el("h2", {}, `Group “${name}”`), table);
+}

@@ -1,0 +1,774 @@
+// Generated from the knotmeter-protocol crate (protocol/src). Do not edit by hand:
+// run `UPDATE_TS=1 cargo test -p knotmeter-protocol --features typescript`.
+
+/** The `knotmeter/*` method names. */
+export const Methods = {
+  discover: "knotmeter/discover",
+  discovered: "knotmeter/discovered",
+  run: "knotmeter/run",
+  runState: "knotmeter/runState",
+  output: "knotmeter/output",
+  runEnd: "knotmeter/runEnd",
+  cancel: "knotmeter/cancel",
+  history: "knotmeter/history",
+} as const;
+
+/** The command of the "▶ Run" code lens; its argument is a `RunParams`. */
+export const RUN_COMMAND = "knotmeter.run";
+
+/**
+ * A position in a document: 0-based line and character (UTF-16 code units), as in LSP.
+ */
+export type Position = { 
+/**
+ * 0-based line.
+ */
+line: number, 
+/**
+ * 0-based character offset in UTF-16 code units.
+ */
+character: number, };
+
+/**
+ * A range in a document, end exclusive, as in LSP.
+ */
+export type Range = { 
+/**
+ * The first character.
+ */
+start: Position, 
+/**
+ * Just after the last character.
+ */
+end: Position, };
+
+/**
+ * The level of an item in the tree.
+ */
+export type ItemKind = "package" | "target" | "bench" | "case";
+
+/**
+ * One node of the tree of benchmarks. Parents come before their children.
+ */
+export type TestItem = { 
+/**
+ * Stable id (see `docs/protocol.md`): benchmarks and cases use the engine's ids.
+ */
+id: string, 
+/**
+ * What to show: the package, target or function name, or the argument text of a case.
+ */
+label: string, 
+/**
+ * The level of the item.
+ */
+kind: ItemKind, 
+/**
+ * The id of the parent item; absent for packages.
+ */
+parent?: string | null, 
+/**
+ * The `file://` URI of the source: the manifest for a package, the bench file for a
+ * target, the defining file for a benchmark or case.
+ */
+uri?: string | null, 
+/**
+ * The source range: a benchmark's whole function (attributes included), a case's
+ * argument expression.
+ */
+range?: Range | null, 
+/**
+ * The comparison group of a benchmark or case, if it has one.
+ */
+group?: string | null, };
+
+/**
+ * Params of `knotmeter/discover`: none (send `{}`).
+ */
+export type DiscoverParams = Record<symbol, never>;
+
+/**
+ * Result of `knotmeter/discover`.
+ */
+export type DiscoverResult = { 
+/**
+ * The whole tree, parents before children.
+ */
+items: Array<TestItem>, };
+
+/**
+ * Params of `knotmeter/discovered`.
+ */
+export type DiscoveredParams = { 
+/**
+ * The whole tree, parents before children.
+ */
+items: Array<TestItem>, };
+
+/**
+ * How long each case is measured.
+ */
+export type RunMode = "quick" | "full";
+
+/**
+ * Params of `knotmeter/run`.
+ */
+export type RunParams = { 
+/**
+ * Item ids to run, at any level (a package runs all its benchmarks). Absent: everything.
+ */
+include?: Array<string> | null, 
+/**
+ * Item ids to leave out, at any level.
+ */
+exclude?: Array<string> | null, 
+/**
+ * `quick` or `full` (the default).
+ */
+mode?: RunMode | null, };
+
+/**
+ * Result of `knotmeter/run`.
+ */
+export type RunResult = { 
+/**
+ * The new run's id, unique while the daemon lives.
+ */
+runId: number, };
+
+/**
+ * The state of one item in a run. Every item of a run starts `enqueued` and ends in one of
+ * `passed`, `failed`, `errored` or `skipped`.
+ */
+export type ItemState = "enqueued" | "building" | "started" | "passed" | "failed" | "errored" | "skipped";
+
+/**
+ * Params of `knotmeter/runState`.
+ */
+export type RunStateParams = { 
+/**
+ * The run.
+ */
+runId: number, 
+/**
+ * The item (a benchmark without `args`, or a case).
+ */
+id: string, 
+/**
+ * Its new state.
+ */
+state: ItemState, 
+/**
+ * The measurement, with `passed` (and with `skipped` after a partial measurement).
+ */
+result?: BenchResult | null, 
+/**
+ * Why, with `failed`, `errored` and `skipped`: the panic message and location, the
+ * rendered compiler error, the signal, the timeout.
+ */
+message?: string | null, };
+
+/**
+ * Params of `knotmeter/output`.
+ */
+export type OutputParams = { 
+/**
+ * The run.
+ */
+runId: number, 
+/**
+ * The item the text is about, if it is about one.
+ */
+id?: string | null, 
+/**
+ * The text, with line breaks as `\r\n` (ready for a terminal-like output view).
+ */
+text: string, };
+
+/**
+ * Params of `knotmeter/runEnd`.
+ */
+export type RunEndParams = { 
+/**
+ * The run.
+ */
+runId: number, };
+
+/**
+ * Params of `knotmeter/cancel`.
+ */
+export type CancelParams = { 
+/**
+ * The run to cancel. Cancelling a finished or unknown run does nothing.
+ */
+runId: number, };
+
+/**
+ * Params of `knotmeter/history`.
+ */
+export type HistoryParams = { 
+/**
+ * The case id (a benchmark id for a benchmark without `args`).
+ */
+id: string, 
+/**
+ * At most this many points (default 100).
+ */
+limit?: number | null, };
+
+/**
+ * Result of `knotmeter/history`.
+ */
+export type HistoryResult = { 
+/**
+ * Newest first. Empty when there is no history (yet).
+ */
+points: Array<HistoryPoint>, };
+
+/**
+ * The daemon's settings: the `initializationOptions` of `initialize`, and the `settings`
+ * of `workspace/didChangeConfiguration` (either this object itself or `{"knotmeter": ...}`).
+ * Absent fields keep their current value.
+ */
+export type Settings = { 
+/**
+ * Re-run the benchmarks of a saved file (quick mode) after a build. Default `false`.
+ */
+runOnSave?: boolean | null, 
+/**
+ * A case that runs longer than this, in seconds, is stopped and marked `errored`.
+ * Default 120.
+ */
+caseTimeoutSecs?: number | null, 
+/**
+ * Time budget per case of a quick run, in seconds (the engine's `--time`). Default: the
+ * engine's quick budget.
+ */
+quickTimeSecs?: number | null, 
+/**
+ * Time budget per case of a full run, in seconds. Default: the engine's budget.
+ */
+fullTimeSecs?: number | null, 
+/**
+ * How long a cancelled bench binary may take to stop before it is killed, in
+ * milliseconds. Default 2000.
+ */
+cancelGraceMs?: number | null, };
+
+/**
+ * The id of one recorded run in the history store (SQLite's row id of the run). Larger ids
+ * were recorded later.
+ *
+ * Not to be confused with the `runId` of the editor methods, which numbers the daemon's runs
+ * since it started.
+ */
+export type HistoryRunId = number;
+
+/**
+ * One case's result in one recorded run, reduced to what a chart or `knotmeter history ID`
+ * shows.
+ */
+export type HistoryPoint = { 
+/**
+ * The run.
+ */
+run: HistoryRunId, 
+/**
+ * The run's start, in seconds since the Unix epoch.
+ */
+timestamp: number, 
+/**
+ * The run's git commit, where there was one.
+ */
+gitCommit: string | null, 
+/**
+ * The run's machine key: only points with equal keys are comparable.
+ */
+machineKey: string, 
+/**
+ * The baseline name the run was saved under, if any.
+ */
+baseline: string | null, 
+/**
+ * The median per-operation time, in nanoseconds.
+ */
+medianNs: number, 
+/**
+ * Lower bound of the median's 95% confidence interval, in nanoseconds.
+ */
+lowNs: number, 
+/**
+ * Upper bound of the median's 95% confidence interval, in nanoseconds.
+ */
+highNs: number, 
+/**
+ * The verdict of the comparison made during that run, if one was made.
+ */
+verdict: Verdict | null, };
+
+/**
+ * Everything measured for one case. The same object appears in `--format json`'s `results`,
+ * in the `case_finished` event of `--format jsonl`, in the history store and in the editor.
+ */
+export type BenchResult = { 
+/**
+ * Stable id: `target::module::function`, plus `/arg` for a case of an `args` benchmark.
+ */
+id: string, 
+/**
+ * The benchmark function's name.
+ */
+name: string, 
+/**
+ * The canonical argument text for an `args` case, `null` otherwise.
+ */
+args: string | null, 
+/**
+ * The comparison group (`#[bench(group = "..")]`), or `null`.
+ */
+group: string | null, 
+/**
+ * Whether this case is its group's baseline.
+ */
+baseline: boolean, 
+/**
+ * The source file of the benchmark function, as `file!()` spells it.
+ */
+file: string, 
+/**
+ * The 1-based line of the benchmark function's name.
+ */
+line: number, 
+/**
+ * The per-operation estimate, corrected for the harness overhead.
+ */
+estimate: Estimate, 
+/**
+ * Spread of the corrected per-operation samples.
+ */
+quantiles: Quantiles, 
+/**
+ * Relative half-width of the median's confidence interval (0.01 is ±1%).
+ */
+precision: number, 
+/**
+ * The harness's own cost, measured with an empty body of the same shape.
+ */
+overhead: Overhead, 
+/**
+ * The first (cold) call, timed on its own, in nanoseconds.
+ */
+cold_ns: number, 
+/**
+ * Operations timed together in one sample.
+ */
+ops_per_sample: number, 
+/**
+ * Number of workload samples (the baseline took as many).
+ */
+samples: number, 
+/**
+ * Wall time spent on this case, calibration and baseline included, in nanoseconds.
+ */
+wall_ns: number, 
+/**
+ * True when the run was cancelled while this case was being measured.
+ */
+partial: boolean, 
+/**
+ * Validity and environment warnings, each with a stable code.
+ */
+warnings: Array<Warning>, 
+/**
+ * The comparison against a baseline or history; `null` when there is none.
+ */
+comparison: Comparison | null, 
+/**
+ * Allocations per operation; `null` unless the bench binary installs
+ * `knotmeter::CountingAlloc` as its global allocator.
+ */
+allocations: Allocations | null, 
+/**
+ * Raw per-operation timings, before overhead subtraction, in nanoseconds.
+ */
+raw: RawSamples, };
+
+/**
+ * The per-operation estimate of a case, in nanoseconds.
+ */
+export type Estimate = { 
+/**
+ * Median of the corrected per-operation samples.
+ */
+median_ns: number, 
+/**
+ * Lower bound of the median's distribution-free 95% confidence interval.
+ */
+low_ns: number, 
+/**
+ * Upper bound of the median's distribution-free 95% confidence interval.
+ */
+high_ns: number, 
+/**
+ * Mean of the corrected per-operation samples.
+ */
+mean_ns: number, };
+
+/**
+ * Quantiles and spread of the corrected per-operation samples, in nanoseconds.
+ */
+export type Quantiles = { 
+/**
+ * Smallest sample.
+ */
+min_ns: number, 
+/**
+ * 5th percentile.
+ */
+p5_ns: number, 
+/**
+ * First quartile.
+ */
+q1_ns: number, 
+/**
+ * Third quartile.
+ */
+q3_ns: number, 
+/**
+ * 95th percentile.
+ */
+p95_ns: number, 
+/**
+ * Largest sample.
+ */
+max_ns: number, 
+/**
+ * Sample standard deviation.
+ */
+std_dev_ns: number, 
+/**
+ * Samples outside Tukey's fences (1.5 × IQR beyond the quartiles). Never dropped.
+ */
+outliers: number, };
+
+/**
+ * The harness overhead that was subtracted, per operation.
+ */
+export type Overhead = { 
+/**
+ * Median per-operation time of the empty body of the same shape, in nanoseconds.
+ */
+per_op_ns: number, 
+/**
+ * Change of the baseline's median between the first and second half of the run,
+ * in nanoseconds per operation (positive: the harness got slower).
+ */
+drift: number, 
+/**
+ * Samples in which the subtraction would have gone below zero and was capped at zero.
+ */
+capped: number, };
+
+/**
+ * Raw per-operation timings in nanoseconds, in the order they were taken. Bounded in size.
+ */
+export type RawSamples = { 
+/**
+ * The workload's samples divided by the operation count, before subtraction.
+ */
+workload_ns: Array<number>, 
+/**
+ * The empty baseline's samples divided by the operation count, interleaved in time with
+ * the workload's.
+ */
+baseline_ns: Array<number>, };
+
+/**
+ * A warning attached to a result or a run. `code` is stable; `message` says what to do.
+ */
+export type Warning = { 
+/**
+ * Stable machine-readable code such as `debug_build` or `optimized_away`.
+ */
+code: string, 
+/**
+ * Human-readable explanation with the action to take.
+ */
+message: string, };
+
+/**
+ * A comparison of one case against a baseline: another member of its group, or an earlier
+ * stored run.
+ */
+export type Comparison = { 
+/**
+ * The id of the baseline case, or the history run compared against.
+ */
+against: string, 
+/**
+ * This case's time divided by the baseline's (below 1 is faster).
+ */
+ratio: number, 
+/**
+ * Lower bound of the ratio's 95% confidence interval.
+ */
+low: number, 
+/**
+ * Upper bound of the ratio's 95% confidence interval.
+ */
+high: number, 
+/**
+ * Two-sided p-value of the test for a difference (after multiple-testing correction).
+ */
+p_value: number, 
+/**
+ * The one verdict every output shows.
+ */
+verdict: Verdict, };
+
+/**
+ * Whether a case got faster, slower or stayed the same. Computed once, shown everywhere.
+ */
+export type Verdict = "faster" | "slower" | "same";
+
+/**
+ * Heap allocations made by one operation, counted outside the timed samples.
+ */
+export type Allocations = { 
+/**
+ * Allocations (including reallocations) per operation.
+ */
+per_op: number, 
+/**
+ * Bytes requested per operation.
+ */
+bytes_per_op: number, };
+
+/**
+ * Where and how a run was measured: enough to judge whether two runs can be compared.
+ */
+export type Manifest = { 
+/**
+ * Version of the knotmeter engine that measured.
+ */
+knotmeter_version: string, 
+/**
+ * `rustc --version` of the compiler that built the engine.
+ */
+rustc: string, 
+/**
+ * Cargo profile the engine was built with (`release` for `cargo bench`).
+ */
+profile: string, 
+/**
+ * Optimisation level (`0`..`3`, `s`, `z`).
+ */
+opt_level: string, 
+/**
+ * Whether debug assertions were on in the bench target.
+ */
+debug_assertions: boolean, 
+/**
+ * Target triple.
+ */
+target: string, 
+/**
+ * CPU model name, where the OS tells it.
+ */
+cpu: string, 
+/**
+ * Logical cores available to the process.
+ */
+cores: number, 
+/**
+ * The clock used for timing.
+ */
+timer: TimerInfo, 
+/**
+ * `git rev-parse HEAD` of the working directory, where there is one.
+ */
+git_commit: string | null, 
+/**
+ * Seconds since the Unix epoch when the run started.
+ */
+timestamp: number, 
+/**
+ * Seed of the random sample-length jitter.
+ */
+seed: number, 
+/**
+ * Environment warnings (debug build, frequency scaling), each with a stable code.
+ */
+warnings: Array<Warning>, };
+
+/**
+ * The calibrated timer.
+ */
+export type TimerInfo = { 
+/**
+ * `instant` (the OS monotonic clock) or `tsc` (the x86_64 time-stamp counter).
+ */
+kind: string, 
+/**
+ * Smallest non-zero difference observed between two reads, in nanoseconds.
+ */
+precision_ns: number, 
+/**
+ * Cost of one read of the timer, in nanoseconds.
+ */
+read_cost_ns: number, };
+
+/**
+ * The document printed by `--list --format json`.
+ */
+export type ListDocument = { 
+/**
+ * Always [`crate::VERSION`].
+ */
+version: number, 
+/**
+ * Every case the binary would run with the same filters, in run order.
+ */
+cases: Array<ListEntry>, };
+
+/**
+ * One runnable case.
+ */
+export type ListEntry = { 
+/**
+ * The case id (see [`crate::case_id`]).
+ */
+id: string, 
+/**
+ * The id of the benchmark function the case belongs to.
+ */
+bench_id: string, 
+/**
+ * The benchmark function's name.
+ */
+name: string, 
+/**
+ * The canonical argument text, or `null`.
+ */
+args: string | null, 
+/**
+ * The comparison group, or `null`.
+ */
+group: string | null, 
+/**
+ * Whether the case is its group's baseline.
+ */
+baseline: boolean, 
+/**
+ * Source file as `file!()` spells it.
+ */
+file: string, 
+/**
+ * 1-based line of the function's name.
+ */
+line: number, };
+
+/**
+ * One line of `--format jsonl`. The `event` field names the variant.
+ */
+export type Event = { "event": "run_started", 
+/**
+ * Always [`crate::VERSION`].
+ */
+version: number, 
+/**
+ * Where and how the run is measured.
+ */
+manifest: Manifest, 
+/**
+ * The cases that will run.
+ */
+cases: Array<ListEntry>, } | { "event": "case_started", 
+/**
+ * The case id.
+ */
+id: string, } | { "event": "progress", 
+/**
+ * The case id.
+ */
+id: string, 
+/**
+ * Workload samples taken so far.
+ */
+samples: number, 
+/**
+ * Fraction of the case's time budget spent, 0 to 1.
+ */
+fraction: number, } | { "event": "case_finished", 
+/**
+ * The result, the same object as in `--format json`.
+ */
+result: BenchResult, } | { "event": "case_failed" } & CaseFailure | { "event": "run_finished" } & RunSummary;
+
+/**
+ * Why a case produced no result.
+ */
+export type CaseFailure = { 
+/**
+ * The case id.
+ */
+id: string, 
+/**
+ * What went wrong.
+ */
+kind: FailureKind, 
+/**
+ * The panic message or error text.
+ */
+message: string, 
+/**
+ * `file:line:column` of the panic, where known.
+ */
+location: string | null, };
+
+/**
+ * The kind of a case failure.
+ */
+export type FailureKind = "panic" | "cancelled" | "misuse";
+
+/**
+ * Totals at the end of a run.
+ */
+export type RunSummary = { 
+/**
+ * Cases that produced a result.
+ */
+passed: number, 
+/**
+ * Cases that failed.
+ */
+failed: number, 
+/**
+ * True when the run was cancelled before every case finished.
+ */
+cancelled: boolean, 
+/**
+ * Wall time of the whole run in nanoseconds.
+ */
+wall_ns: number, };
+
+/**
+ * The document printed by `--format json`: everything one run of a bench binary measured.
+ */
+export type Report = { 
+/**
+ * Always [`VERSION`] for documents written by this crate.
+ */
+version: number, 
+/**
+ * Where and how the run was measured.
+ */
+manifest: Manifest, 
+/**
+ * One entry per measured case, in run order.
+ */
+results: Array<BenchResult>, 
+/**
+ * Cases that did not produce a result (a panic), in run order.
+ */
+failures: Array<CaseFailure>, };

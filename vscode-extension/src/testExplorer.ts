@@ -1,0 +1,398 @@
+// The Test Explorer: a TestController whose tree is the daemon's discovery (package → target →
+// bench → case) and whose runs are the daemon's runs. Decisions live in `model.ts`; this module
+// applies them to `vscode` objects. Lifecycle as in test-provider-sample: lazy discovery
+// through `resolveHandler`, stable ids with `children.replace`, a WeakMap from TestItem to its
+// data, `enqueued → started → passed/failed/errored`, `run.end()`, and `skipped` for whatever a
+// cancelled run did not reach.
+
+import * as fs from "node:fs";
+import * as path from "node:path";
+import * as vscode from "vscode";
+import type { Ctx, RunInfo } from "./ctx";
+import * as ext from "./lsp_ext";
+import {
+  buildTree,
+  mapRunState,
+  RunRouter,
+  RunTracker,
+  signatureLine,
+  walk,
+  type RunAction,
+  type RunMessage,
+  type SourcePosition,
+  type TreeNode,
+} from "./model";
+import { summary } from "./format";
+import { untrustedReason, requestTrust } from "./trust";
+import type { OutputParams, Range, RunEndParams, RunMode, RunStateParams, TestItem as WireItem } from "./wire";
+
+type Event = { kind: "state"; p: RunStateParams } | { kind: "output"; p: OutputParams } | { kind: "end"; p: RunEndParams };
+
+interface ActiveRun {
+  run: vscode.TestRun;
+  tracker: RunTracker;
+  info: RunInfo;
+  /** Set when the user cancelled before the daemon answered with the run's id. */
+  cancelRequested?: boolean;
+}
+
+export class TestExplorer implements vscode.Disposable {
+  readonly controller: vscode.TestController;
+  private readonly items = new Map<string, vscode.TestItem>();
+  private readonly data = new WeakMap<vscode.TestItem, TreeNode>();
+  private readonly router: RunRouter<ActiveRun, Event>;
+  private readonly runIds = new WeakMap<ActiveRun, number>();
+  readonly fullProfile: vscode.TestRunProfile;
+  readonly quickProfile: vscode.TestRunProfile;
+  /** The continuous run in force, if any: its mode decides run-on-save. */
+  continuous: { mode: RunMode; include: readonly vscode.TestItem[] | undefined; profile: vscode.TestRunProfile } | undefined;
+  private readonly disposables: vscode.Disposable[] = [];
+
+  constructor(
+    private readonly ctx: Ctx,
+    private readonly onContinuousChange: () => void,
+  ) {
+    this.controller = vscode.tests.createTestController("knotmeter", "knotmeter benchmarks");
+    this.controller.resolveHandler = async (item) => {
+      if (item === undefined) await this.discover();
+    };
+    this.controller.refreshHandler = async () => {
+      await this.discover();
+    };
+    this.fullProfile = this.controller.createRunProfile(
+      "Run",
+      vscode.TestRunProfileKind.Run,
+      (request, token) => this.run(request, token, "full", false),
+      true,
+      undefined,
+      true,
+    );
+    this.quickProfile = this.controller.createRunProfile(
+      "Run (quick)",
+      vscode.TestRunProfileKind.Run,
+      (request, token) => this.run(request, token, "quick", false),
+      false,
+      undefined,
+      true,
+    );
+    this.router = new RunRouter<ActiveRun, Event>((runId) => this.daemonRun(runId));
+    this.disposables.push(
+      this.controller,
+      ctx.discovered.event((items) => this.applyItems(items)),
+      ctx.runState.event((p) => this.onEvent(p.runId, { kind: "state", p })),
+      ctx.output.event((p) => this.onEvent(p.runId, { kind: "output", p })),
+      ctx.runEnded.event((p) => this.onEvent(p.runId, { kind: "end", p })),
+      ctx.clientState.event((up) => {
+        if (up) void this.discover();
+        else this.endAll("the daemon stopped");
+      }),
+    );
+  }
+
+  /** Asks the daemon for the tree (it also pushes `knotmeter/discovered` when files change). */
+  async discover(): Promise<void> {
+    const client = this.ctx.client;
+    if (!client || !client.isRunning()) return;
+    try {
+      const result = await client.sendRequest(ext.discover, {});
+      this.applyItems(result.items);
+    } catch (e) {
+      this.ctx.log.fire(`knotmeter/discover failed: ${String(e)}`);
+    }
+  }
+
+  /** The TestItem with a daemon id. */
+  item(id: string): vscode.TestItem | undefined {
+    return this.items.get(id);
+  }
+
+  /** The tree node behind a TestItem. */
+  node(item: vscode.TestItem): TreeNode | undefined {
+    return this.data.get(item);
+  }
+
+  /** Every item with a source location, for the commands and the code lenses. */
+  allItems(): vscode.TestItem[] {
+    return [...this.items.values()];
+  }
+
+  /** Replaces the tree, keeping the TestItem of every id that survives (expansion state). */
+  applyItems(items: readonly WireItem[]): void {
+    // URIs as VS Code spells them, so that comparisons with documents' URIs hold.
+    const normalized = items.map((i) => (i.uri ? { ...i, uri: vscode.Uri.parse(i.uri).toString() } : i));
+    this.ctx.items = normalized;
+    const tree = buildTree(normalized);
+    const seen = new Set<string>();
+    const build = (n: TreeNode): vscode.TestItem => {
+      const uri = n.uri ? vscode.Uri.parse(n.uri) : undefined;
+      let item = this.items.get(n.id);
+      if (!item || item.uri?.toString() !== uri?.toString()) {
+        item = this.controller.createTestItem(n.id, n.label, uri);
+        this.items.set(n.id, item);
+      }
+      item.label = n.label;
+      item.range = n.range ? toRange(n.range) : undefined;
+      const result = this.ctx.store.get(n.id);
+      if (result) item.description = summary(result);
+      this.data.set(item, n);
+      seen.add(n.id);
+      item.children.replace(n.children.map(build));
+      return item;
+    };
+    this.controller.items.replace(tree.map(build));
+    for (const id of [...this.items.keys()]) if (!seen.has(id)) this.items.delete(id);
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Runs
+
+  /**
+   * Runs a request through the daemon. `background` runs (on save) never take focus. A
+   * continuous request only switches run-on-save on until it is cancelled.
+   */
+  async run(request: vscode.TestRunRequest, token: vscode.CancellationToken, mode: RunMode, background: boolean): Promise<void> {
+    if (!this.ctx.trusted) {
+      const run = this.controller.createTestRun(request, "knotmeter (workspace not trusted)", false);
+      const reason = untrustedReason();
+      run.appendOutput(`${reason}\r\n`);
+      for (const item of this.leaves(request)) run.skipped(item);
+      run.end();
+      void requestTrust(reason);
+      return;
+    }
+    if (request.continuous) {
+      this.continuous = { mode, include: request.include, profile: request.profile ?? this.fullProfile };
+      this.onContinuousChange();
+      await new Promise<void>((resolve) => {
+        token.onCancellationRequested(() => {
+          this.continuous = undefined;
+          this.onContinuousChange();
+          resolve();
+        });
+      });
+      return;
+    }
+    const client = this.ctx.client;
+    const label = background ? "on save" : mode === "quick" ? "Run (quick)" : "Run";
+    const run = this.controller.createTestRun(request, `knotmeter ${label}`, true);
+    const active: ActiveRun = { run, tracker: new RunTracker(), info: { runId: -1, label, background } };
+    if (!client || !client.isRunning()) {
+      run.appendOutput("The knotmeter daemon is not running: see the knotmeter output channel.\r\n");
+      for (const item of this.leaves(request)) run.errored(item, new vscode.TestMessage("The knotmeter daemon is not running."));
+      run.end();
+      return;
+    }
+    for (const item of this.leaves(request)) {
+      run.enqueued(item);
+      active.tracker.expect([item.id]);
+    }
+    const onCancel = () => {
+      const runId = this.runIds.get(active);
+      if (runId !== undefined) void this.cancel(runId);
+      else active.cancelRequested = true;
+    };
+    // The request's token (a command's) and the run's own (the Test Explorer's stop button).
+    token.onCancellationRequested(onCancel);
+    run.token.onCancellationRequested(onCancel);
+    this.router.requestSent();
+    let runId: number;
+    try {
+      const params = {
+        include: request.include?.map((i) => i.id) ?? null,
+        exclude: request.exclude?.map((i) => i.id) ?? null,
+        mode,
+      };
+      runId = (await client.sendRequest(ext.run, params)).runId;
+    } catch (e) {
+      for (const [r, events] of this.router.requestFailed()) this.replay(r, events);
+      for (const id of active.tracker.unfinished()) {
+        const item = this.items.get(id);
+        if (item) run.errored(item, new vscode.TestMessage(`knotmeter/run failed: ${String(e)}`));
+      }
+      run.end();
+      return;
+    }
+    this.runIds.set(active, runId);
+    active.info.runId = runId;
+    this.ctx.runStarted.fire(active.info);
+    const { mine, others } = this.router.requestAnswered(runId, active);
+    this.replay(active, mine);
+    for (const [r, events] of others) this.replay(r, events);
+    if (active.cancelRequested) void this.cancel(runId);
+  }
+
+  /** A run the daemon started by itself (run-on-save): shown without taking focus. */
+  private daemonRun(runId: number): ActiveRun {
+    const c = this.continuous;
+    const request = new vscode.TestRunRequest(c?.include, undefined, c?.profile, false, true);
+    const run = this.controller.createTestRun(request, "knotmeter (on save)", true);
+    const active: ActiveRun = { run, tracker: new RunTracker(), info: { runId, label: "on save", background: true } };
+    this.runIds.set(active, runId);
+    this.ctx.runStarted.fire(active.info);
+    return active;
+  }
+
+  /** Cancels a run in the daemon; it answers with `knotmeter/runEnd`. */
+  async cancel(runId: number): Promise<void> {
+    const client = this.ctx.client;
+    if (!client || !client.isRunning()) return;
+    try {
+      await client.sendRequest(ext.cancel, { runId });
+    } catch {
+      // the run may have ended already
+    }
+  }
+
+  /** Cancels every run in progress. */
+  cancelAll(): void {
+    for (const r of this.router.active()) {
+      const id = this.runIds.get(r);
+      if (id !== undefined) void this.cancel(id);
+    }
+  }
+
+  private onEvent(runId: number, event: Event): void {
+    const active = this.router.route(runId, event);
+    if (active) this.apply(active, event);
+  }
+
+  private replay(active: ActiveRun, events: Event[]): void {
+    for (const e of events) this.apply(active, e);
+  }
+
+  private apply(active: ActiveRun, event: Event): void {
+    const { run, tracker } = active;
+    switch (event.kind) {
+      case "output": {
+        const item = event.p.id ? this.items.get(event.p.id) : undefined;
+        run.appendOutput(event.p.text.replace(/\r?\n/g, "\r\n"), undefined, item);
+        return;
+      }
+      case "end": {
+        for (const id of tracker.unfinished()) {
+          const item = this.items.get(id);
+          if (item) run.skipped(item);
+        }
+        run.end();
+        this.router.end(event.p.runId);
+        return;
+      }
+      case "state": {
+        const item = this.items.get(event.p.id);
+        if (!item) return;
+        if (!tracker.record(event.p.id, event.p.state)) return;
+        this.applyAction(run, item, mapRunState(event.p));
+      }
+    }
+  }
+
+  private applyAction(run: vscode.TestRun, item: vscode.TestItem, a: RunAction): void {
+    if ("description" in a && a.description !== undefined) item.description = a.description;
+    switch (a.op) {
+      case "enqueued":
+        return run.enqueued(item);
+      case "started":
+        return run.started(item);
+      case "skipped":
+        return run.skipped(item);
+      case "passed":
+        run.passed(item, a.durationMs);
+        // Attached to the item without a location: VS Code would otherwise print it inline in
+        // the editor, on top of the annotation.
+        if (a.output) run.appendOutput(`${a.output.replace(/\n/g, "\r\n")}\r\n`, undefined, item);
+        return;
+      case "failed":
+        return run.failed(item, a.messages.map((m) => this.message(item, m)), a.durationMs);
+      case "errored":
+        return run.errored(item, a.messages.map((m) => this.message(item, m)));
+    }
+  }
+
+  private message(item: vscode.TestItem, m: RunMessage): vscode.TestMessage {
+    const msg = new vscode.TestMessage(m.text);
+    msg.location = (m.at && this.resolve(m.at, item)) ?? this.functionLocation(item);
+    return msg;
+  }
+
+  /** The bench function's signature line, where messages about the function belong. */
+  functionLocation(item: vscode.TestItem): vscode.Location | undefined {
+    if (!item.uri || !item.range) return undefined;
+    const node = this.data.get(item);
+    const doc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === item.uri?.toString());
+    const range = node?.range;
+    if (doc && range) {
+      const name = node.kind === "case" ? (this.data.get(item.parent!)?.label ?? node.label) : node.label;
+      const line = signatureLine((i) => (i < doc.lineCount ? doc.lineAt(i).text : undefined), range, name);
+      return new vscode.Location(item.uri, new vscode.Position(line, 0));
+    }
+    return new vscode.Location(item.uri, item.range);
+  }
+
+  /** A panic location: absolute, a URI, or relative to a directory above the item's file. */
+  private resolve(at: SourcePosition, item: vscode.TestItem): vscode.Location | undefined {
+    const pos = new vscode.Position(at.line, at.character);
+    if (/^[a-z][a-z0-9+.-]+:\/\//i.test(at.path)) return new vscode.Location(vscode.Uri.parse(at.path), pos);
+    if (path.isAbsolute(at.path)) return new vscode.Location(vscode.Uri.file(at.path), pos);
+    const bases: string[] = [];
+    if (item.uri?.scheme === "file") {
+      for (let dir = path.dirname(item.uri.fsPath); ; dir = path.dirname(dir)) {
+        bases.push(dir);
+        if (path.dirname(dir) === dir) break;
+      }
+    }
+    for (const f of vscode.workspace.workspaceFolders ?? []) bases.push(f.uri.fsPath);
+    for (const base of bases) {
+      const candidate = path.join(base, at.path);
+      if (fs.existsSync(candidate)) return new vscode.Location(vscode.Uri.file(candidate), pos);
+    }
+    return undefined;
+  }
+
+  /** The leaves a request covers (cases, or benches without cases), minus the exclusions. */
+  private leaves(request: vscode.TestRunRequest): vscode.TestItem[] {
+    const excluded = new Set((request.exclude ?? []).map((i) => i.id));
+    const out: vscode.TestItem[] = [];
+    const visit = (item: vscode.TestItem) => {
+      if (excluded.has(item.id)) return;
+      if (item.children.size === 0) out.push(item);
+      else item.children.forEach(visit);
+    };
+    if (request.include) request.include.forEach(visit);
+    else this.controller.items.forEach(visit);
+    return out;
+  }
+
+  /** Ends every run (the daemon went away): what did not finish is skipped. */
+  private endAll(reason: string): void {
+    for (const r of this.router.active()) {
+      const id = this.runIds.get(r);
+      r.run.appendOutput(`${reason}\r\n`);
+      this.apply(r, { kind: "end", p: { runId: id ?? -1 } });
+    }
+  }
+
+  /** Ids of the items in a file (or all items), leaves only: for the run commands. */
+  itemsIn(uri: vscode.Uri, line?: number): vscode.TestItem[] {
+    const inFile = [...walk(buildTree(this.ctx.items))].filter((n) => n.uri && vscode.Uri.parse(n.uri).toString() === uri.toString());
+    if (line === undefined) {
+      return inFile.filter((n) => n.kind === "bench").map((n) => this.items.get(n.id)).filter((i): i is vscode.TestItem => i !== undefined);
+    }
+    const hit = inFile
+      .filter((n) => n.range && n.range.start.line <= line && line <= n.range.end.line)
+      .sort((a, b) => span(a.range!) - span(b.range!))[0];
+    const item = hit ? this.items.get(hit.id) : undefined;
+    return item ? [item] : [];
+  }
+
+  dispose(): void {
+    for (const d of this.disposables) d.dispose();
+  }
+}
+
+function span(r: Range): number {
+  return (r.end.line - r.start.line) * 10000 + (r.end.character - r.start.character);
+}
+
+export function toRange(r: Range): vscode.Range {
+  return new vscode.Range(r.start.line, r.start.character, r.end.line, r.end.character);
+}

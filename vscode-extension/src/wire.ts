@@ -1,0 +1,34 @@
+// The wire types the extension speaks: re-exported from `protocol.generated.ts`, which is
+// generated from the Rust protocol crate (protocol/src/editor.rs) and checked for staleness by
+// `cargo test -p knotmeter-protocol --features typescript`. Nothing here redeclares a shape.
+// Pure: no `vscode` import, so the unit tests load everything that depends on it.
+
+export type {
+  BenchResult,
+  CancelParams,
+  Comparison,
+  DiscoveredParams,
+  DiscoverParams,
+  DiscoverResult,
+  HistoryParams,
+  HistoryPoint,
+  HistoryResult,
+  ItemKind,
+  ItemState,
+  OutputParams,
+  Range,
+  RunEndParams,
+  RunMode,
+  RunParams,
+  RunResult,
+  RunStateParams,
+  Settings,
+  TestItem,
+  TimerInfo,
+  Verdict,
+  Warning,
+} from "./protocol.generated";
+export { Methods, RUN_COMMAND } from "./protocol.generated";
+
+/** The `knotmeter.runOnSave` setting (a client setting, not a wire type). */
+export type RunOnSave = "off" | "quick" | "full";

@@ -1,0 +1,251 @@
+// Drives a real VS Code (code-server, started by scripts/e2e.sh) with playwright-core: the
+// user's path from opening a crate to a result inline, in the panel, and again after a save.
+// Each check prints `ok`/`FAIL`; screenshots go to $E2E_ARTIFACTS. Run through e2e.sh.
+
+import { createRequire } from "node:module";
+import path from "node:path";
+
+const require = createRequire(import.meta.url);
+const { chromium } = require("playwright-core");
+
+const url = process.env.E2E_URL;
+const ws = process.env.E2E_WS;
+const artifacts = process.env.E2E_ARTIFACTS;
+if (!url || !ws || !artifacts) throw new Error("run through scripts/e2e.sh");
+
+const results = [];
+function check(name, ok, detail = "") {
+  results.push({ name, ok: !!ok });
+  console.log(`${ok ? "ok" : "FAIL"} - ${name}${detail ? `: ${String(detail).slice(0, 300)}` : ""}`);
+  return !!ok;
+}
+
+const browser = await chromium.launch({
+  executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
+  headless: true,
+  args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
+});
+const page = await browser.newPage({ viewport: { width: 1500, height: 940 } });
+page.setDefaultTimeout(30_000);
+let shot = 0;
+const screenshot = async (name) => {
+  shot++;
+  await page.screenshot({ path: path.join(artifacts, `e2e-${String(shot).padStart(2, "0")}-${name}.png`) });
+};
+
+/** Waits until `f` (run in the page) returns a truthy value; returns it, or undefined on timeout. */
+async function until(f, arg, timeoutMs, everyMs = 500) {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await page.evaluate(f, arg).catch(() => undefined);
+    if (v) return v;
+    if (Date.now() > end) return undefined;
+    await page.waitForTimeout(everyMs);
+  }
+}
+
+async function palette(command) {
+  await page.keyboard.press("Escape");
+  await page.keyboard.press("F1");
+  await page.waitForSelector(".quick-input-widget input", { state: "visible" });
+  await page.keyboard.type(command);
+  await page.waitForTimeout(700);
+  await page.keyboard.press("Enter");
+  await page.waitForTimeout(800);
+}
+
+const rows = () => page.$$eval(".test-explorer .monaco-list-row", (rs) => rs.map((r) => ({ aria: r.getAttribute("aria-label") ?? "", text: r.textContent ?? "" })));
+
+/** Texts of the `::after` decorations in the visible editor, by line text. */
+const annotationsInPage = () => {
+  const out = [];
+  for (const line of document.querySelectorAll(".monaco-editor .view-line")) {
+    for (const span of line.querySelectorAll("span")) {
+      const c = getComputedStyle(span, "::after").content;
+      if (c && c !== "none" && c !== "normal" && c.length > 2) out.push({ line: line.textContent ?? "", text: c.slice(1, -1), opacity: getComputedStyle(span, "::after").opacity });
+    }
+  }
+  return out;
+};
+
+async function expandTree() {
+  const first = await page.$(".test-explorer .monaco-list-row");
+  if (!first) return;
+  await first.click();
+  for (let i = 0; i < 30; i++) {
+    const before = (await rows()).length;
+    await page.keyboard.press("ArrowRight");
+    await page.keyboard.press("ArrowDown");
+    await page.waitForTimeout(120);
+    const after = await rows();
+    if (i > 6 && after.length === before && after.every((r) => !/collapsed/i.test(r.aria))) break;
+  }
+  await page.keyboard.press("Home");
+}
+
+async function openBenchFile() {
+  await palette("Go to File");
+  await page.keyboard.type("benches/quickstart.rs");
+  await page.waitForTimeout(800);
+  await page.keyboard.press("Enter");
+  await page.waitForSelector(".monaco-editor .view-lines", { state: "visible" });
+  await page.waitForTimeout(800);
+}
+
+async function goToLine(n) {
+  await page.keyboard.press("Control+G");
+  await page.waitForTimeout(300);
+  await page.keyboard.type(String(n));
+  await page.keyboard.press("Enter");
+  await page.waitForTimeout(300);
+}
+
+const guard = setTimeout(async () => {
+  console.error("e2e: overall timeout");
+  await screenshot("timeout").catch(() => undefined);
+  process.exit(1);
+}, Number(process.env.E2E_DRIVER_TIMEOUT_MS ?? 400_000));
+
+try {
+  // 1. The workbench loads and the extension activates.
+  await page.goto(url);
+  await page.waitForSelector(".monaco-workbench", { timeout: 90_000 });
+  const status = await until(() => [...document.querySelectorAll(".statusbar-item")].map((e) => e.textContent ?? "").find((t) => t.includes("knotmeter")), null, 60_000);
+  check("the extension activates (its status bar item shows)", status, status);
+
+  // 2. The Test Explorer lists the quickstart benchmarks.
+  await openBenchFile();
+  await palette("Testing: Focus on Test Explorer View");
+  await until(() => document.querySelectorAll(".test-explorer .monaco-list-row").length > 0, null, 60_000);
+  await expandTree();
+  const listed = (await rows()).map((r) => r.text).join(" | ");
+  for (const name of ["chain_1000", "chain_n", "sort_stable", "sort_unstable", "fnv1a_4k", "parse_csv_64", "async_chain_100"]) {
+    check(`the Test Explorer lists ${name}`, listed.includes(name), listed);
+  }
+  check("the args cases are listed under chain_n", ["10", "100", "1000", "10000"].every((a) => (listed.match(new RegExp(`\\b${a}\\b`, "g")) ?? []).length > 0));
+  await screenshot("discovered");
+
+  // 3. Turn continuous run on with the quick profile (VS Code asks which profiles to use when
+  // none has run yet), then run everything with the default profile.
+  await palette("Test: Start Continuous Run");
+  let continuous = false;
+  const quickRow = page.locator('.quick-input-widget .monaco-list-row[aria-label^="Run (quick)"]');
+  if (await quickRow.count()) {
+    await quickRow.first().click();
+    await page.waitForTimeout(300);
+    await page.keyboard.press("Enter");
+    await page.waitForTimeout(800);
+    continuous = await until(() => [...document.querySelectorAll(".pane-header .action-label")].some((a) => /Stop Continuous Run/.test(a.getAttribute("aria-label") ?? "")), null, 5_000);
+  }
+  check("continuous run (quick) can be turned on from the Test Explorer", continuous);
+
+  // 3. Run them all; results appear in the tree and inline.
+  await palette("Test: Run All Tests");
+  const done = await until(
+    () => {
+      const rs = [...document.querySelectorAll(".test-explorer .monaco-list-row")].map((r) => r.getAttribute("aria-label") ?? "");
+      const bar = [...document.querySelectorAll(".statusbar-item")].map((e) => e.textContent ?? "").find((t) => t.includes("knotmeter")) ?? "";
+      return rs.length > 0 && !bar.includes("/") && rs.some((a) => /Passed|Failed|Errored/.test(a)) ? rs : undefined;
+    },
+    null,
+    300_000,
+    1000,
+  );
+  check("the run finishes with results in the Test Explorer", done, done?.join(" | "));
+  const passed = (await rows()).filter((r) => /Passed/.test(r.aria));
+  check("benchmarks pass, their description carries the median and interval", passed.some((r) => /\d (ns|µs|ms) ±[\d.]+%/.test(r.text)), passed.map((r) => r.text).join(" | "));
+  await palette("View: Close Panel");
+  await goToLine(9);
+  const ann = await until(() => {
+    const out = [];
+    for (const line of document.querySelectorAll(".monaco-editor .view-line")) {
+      for (const span of line.querySelectorAll("span")) {
+        const c = getComputedStyle(span, "::after").content;
+        if (c && /(ns|µs|ms) /.test(c)) out.push({ line: line.textContent ?? "", text: c });
+      }
+    }
+    return out.length > 0 ? out : undefined;
+  }, null, 20_000);
+  check("an inline annotation shows the last result at the end of a signature", ann?.some((a) => /fn\s\w+/.test(a.line) && /±/.test(a.text)), JSON.stringify(ann?.slice(0, 3)));
+  await screenshot("ran");
+
+  // 4. Continuous run: edit and save a bench file, and it runs again.
+  await screenshot("continuous-on");
+  // Click into the editor, at the end of chain_1000's body line, and edit it.
+  await page.locator(".monaco-editor .view-lines").first().click();
+  await goToLine(9);
+  await page.keyboard.press("End");
+  await page.keyboard.type(" // edited");
+  await page.waitForTimeout(800);
+  const stale = await page.evaluate(annotationsInPage);
+  check("annotations are dimmed once the file is edited after the run", stale.some((a) => /edited since/.test(a.text)), JSON.stringify(stale.slice(0, 2)));
+  await screenshot("edited");
+  await page.keyboard.press("Control+S");
+  const rerun = await until(() => {
+    const bar = [...document.querySelectorAll(".statusbar-item")].map((e) => e.textContent ?? "").find((t) => t.includes("knotmeter")) ?? "";
+    const measuring = [...document.querySelectorAll(".monaco-editor .view-line span")].some((s) => /measuring/.test(getComputedStyle(s, "::after").content));
+    return bar.includes("/") || measuring ? bar || "measuring" : undefined;
+  }, null, 180_000, 250);
+  check("saving re-runs the benchmarks (continuous run)", rerun, rerun);
+  const fresh = await until(() => {
+    const anns = [];
+    for (const span of document.querySelectorAll(".monaco-editor .view-line span")) {
+      const c = getComputedStyle(span, "::after").content;
+      if (c && /(ns|µs|ms) /.test(c)) anns.push(c);
+    }
+    const bar = [...document.querySelectorAll(".statusbar-item")].map((e) => e.textContent ?? "").find((t) => t.includes("knotmeter")) ?? "";
+    return anns.length > 0 && !bar.includes("/") && anns.every((c) => !/edited since|measuring/.test(c)) ? anns : undefined;
+  }, null, 240_000, 500);
+  check("after the re-run the annotations are fresh again", fresh, JSON.stringify(fresh?.slice(0, 2)));
+  await screenshot("rerun");
+
+  // 5. The results panel: charts render.
+  await goToLine(14);
+  await palette("knotmeter: Show Results");
+  let frame;
+  const end = Date.now() + 30_000;
+  while (!frame && Date.now() < end) {
+    for (const f of page.frames()) {
+      if (await f.$("#root canvas").catch(() => null)) frame = f;
+    }
+    if (!frame) await page.waitForTimeout(500);
+  }
+  check("the results panel opens with its page", frame);
+  if (frame) {
+    await frame.waitForTimeout(800);
+    const charts = await frame.evaluate(() => {
+      const canvases = [...document.querySelectorAll("#root canvas")];
+      return {
+        title: document.querySelector("h1")?.textContent,
+        painted: canvases.map((c) => {
+          const d = c.getContext("2d").getImageData(0, 0, c.width, c.height).data;
+          let n = 0;
+          for (let i = 3; i < d.length; i += 4) if (d[i] > 0) n++;
+          return n;
+        }),
+        summary: document.querySelector(".summary")?.textContent,
+      };
+    });
+    check("the distribution chart renders", charts.painted[0] > 500, JSON.stringify(charts));
+    check("the history chart renders", charts.painted.length >= 2 && charts.painted[1] > 200, JSON.stringify(charts));
+  }
+  await screenshot("panel");
+
+  // 6. The output channel has the overhead diagnostics.
+  await palette("knotmeter: Show Output");
+  const output = await until(() => {
+    const t = [...document.querySelectorAll(".output-view .view-lines, .panel .view-lines")].map((e) => e.textContent ?? "").join("\n");
+    return /overhead\/op/.test(t) ? t : undefined;
+  }, null, 15_000);
+  check("the knotmeter output channel shows overhead diagnostics", output, output?.slice(0, 200));
+  await screenshot("output");
+} catch (e) {
+  check("no unexpected error", false, e?.stack ?? String(e));
+  await screenshot("error").catch(() => undefined);
+} finally {
+  clearTimeout(guard);
+  await browser.close();
+}
+const failed = results.filter((r) => !r.ok).length;
+console.log(`e2e: ${results.length - failed} passed, ${failed} failed`);
+process.exit(failed === 0 ? 0 : 1);

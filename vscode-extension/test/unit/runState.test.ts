@@ -1,0 +1,113 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { mapRunState, panicLocation, RunRouter, RunTracker, type RunAction } from "../../src/model";
+import type { RunStateParams } from "../../src/wire";
+import { result } from "./fixtures";
+
+const state = (over: Partial<RunStateParams> & Pick<RunStateParams, "state">): RunStateParams => ({ runId: 1, id: "quickstart::chain_1000", ...over });
+
+/** An action as one line, the way a TestRun would see it. */
+function show(a: RunAction): string {
+  switch (a.op) {
+    case "passed":
+      return `passed ${a.durationMs ?? "-"}ms "${a.description ?? ""}"`;
+    case "failed":
+    case "errored":
+      return `${a.op} "${a.description ?? ""}" ${a.messages.map((m) => `[${m.kind}${m.at ? ` at ${m.at.path}:${m.at.line}:${m.at.character}` : ""}] ${m.text.split("\n")[0]}`).join(" | ")}`;
+    default:
+      return a.op;
+  }
+}
+
+test("daemon states map onto TestRun states", () => {
+  const cases: Array<[RunStateParams, string]> = [
+    [state({ state: "enqueued" }), "enqueued"],
+    [state({ state: "building" }), "enqueued"],
+    [state({ state: "started" }), "started"],
+    [state({ state: "passed", result: result() }), 'passed 1250ms "12.3 ns ±0.4% · 3.1% faster"'],
+    [state({ state: "passed" }), 'passed -ms ""'],
+    [state({ state: "skipped" }), "skipped"],
+    [
+      state({ state: "errored", message: "error[E0425]: cannot find value `x` in this scope\n --> benches/quickstart.rs:9:11" }),
+      'errored "" [error] error[E0425]: cannot find value `x` in this scope',
+    ],
+  ];
+  for (const [p, expected] of cases) assert.equal(show(mapRunState(p)), expected, p.state);
+});
+
+test("a panic becomes a failure message at its location", () => {
+  const a = mapRunState(state({ state: "failed", message: "thread 'main' panicked at src/lib.rs:12:5:\nattempt to subtract with overflow" }));
+  assert.equal(show(a), `failed "" [panic at src/lib.rs:11:4] thread 'main' panicked at src/lib.rs:12:5:`);
+});
+
+test("a panic without a location points at the function (no `at`)", () => {
+  const a = mapRunState(state({ state: "failed", message: "boom" }));
+  assert.equal(show(a), 'failed "" [panic] boom');
+});
+
+test("validity warnings are never hidden behind a green tick", () => {
+  const r = result({ warnings: [{ code: "optimized_away", message: "indistinguishable from the empty body: pass the result to black_box" }] });
+  const a = mapRunState(state({ state: "passed", result: r }));
+  assert.equal(
+    show(a),
+    'failed "12.3 ns ±0.4% · 3.1% faster · ⚠ optimized_away" [warning] optimized_away: indistinguishable from the empty body: pass the result to black_box',
+  );
+  assert.equal(a.op === "failed" && a.durationMs, 1250);
+});
+
+test("a partial result (cancelled mid-measurement) is not a pass", () => {
+  const a = mapRunState(state({ state: "passed", result: result({ partial: true, comparison: null }) }));
+  assert.equal(a.op, "failed");
+});
+
+test("panic locations: Rust's formats and the daemon's", () => {
+  assert.deepEqual(panicLocation("thread 'main' panicked at benches/q.rs:3:9:\nno"), { path: "benches/q.rs", line: 2, character: 8 });
+  assert.deepEqual(panicLocation("panicked at 'old style', src/lib.rs:40:1"), { path: "src/lib.rs", line: 39, character: 0 });
+  assert.equal(panicLocation("no location here"), undefined);
+  assert.deepEqual(panicLocation("x", { location: "/abs/src/lib.rs:1:2" }), { path: "/abs/src/lib.rs", line: 0, character: 1 });
+});
+
+test("a cancelled run marks the rest skipped", () => {
+  const t = new RunTracker();
+  t.expect(["a", "b", "c"]);
+  t.record("a", "started");
+  t.record("a", "passed");
+  t.record("b", "started");
+  assert.deepEqual(t.unfinished(), ["b", "c"]);
+  assert.deepEqual(t.counts(), { done: 1, total: 3, failed: 0 });
+});
+
+test("a state after a final one is ignored", () => {
+  const t = new RunTracker();
+  assert.equal(t.record("a", "passed"), true);
+  assert.equal(t.record("a", "started"), false);
+  assert.deepEqual(t.unfinished(), []);
+});
+
+/** Feeds events through a router and returns what each run saw, as lines. */
+test("notifications that arrive before knotmeter/run answers go to that run, in order", () => {
+  const log: string[] = [];
+  const router = new RunRouter<string, string>((runId) => {
+    log.push(`daemon run ${runId}`);
+    return `save-${runId}`;
+  });
+  router.requestSent();
+  assert.equal(router.route(5, "enqueued a"), undefined);
+  assert.equal(router.route(6, "enqueued b"), undefined);
+  assert.equal(router.route(5, "started a"), undefined);
+  const { mine, others } = router.requestAnswered(5, "mine");
+  assert.deepEqual(mine, ["enqueued a", "started a"]);
+  assert.deepEqual(others, [["save-6", ["enqueued b"]]]);
+  assert.equal(router.route(5, "passed a"), "mine");
+  assert.equal(router.route(7, "enqueued c"), "save-7");
+  assert.deepEqual(log, ["daemon run 6", "daemon run 7"]);
+  assert.equal(router.end(5), "mine");
+  assert.deepEqual(router.active(), ["save-6", "save-7"]);
+});
+
+test("a failed knotmeter/run request releases the runs the daemon started meanwhile", () => {
+  const router = new RunRouter<string, string>((runId) => `save-${runId}`);
+  router.requestSent();
+  router.route(9, "x");
+  assert.deepEqual(router.requestFailed(), [["save-9", ["x"]]]);
+});

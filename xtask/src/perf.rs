@@ -1,0 +1,268 @@
+//! `cargo xtask perf`: the engine's own figures, measured side by side in one run.
+//!
+//! Each round runs the engine's self-benchmark (`engine/benches/harness.rs`) and the
+//! harness-free reference (`engine/examples/chain_reference.rs`) back to back, so both see
+//! the same machine state. The figures are ratios and spreads taken within the run; the
+//! absolute times are printed for context only.
+
+use std::fmt::Write as _;
+use std::path::Path;
+use std::process::Command;
+use std::time::Instant;
+
+use knotmeter_protocol::{BenchResult, Report};
+
+use crate::cargo;
+
+const SECTION_BEGIN: &str = "<!-- xtask perf: begin -->";
+const SECTION_END: &str = "<!-- xtask perf: end -->";
+
+/// Runs the measurement and rewrites the engine section of `docs/performance.md`.
+pub(crate) fn run(args: &[String]) -> Result<(), String> {
+    let rounds = match args {
+        [] => 3,
+        [flag, n] if flag == "--rounds" => n
+            .parse()
+            .map_err(|_| format!("--rounds takes a number, not {n}"))?,
+        _ => return Err("usage: cargo xtask perf [--rounds N]".into()),
+    };
+    eprintln!("building the self-benchmark, the reference and the quickstart benches (release)…");
+    let built = cargo::build(&[
+        "bench",
+        "--no-run",
+        "-p",
+        "knotmeter",
+        "--bench",
+        "harness",
+        "-p",
+        "quickstart",
+    ])?;
+    let harness = cargo::find(&built, "harness")?;
+    let quickstart = cargo::find(&built, "quickstart")?;
+    let reference = cargo::find(
+        &cargo::build(&[
+            "build",
+            "--release",
+            "-p",
+            "knotmeter",
+            "--example",
+            "chain_reference",
+        ])?,
+        "chain_reference",
+    )?;
+
+    let mut reports = Vec::new();
+    let mut reference_ns = Vec::new();
+    for round in 1..=rounds {
+        eprintln!("round {round}/{rounds}");
+        reports.push(json_report(&harness, &[])?);
+        reference_ns.push(reference_step_ns(&reference)?);
+    }
+    eprintln!("a default run of the quickstart benches…");
+    let started = Instant::now();
+    let quick_report = json_report(&quickstart, &[])?;
+    let default_run_s = started.elapsed().as_secs_f64();
+
+    let text = render(&reports, &reference_ns, &quick_report, default_run_s);
+    print!("{text}");
+    write_section(&cargo::root().join("docs/performance.md"), &text)
+}
+
+fn json_report(executable: &Path, extra: &[&str]) -> Result<Report, String> {
+    let out = Command::new(executable)
+        .args(["--bench", "--format", "json", "--no-history"])
+        .args(extra)
+        .output()
+        .map_err(|e| format!("cannot run {}: {e}", executable.display()))?;
+    if !out.status.success() {
+        return Err(format!(
+            "{} failed:\n{}",
+            executable.display(),
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    serde_json::from_slice(&out.stdout)
+        .map_err(|e| format!("{} printed no report: {e}", executable.display()))
+}
+
+fn reference_step_ns(executable: &Path) -> Result<f64, String> {
+    let out = Command::new(executable)
+        .output()
+        .map_err(|e| format!("cannot run the reference: {e}"))?;
+    String::from_utf8_lossy(&out.stdout)
+        .trim()
+        .parse()
+        .map_err(|e| format!("the reference printed no number: {e}"))
+}
+
+fn case<'r>(report: &'r Report, id: &str) -> &'r BenchResult {
+    report
+        .results
+        .iter()
+        .find(|r| r.id == id)
+        .unwrap_or_else(|| panic!("the self-benchmark has no case {id}"))
+}
+
+fn spread(values: &[f64]) -> f64 {
+    let max = values.iter().copied().fold(f64::MIN, f64::max);
+    let min = values.iter().copied().fold(f64::MAX, f64::min);
+    let mean = values.iter().sum::<f64>() / values.len() as f64;
+    (max - min) / mean
+}
+
+fn verdict(ok: bool) -> &'static str {
+    if ok {
+        "met"
+    } else {
+        "**missed**"
+    }
+}
+
+fn render(reports: &[Report], reference_ns: &[f64], quick: &Report, default_run_s: f64) -> String {
+    let manifest = &reports[0].manifest;
+    let mut s = String::new();
+    let _ = writeln!(s, "{SECTION_BEGIN}");
+    let _ = writeln!(s, "## Engine\n");
+    let _ = writeln!(
+        s,
+        "Measured by `cargo xtask perf` ({} rounds) on {} × {} cores, {}, timer `{}` \
+         (precision {:.1} ns, read {:.1} ns), git {}.\n",
+        reports.len(),
+        manifest.cpu,
+        manifest.cores,
+        manifest.rustc,
+        manifest.timer.kind,
+        manifest.timer.precision_ns,
+        manifest.timer.read_cost_ns,
+        manifest
+            .git_commit
+            .as_deref()
+            .map_or("(none)", |c| &c[..c.len().min(10)]),
+    );
+    let _ = writeln!(s, "| figure | target | measured | |");
+    let _ = writeln!(s, "|---|---|---|---|");
+
+    let empty: Vec<f64> = reports
+        .iter()
+        .map(|r| case(r, "harness::empty").estimate.median_ns)
+        .collect();
+    let worst_empty = empty.iter().copied().fold(0.0, |a: f64, b| a.max(b.abs()));
+    let _ = writeln!(
+        s,
+        "| corrected estimate of an empty body | within ±0.1 ns of zero | {} ns | {} |",
+        join(&empty, 3),
+        verdict(worst_empty <= 0.1)
+    );
+    let overhead: Vec<f64> = reports
+        .iter()
+        .map(|r| case(r, "harness::empty").overhead.per_op_ns)
+        .collect();
+    let worst_overhead = overhead.iter().copied().fold(0.0, f64::max);
+    let _ = writeln!(
+        s,
+        "| harness overhead per operation | ≤ 1 ns | {} ns | {} |",
+        join(&overhead, 3),
+        verdict(worst_overhead <= 1.0)
+    );
+
+    let reference = median(reference_ns);
+    let sizes = [
+        (1_000.0, "harness::chain_n/1_000"),
+        (10_000.0, "harness::chain_n/10_000"),
+        (100_000.0, "harness::chain_n/100_000"),
+    ];
+    let per_step: Vec<f64> = sizes
+        .iter()
+        .map(|(n, id)| {
+            median(
+                &reports
+                    .iter()
+                    .map(|r| case(r, id).estimate.median_ns / n)
+                    .collect::<Vec<_>>(),
+            )
+        })
+        .collect();
+    let flat = spread(&per_step);
+    let off = per_step
+        .iter()
+        .map(|p| (p / reference - 1.0).abs())
+        .fold(0.0, f64::max);
+    let _ = writeln!(
+        s,
+        "| `chain(n)` per step, n = 1000, 10000, 100000 | constant within 3% | {} ns (spread {:.2}%) | {} |",
+        join(&per_step, 4),
+        flat * 100.0,
+        verdict(flat <= 0.03)
+    );
+    let _ = writeln!(
+        s,
+        "| … against the harness-free reference `chain(20_000_000)` | within 3% | reference {:.4} ns/step; largest deviation {:.2}% | {} |",
+        reference,
+        off * 100.0,
+        verdict(off <= 0.03)
+    );
+    let chain_1000: Vec<f64> = reports
+        .iter()
+        .map(|r| case(r, "harness::chain_n/1_000").estimate.median_ns)
+        .collect();
+    let run_spread = spread(&chain_1000);
+    let _ = writeln!(
+        s,
+        "| spread of `chain(1000)`'s median over {} runs | ≤ 2% | {:.2}% ({} ns) | {} |",
+        reports.len(),
+        run_spread * 100.0,
+        join(&chain_1000, 1),
+        verdict(run_spread <= 0.02)
+    );
+    let _ = writeln!(
+        s,
+        "| a default run of {} cases (`examples/quickstart`) | under 15 s | {:.2} s | {} |",
+        quick.results.len(),
+        default_run_s,
+        verdict(default_run_s < 15.0)
+    );
+    let _ = writeln!(
+        s,
+        "\nEach round runs `engine/benches/harness.rs` with `--format json` and then \
+         `engine/examples/chain_reference.rs` (one timed call of `chain(20_000_000)` after one \
+         untimed call), alternating, so both see the same machine. Spreads are (max − min) / mean."
+    );
+    let _ = writeln!(s, "{SECTION_END}");
+    s
+}
+
+fn median(values: &[f64]) -> f64 {
+    let mut sorted = values.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    let mid = sorted.len() / 2;
+    if sorted.len() % 2 == 1 {
+        sorted[mid]
+    } else {
+        (sorted[mid - 1] + sorted[mid]) / 2.0
+    }
+}
+
+fn join(values: &[f64], decimals: usize) -> String {
+    values
+        .iter()
+        .map(|v| format!("{v:.decimals$}"))
+        .collect::<Vec<_>>()
+        .join(" / ")
+}
+
+/// Replaces the section between the markers, or appends it, keeping every other section.
+fn write_section(path: &Path, section: &str) -> Result<(), String> {
+    let existing = std::fs::read_to_string(path).unwrap_or_else(|_| "# Performance\n\n".to_owned());
+    let updated = match (existing.find(SECTION_BEGIN), existing.find(SECTION_END)) {
+        (Some(begin), Some(end)) if begin < end => {
+            format!(
+                "{}{}{}",
+                &existing[..begin],
+                section.trim_end(),
+                &existing[end + SECTION_END.len()..]
+            )
+        }
+        _ => format!("{}\n{}", existing.trim_end(), section),
+    };
+    std::fs::write(path, updated).map_err(|e| format!("cannot write {}: {e}", path.display()))
+}
