@@ -105,7 +105,7 @@ fn a_run_that_cannot_be_stored_is_rejected_whole() {
     let manifest = manifest();
 
     let mut nan = result("q::nan", 5.0);
-    nan.precision = f64::NAN;
+    nan.estimate.mean_ns = f64::NAN;
     let cases: [(Vec<_>, Option<&str>, &str); 3] = [
         (
             vec![result("q::ok", 1.0), result("q::ok", 2.0)],

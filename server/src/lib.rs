@@ -52,12 +52,10 @@ fn serve() -> anyhow::Result<ExitCode> {
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;
-    runtime.block_on(async {
-        let (service, socket) = lsp::service();
-        tower_lsp_server::Server::new(tokio::io::stdin(), tokio::io::stdout(), socket)
-            .serve(service)
-            .await;
-    });
+    runtime.block_on(lsp::transport::serve(
+        tokio::io::stdin(),
+        tokio::io::stdout(),
+    ));
     // Do not wait for blocked reads of stdin in the runtime's threads.
     runtime.shutdown_timeout(std::time::Duration::from_millis(100));
     Ok(ExitCode::SUCCESS)

@@ -8,12 +8,25 @@ import * as lc from "vscode-languageclient/node";
 import type { Ctx } from "./ctx";
 import * as ext from "./lsp_ext";
 import { installHint, locateServer } from "./locate";
-import type { Settings } from "./wire";
+import { RUN_COMMAND, type RunParams, type Settings } from "./wire";
 
 /** The daemon's effective settings (run-on-save follows continuous runs and workspace trust). */
 export type ServerSettings = () => Settings;
 
-export async function startClient(ctx: Ctx, settings: ServerSettings): Promise<lc.LanguageClient | undefined> {
+/**
+ * How the extension takes part in the daemon's standard LSP features. The daemon serves every
+ * editor; in VS Code the Test Explorer runs benchmarks and the annotations show results, so
+ * the daemon's "▶ Run" lens runs through the Test Explorer, its result lenses and inlay hints
+ * give way to the annotations, and a "Results" lens opens the panel.
+ */
+export interface Hooks {
+  /** The daemon's `knotmeter.run` command (its "▶ Run" lens), with its RunParams. */
+  run(params: RunParams | undefined): void;
+  /** Rewrites the daemon's code lenses. */
+  codeLenses(lenses: vscode.CodeLens[]): vscode.CodeLens[];
+}
+
+export async function startClient(ctx: Ctx, settings: ServerSettings, hooks: Hooks): Promise<lc.LanguageClient | undefined> {
   const folders = (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === "file").map((f) => f.uri.fsPath);
   const located = locateServer({
     setting: ctx.config.serverPath,
@@ -36,8 +49,8 @@ export async function startClient(ctx: Ctx, settings: ServerSettings): Promise<l
 
   const serverOptions: lc.ServerOptions = {
     command: located.command,
+    // Plain stdio: with `transport: stdio` the client would append `--stdio`.
     args: ["serve"],
-    transport: lc.TransportKind.stdio,
     options: folders[0] ? { cwd: folders[0] } : {},
   };
   const clientOptions: lc.LanguageClientOptions = {
@@ -49,6 +62,16 @@ export async function startClient(ctx: Ctx, settings: ServerSettings): Promise<l
     revealOutputChannelOn: lc.RevealOutputChannelOn.Never,
     outputChannelName: "knotmeter daemon",
     middleware: {
+      executeCommand: (command, args, next) => {
+        if (command === RUN_COMMAND) {
+          hooks.run(args[0] as RunParams | undefined);
+          return null;
+        }
+        return next(command, args);
+      },
+      provideCodeLenses: async (doc, token, next) => hooks.codeLenses((await next(doc, token)) ?? []),
+      // The annotations show the last result where the daemon's inlay hints would.
+      provideInlayHints: () => [],
       workspace: {
         // The daemon asks for its settings: answer with the effective ones (continuous run and
         // workspace trust included), not the raw user settings.

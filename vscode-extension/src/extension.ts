@@ -3,7 +3,7 @@
 
 import * as vscode from "vscode";
 import { Annotations } from "./annotations";
-import { pushSettings, startClient, type ServerSettings } from "./client";
+import { pushSettings, startClient, type Hooks, type ServerSettings } from "./client";
 import { onConfigChange, readConfig } from "./config";
 import { Ctx } from "./ctx";
 import { installHint } from "./locate";
@@ -40,11 +40,25 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   };
   const panel = ctx.own(new ResultsPanel(ctx, (id) => runBench(id)));
 
+  const hooks: Hooks = {
+    // The daemon's "▶ Run" lens: run its RunParams through the Test Explorer so that the
+    // states show there.
+    run: (params) => {
+      const items = (params?.include ?? []).map((id) => explorer.item(id)).filter((i): i is vscode.TestItem => i !== undefined);
+      const exclude = (params?.exclude ?? []).map((id) => explorer.item(id)).filter((i): i is vscode.TestItem => i !== undefined);
+      const mode = params?.mode === "quick" ? "quick" : "full";
+      const profile = mode === "quick" ? explorer.quickProfile : explorer.fullProfile;
+      const request = new vscode.TestRunRequest(items.length > 0 ? items : undefined, exclude, profile);
+      const cts = new vscode.CancellationTokenSource();
+      void explorer.run(request, cts.token, mode, false).finally(() => cts.dispose());
+    },
+    codeLenses: (lenses) => resultsLenses(lenses),
+  };
   const restart = async () => {
     const old = ctx.client;
     ctx.client = undefined;
     if (old) await old.stop().catch(() => undefined);
-    const client = await startClient(ctx, settings);
+    const client = await startClient(ctx, settings, hooks);
     ctx.client = client;
     if (client) ctx.own({ dispose: () => void client.stop().catch(() => undefined) });
     updateProblem();
@@ -93,9 +107,6 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     }),
   );
 
-  ctx.own(
-    vscode.languages.registerCodeLensProvider({ scheme: "file", language: "rust" }, new ResultsLens(ctx)),
-  );
 
   const cmd = (id: string, f: (...args: never[]) => unknown) => ctx.own(vscode.commands.registerCommand(id, f));
   cmd("knotmeter.runFile", () => {
@@ -129,17 +140,6 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     if (id) panel.show(id);
   });
   cmd("knotmeter.cancel", () => explorer.cancelAll());
-  // The daemon's "▶ Run" code lens: its argument is a RunParams; run it through the Test
-  // Explorer so that its states show there.
-  cmd(RUN_COMMAND, (params?: RunParams) => {
-    const items = (params?.include ?? []).map((id) => explorer.item(id)).filter((i): i is vscode.TestItem => i !== undefined);
-    const exclude = (params?.exclude ?? []).map((id) => explorer.item(id)).filter((i): i is vscode.TestItem => i !== undefined);
-    const quick = params?.mode === "quick";
-    const profile = quick ? explorer.quickProfile : explorer.fullProfile;
-    const request = new vscode.TestRunRequest(items.length > 0 ? items : undefined, exclude, profile);
-    const cts = new vscode.CancellationTokenSource();
-    void explorer.run(request, cts.token, quick ? "quick" : "full", false).finally(() => cts.dispose());
-  });
   cmd("knotmeter.showOutput", () => output.show());
   cmd("knotmeter.restartServer", () => restart());
   cmd("knotmeter.installHelp", async () => {
@@ -159,32 +159,31 @@ function runItems(explorer: TestExplorer, items: vscode.TestItem[], quick: boole
   void explorer.run(request, cts.token, quick ? "quick" : "full", false).finally(() => cts.dispose());
 }
 
-/** "Show results" above each bench function, once the daemon has discovered it. */
-class ResultsLens implements vscode.CodeLensProvider {
-  private readonly changed = new vscode.EventEmitter<void>();
-  readonly onDidChangeCodeLenses = this.changed.event;
-
-  constructor(private readonly ctx: Ctx) {
-    ctx.own(this.changed);
-    ctx.own(ctx.discovered.event(() => this.changed.fire()));
-    ctx.own(ctx.store.onChange(() => this.changed.fire()));
+/**
+ * The daemon's lenses as VS Code shows them: its "▶ Run" lens with a "Results" lens beside it
+ * that opens the panel; its result lenses (no command) give way to the annotations.
+ */
+function resultsLenses(lenses: vscode.CodeLens[]): vscode.CodeLens[] {
+  const out: vscode.CodeLens[] = [];
+  for (const lens of lenses) {
+    const command = lens.command;
+    if (!command || command.command === "") continue;
+    out.push(lens);
+    if (command.command === RUN_COMMAND) {
+      const id = (command.arguments?.[0] as RunParams | undefined)?.include?.[0];
+      if (id) {
+        out.push(
+          new vscode.CodeLens(lens.range, {
+            title: "$(graph) Results",
+            command: "knotmeter.showResults",
+            arguments: [id],
+            tooltip: "Open the knotmeter results panel for this benchmark",
+          }),
+        );
+      }
+    }
   }
-
-  provideCodeLenses(doc: vscode.TextDocument): vscode.CodeLens[] {
-    const uri = doc.uri.toString();
-    return this.ctx.items
-      .filter((i) => i.kind === "bench" && i.uri === uri && i.range)
-      .map((i) => {
-        const line = Math.min(i.range!.start.line, doc.lineCount - 1);
-        const has = this.ctx.store.resultsOf(i.id, this.ctx.items).length > 0;
-        return new vscode.CodeLens(new vscode.Range(line, 0, line, 0), {
-          title: has ? "$(graph) Show results" : "$(graph) Results",
-          command: "knotmeter.showResults",
-          arguments: [i.id],
-          tooltip: "Open the knotmeter results panel for this benchmark",
-        });
-      });
-  }
+  return out;
 }
 
 export async function deactivate(): Promise<void> {

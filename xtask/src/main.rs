@@ -1,11 +1,15 @@
 //! `cargo xtask`: repository chores that are programs rather than tests.
 //!
-//! * `cargo xtask perf [--rounds N]`: measures the engine's own figures (issue targets for the
-//!   empty body, the harness overhead, `chain(n)` against a harness-free reference, run-to-run
-//!   spread, the wall time of a default run) and rewrites the "Engine" section of
-//!   `docs/performance.md`. It is a benchmark, not a test: CI does not run it.
+//! * `cargo xtask perf [--rounds N] [--pair-runs N]`: measures the engine's own figures (the
+//!   harness's overhead and accuracy, the validity checks, the comparison verdict rates) and
+//!   rewrites the generated part of `docs/performance.md`. It is a benchmark, not a test: CI
+//!   does not run it.
+//! * `cargo xtask compare [--rounds N] [--comparisons N]`: knotmeter against divan, criterion
+//!   and tango-bench on the same workloads (the `comparisons/` workspace), written to
+//!   `docs/comparison.md`. A benchmark too: CI only builds the workspace.
 
 mod cargo;
+mod compare;
 mod perf;
 
 use std::process::ExitCode;
@@ -14,7 +18,8 @@ fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let result = match args.first().map(String::as_str) {
         Some("perf") => perf::run(&args[1..]),
-        _ => Err("usage: cargo xtask perf [--rounds N]".to_owned()),
+        Some("compare") => compare::run(&args[1..]),
+        _ => Err("usage: cargo xtask perf [--rounds N] [--pair-runs N]".to_owned()),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

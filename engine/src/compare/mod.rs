@@ -169,4 +169,72 @@ mod tests {
         assert!(done.iter().all(|(_, c)| c.verdict == Verdict::Slower));
         assert_eq!(done[1].0, "c1");
     }
+
+    /// `n` samples around `center` with ±`spread` uniform noise, deterministic per `seed`.
+    fn noisy(center: f64, spread: f64, n: usize, seed: u64) -> Vec<f64> {
+        let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+        (0..n)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                center * (1.0 + ((x >> 11) as f64 / (1u64 << 53) as f64 - 0.5) * 2.0 * spread)
+            })
+            .collect()
+    }
+
+    fn decide(estimate: RatioEstimate) -> Verdict {
+        let pending = [Pending {
+            id: "c".into(),
+            against: "b".into(),
+            estimate,
+            threshold: 0.01,
+        }];
+        finalize(&pending)[0].1.verdict
+    }
+
+    #[test]
+    fn unpaired_verdicts_on_known_shifts() {
+        for (shift, expected) in [
+            (1.0, Verdict::Same),
+            (1.01, Verdict::Slower),
+            (1.05, Verdict::Slower),
+            (0.95, Verdict::Faster),
+        ] {
+            let before = noisy(100.0, 0.02, 3000, 1);
+            let after = noisy(100.0 * shift, 0.02, 3000, 2);
+            let estimate = unpaired_ratio(&before, &after).unwrap();
+            assert_eq!(decide(estimate), expected, "shift {shift}: {estimate:?}");
+        }
+    }
+
+    #[test]
+    fn paired_verdicts_on_known_shifts_despite_shared_drift() {
+        use crate::measure::Measurement;
+        for (shift, expected) in [
+            (1.0, Verdict::Same),
+            (1.01, Verdict::Slower),
+            (1.05, Verdict::Slower),
+        ] {
+            // Both sides drift together by ±20% over the run; the pairing cancels it.
+            let drift: Vec<f64> = (0..2000)
+                .map(|i| 1.0 + 0.2 * ((i as f64) / 150.0).sin())
+                .collect();
+            let side = |scale: f64, seed: u64| Measurement {
+                workload_ns: noisy(100.0 * scale, 0.01, 2000, seed)
+                    .iter()
+                    .zip(&drift)
+                    .map(|(w, d)| w * d + 1.0)
+                    .collect(),
+                baseline_ns: vec![1.0; 2000],
+                ..Measurement::default()
+            };
+            let estimate = paired_ratio(&side(1.0, 3), &side(shift, 4)).unwrap();
+            assert!(
+                estimate.low <= shift * 1.002 && shift * 0.998 <= estimate.high,
+                "{shift}: {estimate:?}"
+            );
+            assert_eq!(decide(estimate), expected, "shift {shift}: {estimate:?}");
+        }
+    }
 }

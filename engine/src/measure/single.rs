@@ -73,3 +73,151 @@ fn precise(m: &Measurement, target: f64) -> bool {
     stats::relative_half_width(&ci, stats::median(&corrected)) <= target
         || (ci.high - ci.low) / 2.0 <= ABSOLUTE_PRECISION_NS
 }
+
+#[cfg(test)]
+mod tests {
+    //! The stopping rule's bounds, with fake samplers whose "times" cost no time to take.
+
+    use std::sync::atomic::AtomicBool;
+    use std::time::{Duration, Instant};
+
+    use super::*;
+    use crate::measure::{Timer, TimerKind};
+
+    static NEVER: AtomicBool = AtomicBool::new(false);
+
+    /// A sampler reporting `per_op(i)` nanoseconds per operation for its i-th sample, after
+    /// really sleeping `sleep` (to make the budget run out).
+    struct Fake<F: FnMut(usize) -> f64> {
+        per_op: F,
+        calls: usize,
+        sleep: Duration,
+    }
+
+    impl<F: FnMut(usize) -> f64> Sampler for Fake<F> {
+        fn cold(&mut self) -> f64 {
+            1.0
+        }
+        fn workload(&mut self, ops: u64) -> f64 {
+            self.calls += 1;
+            std::thread::sleep(self.sleep);
+            (self.per_op)(self.calls) * ops as f64 + 20_000.0
+        }
+        fn baseline(&mut self, ops: u64) -> f64 {
+            ops as f64 * 0.25
+        }
+        fn allocations(&mut self, _: u64) -> (f64, f64) {
+            (0.0, 0.0)
+        }
+    }
+
+    fn config(budget: Duration) -> MeasureConfig {
+        MeasureConfig {
+            timer: Timer::calibrate(TimerKind::Instant).unwrap(),
+            budget,
+            target_precision: 0.01,
+            seed: 7,
+            run_once: false,
+            cancel: &NEVER,
+        }
+    }
+
+    #[test]
+    fn steady_work_stops_on_precision_after_the_minimums() {
+        let cfg = config(Duration::from_millis(500));
+        let started = Instant::now();
+        let sleep = Duration::from_micros(20);
+        let m = measure(
+            &cfg,
+            &mut |_, _| {},
+            &mut Fake {
+                per_op: |_| 10.0,
+                calls: 0,
+                sleep,
+            },
+        );
+        let elapsed = started.elapsed();
+        assert!(!m.budget_exhausted, "{m:?}");
+        assert!(
+            m.workload_ns.len() >= 100,
+            "at least 100 samples before a precision stop"
+        );
+        assert!(
+            elapsed >= cfg.budget / 10,
+            "at least a tenth of the budget: {elapsed:?}"
+        );
+        assert!(elapsed < cfg.budget, "stopped early: {elapsed:?}");
+    }
+
+    #[test]
+    fn noisy_work_stops_at_the_budget_and_says_so() {
+        let cfg = config(Duration::from_millis(200));
+        let started = Instant::now();
+        // Alternates between 10 and 30 ns: the median's interval never narrows to ±1%.
+        let sleep = Duration::from_micros(50);
+        let m = measure(
+            &cfg,
+            &mut |_, _| {},
+            &mut Fake {
+                per_op: |i| if i % 2 == 0 { 10.0 } else { 30.0 },
+                calls: 0,
+                sleep,
+            },
+        );
+        let elapsed = started.elapsed();
+        assert!(m.budget_exhausted, "{} samples", m.workload_ns.len());
+        assert!(
+            elapsed >= cfg.budget && elapsed < cfg.budget * 2,
+            "{elapsed:?}"
+        );
+    }
+
+    #[test]
+    fn slow_work_still_takes_five_samples() {
+        let cfg = config(Duration::from_millis(50));
+        // Every sample takes 30 ms: the budget is gone after two.
+        let m = measure(
+            &cfg,
+            &mut |_, _| {},
+            &mut Fake {
+                per_op: |_| 1e6,
+                calls: 0,
+                sleep: Duration::from_millis(30),
+            },
+        );
+        assert_eq!(m.workload_ns.len(), 5);
+        assert!(m.budget_exhausted);
+    }
+
+    #[test]
+    fn samples_are_stretched_by_up_to_a_fifth() {
+        let cfg = config(Duration::from_millis(100));
+        let mut ops_seen = Vec::new();
+        struct Recording<'a>(&'a mut Vec<u64>);
+        impl Sampler for Recording<'_> {
+            fn cold(&mut self) -> f64 {
+                1.0
+            }
+            fn workload(&mut self, ops: u64) -> f64 {
+                self.0.push(ops);
+                ops as f64 * 100.0
+            }
+            fn baseline(&mut self, ops: u64) -> f64 {
+                ops as f64
+            }
+            fn allocations(&mut self, _: u64) -> (f64, f64) {
+                (0.0, 0.0)
+            }
+        }
+        let m = measure(&cfg, &mut |_, _| {}, &mut Recording(&mut ops_seen));
+        let tuned = m.ops_per_sample;
+        let sampled = &ops_seen[ops_seen.len() - m.workload_ns.len()..];
+        assert!(
+            sampled
+                .iter()
+                .all(|&ops| ops >= tuned && ops <= tuned + tuned / 5),
+            "{tuned}: {sampled:?}"
+        );
+        assert!(sampled.iter().any(|&ops| ops != tuned), "the length varies");
+    }
+}

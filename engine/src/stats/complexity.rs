@@ -114,18 +114,21 @@ pub(crate) struct ComplexityReport {
     pub(crate) runner_up: Option<Fit>,
     /// Whether AICc(runner-up) − AICc(best) ≥ 2, i.e. the runner-up has
     /// "considerably less" support (Burnham & Anderson 2002, §2.6: Δ ≤ 2 means
-    /// substantial support for both). False when either AICc is undefined
-    /// (too few points); true when there is no fitted runner-up and the
-    /// best AICc is finite.
+    /// substantial support for both). When some model's AICc is undefined
+    /// (too few points), the ranking uses plain AIC and this needs a gap of
+    /// 10; true when there is no fitted runner-up.
     pub(crate) distinguishable: bool,
-    /// Every candidate, best first: ascending AICc, ties (e.g. several
-    /// undefined AICc with few points) broken by AIC, then by simplicity;
-    /// unfit models last.
+    /// Every candidate, best first: ascending AICc (or AIC when any AICc is
+    /// undefined), ties broken by simplicity; unfit models last.
     pub(crate) fits: Vec<Fit>,
 }
 
 /// Minimum AICc gap for the best model to be called distinguishable.
 const DISTINGUISHABLE_DELTA: f64 = 2.0;
+
+/// Minimum plain-AIC gap for distinguishable when AICc is undefined for some model (too few
+/// points): Burnham & Anderson's "essentially no support" for the runner-up.
+const DECISIVE_DELTA: f64 = 10.0;
 
 /// Relative floor on the RSS (times Σ wᵢtᵢ²) so an exact fit gives a large
 /// negative, not −∞, log-likelihood and two exact fits cannot produce NaN.
@@ -161,21 +164,36 @@ pub(crate) fn fit_complexity(points: &[(f64, f64, f64)]) -> Option<ComplexityRep
         .map(|&c| fit_one(c, &pts, floor))
         .collect();
     let n = pts.len() as f64;
+    // AICc is undefined for a model with N − k − 1 ≤ 0 (three or four points and a slope).
+    // Ranking a finite AICc above an undefined one would always crown O(1), the only model
+    // defined there (Sailfish's infinite-AICc bug), so with any undefined AICc every model is
+    // ranked by plain AIC instead, and only a decisive margin counts as distinguishable.
+    let use_aicc = fits
+        .iter()
+        .filter(|f| f.is_fitted())
+        .all(|f| f.aicc.is_finite());
+    let criterion = |f: &Fit| if use_aicc { f.aicc } else { aic(f, n, floor) };
+    let delta = if use_aicc {
+        DISTINGUISHABLE_DELTA
+    } else {
+        DECISIVE_DELTA
+    };
     fits.sort_by(|a, b| {
-        a.aicc
-            .total_cmp(&b.aicc)
-            .then(aic(a, n, floor).total_cmp(&aic(b, n, floor)))
+        criterion(a)
+            .total_cmp(&criterion(b))
             .then(rank_of(a.complexity).cmp(&rank_of(b.complexity)))
     });
     let best = fits[0];
     let runner_up = fits.get(1).copied().filter(Fit::is_fitted);
     let distinguishable = match runner_up {
+        // Three points say too little to call two classes apart, whatever the criterion.
         Some(r) => {
-            best.aicc.is_finite()
-                && r.aicc.is_finite()
-                && r.aicc - best.aicc >= DISTINGUISHABLE_DELTA
+            pts.len() > 3
+                && criterion(&best).is_finite()
+                && criterion(&r).is_finite()
+                && criterion(&r) - criterion(&best) >= delta
         }
-        None => best.aicc.is_finite(),
+        None => criterion(&best).is_finite(),
     };
     Some(ComplexityReport {
         best,
@@ -451,5 +469,21 @@ mod tests {
         assert!(r.fits.iter().all(|f| f.aicc == f64::INFINITY));
         assert_eq!(r.best.complexity, Complexity::Quadratic);
         assert!(!r.distinguishable);
+    }
+
+    #[test]
+    fn four_points_are_not_all_crowned_constant() {
+        // The regression: with four points every slope model's AICc is undefined, and ranking
+        // the finite O(1) first called seed 001's chain constant. Measured medians of
+        // chain(n) for n = 10..10000 (the smallest n overlaps in the pipeline).
+        let pts = [
+            (10.0, 4.32, 1.0 / 0.0043f64.powi(2)),
+            (100.0, 117.0, 1.0 / 0.117f64.powi(2)),
+            (1000.0, 1384.0, 1.0 / 1.384f64.powi(2)),
+            (10000.0, 14061.0, 1.0 / 14.06f64.powi(2)),
+        ];
+        let r = fit_complexity(&pts).unwrap();
+        no_nan(&r);
+        assert_eq!(r.best.complexity, Complexity::Linear, "{r:?}");
     }
 }

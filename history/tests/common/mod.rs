@@ -74,7 +74,7 @@ pub fn result_with_samples(id: &str, median_ns: f64, n: usize) -> BenchResult {
             std_dev_ns: median_ns * 0.031_7,
             outliers: 3,
         },
-        precision: 0.010_3,
+        precision: Some(0.010_3),
         overhead: Overhead {
             per_op_ns: 0.731,
             drift: -0.000_12,

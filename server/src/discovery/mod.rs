@@ -264,6 +264,8 @@ impl Discovery {
     pub fn tree(&mut self) -> Tree {
         let mut tree = Tree::default();
         let packages = self.workspace.packages.clone();
+        let mut all_ids: HashSet<String> = HashSet::new();
+        let mut uris: HashMap<PathBuf, Option<String>> = HashMap::new();
         for package in &packages {
             let package_id = package_item_id(&package.name);
             let start = tree.items.len();
@@ -329,15 +331,15 @@ impl Discovery {
                     range: None,
                     group: None,
                 });
-                let mut seen = HashSet::new();
                 for bench in benches {
-                    if !seen.insert(bench.id.clone())
-                        || tree.benches.iter().any(|b| b.id == bench.id)
-                    {
+                    if !all_ids.insert(bench.id.clone()) {
                         tracing::warn!(id = %bench.id, "a benchmark id appears twice; keeping the first");
                         continue;
                     }
-                    let uri = file_uri(&bench.file);
+                    let uri = uris
+                        .entry(bench.file.clone())
+                        .or_insert_with(|| file_uri(&bench.file))
+                        .clone();
                     tree.items.push(TestItem {
                         id: bench.id.clone(),
                         label: bench.name.clone(),

@@ -7,11 +7,11 @@
 //! Handlers are first polled in the order the messages arrived, so the session sees
 //! `didOpen`, `didChange`, `didSave` and requests in the client's order.
 //!
-//! Malformed JSON, unknown methods and invalid params are answered with JSON-RPC errors by
-//! tower-lsp-server itself (parse error, method not found, invalid params); the server keeps
-//! serving.
+//! Unknown methods and invalid params are answered with JSON-RPC errors by tower-lsp-server;
+//! malformed messages by the guard in [`transport`], which keeps the server serving.
 
 pub mod features;
+pub mod transport;
 
 use std::path::PathBuf;
 

@@ -150,6 +150,9 @@ pub async fn execute(
     for id in &ids {
         tracker.state(id, ItemState::Building, None, None);
     }
+    // The engine records each run in the history store; name the file the daemon reads, so
+    // both agree whatever the layout of the target directory.
+    let history = knotmeter_history::resolve_path(Some(&workspace.target_dir));
     let targets: Vec<TargetRef> = job.targets.iter().map(|(t, _)| t.clone()).collect();
     let outcome = {
         let sink = &mut *tracker.sink;
@@ -213,6 +216,7 @@ pub async fn execute(
             &mut tracker,
             exe,
             &dir,
+            &history,
             present,
             job.mode,
             &options,
@@ -343,6 +347,7 @@ async fn run_binary(
     tracker: &mut Tracker<'_>,
     exe: &Path,
     dir: &Path,
+    history: &Path,
     ids: Vec<String>,
     mode: RunMode,
     options: &RunOptions,
@@ -367,6 +372,7 @@ async fn run_binary(
             .arg("--exact")
             .args(&remaining)
             .current_dir(dir)
+            .env(knotmeter_history::HISTORY_ENV, history)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());

@@ -3,7 +3,7 @@
 
 #![allow(dead_code)]
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc;
@@ -212,6 +212,12 @@ impl Client {
         self.response(id, Duration::from_secs(60))
     }
 
+    /// Waits for a response whose id is `null` (an error about an unreadable message).
+    pub fn response_with_null_id(&mut self, timeout: Duration) -> Value {
+        self.wait(timeout, |m| m.get("method").is_none() && m["id"].is_null())
+            .expect("an error response with a null id")
+    }
+
     /// Waits for the response to request `id`.
     pub fn response(&mut self, id: i64, timeout: Duration) -> Value {
         let found = self.wait(timeout, |m| {
@@ -248,7 +254,10 @@ impl Client {
         self.notification("knotmeter/runEnd", timeout, |p| p["runId"] == run_id);
         self.log
             .iter()
-            .filter(|r| r.message["method"] == "knotmeter/runState" && r.message["params"]["runId"] == run_id)
+            .filter(|r| {
+                r.message["method"] == "knotmeter/runState"
+                    && r.message["params"]["runId"] == run_id
+            })
             .map(|r| r.message["params"].clone())
             .collect()
     }

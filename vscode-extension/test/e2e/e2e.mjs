@@ -14,6 +14,11 @@ const artifacts = process.env.E2E_ARTIFACTS;
 if (!url || !ws || !artifacts) throw new Error("run through scripts/e2e.sh");
 
 const results = [];
+/** A check the rest depends on: when it fails, the test stops there. */
+function must(name, ok, detail = "") {
+  if (!check(name, ok, detail)) throw new Error(`cannot go on: ${name}`);
+}
+
 function check(name, ok, detail = "") {
   results.push({ name, ok: !!ok });
   console.log(`${ok ? "ok" : "FAIL"} - ${name}${detail ? `: ${String(detail).slice(0, 300)}` : ""}`);
@@ -112,6 +117,7 @@ try {
   await page.waitForSelector(".monaco-workbench", { timeout: 90_000 });
   const status = await until(() => [...document.querySelectorAll(".statusbar-item")].map((e) => e.textContent ?? "").find((t) => t.includes("knotmeter")), null, 60_000);
   check("the extension activates (its status bar item shows)", status, status);
+  must("the daemon starts", status && !/no daemon/.test(status), status);
 
   // 2. The Test Explorer lists the quickstart benchmarks.
   await openBenchFile();
@@ -122,6 +128,7 @@ try {
   for (const name of ["chain_1000", "chain_n", "sort_stable", "sort_unstable", "fnv1a_4k", "parse_csv_64", "async_chain_100"]) {
     check(`the Test Explorer lists ${name}`, listed.includes(name), listed);
   }
+  must("the Test Explorer lists the benchmarks", listed.includes("chain_1000"), listed);
   check("the args cases are listed under chain_n", ["10", "100", "1000", "10000"].every((a) => (listed.match(new RegExp(`\\b${a}\\b`, "g")) ?? []).length > 0));
   await screenshot("discovered");
 
@@ -151,7 +158,7 @@ try {
     300_000,
     1000,
   );
-  check("the run finishes with results in the Test Explorer", done, done?.join(" | "));
+  must("the run finishes with results in the Test Explorer", done, done?.join(" | "));
   const passed = (await rows()).filter((r) => /Passed/.test(r.aria));
   check("benchmarks pass, their description carries the median and interval", passed.some((r) => /\d (ns|µs|ms) ±[\d.]+%/.test(r.text)), passed.map((r) => r.text).join(" | "));
   await palette("View: Close Panel");

@@ -1,4 +1,4 @@
-//! `cargo xtask perf`: the engine's own figures, measured side by side in one run.
+//! The engine's own figures (the foundation issue's targets), measured side by side.
 //!
 //! Each round runs the engine's self-benchmark (`engine/benches/harness.rs`) and the
 //! harness-free reference (`engine/examples/chain_reference.rs`) back to back, so both see
@@ -6,83 +6,43 @@
 //! absolute times are printed for context only.
 
 use std::fmt::Write as _;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
 use knotmeter_protocol::{BenchResult, Report};
 
-use crate::cargo;
+use super::{join, json_report, median, met, spread};
 
-const SECTION_BEGIN: &str = "<!-- xtask perf: begin -->";
-const SECTION_END: &str = "<!-- xtask perf: end -->";
+/// The executables the engine section needs.
+pub(super) struct Binaries {
+    /// `engine/benches/harness.rs`.
+    pub(super) harness: PathBuf,
+    /// `engine/examples/chain_reference.rs`.
+    pub(super) reference: PathBuf,
+    /// `examples/quickstart/benches/quickstart.rs`.
+    pub(super) quickstart: PathBuf,
+}
 
-/// Runs the measurement and rewrites the engine section of `docs/performance.md`.
-pub(crate) fn run(args: &[String]) -> Result<(), String> {
-    let rounds = match args {
-        [] => 3,
-        [flag, n] if flag == "--rounds" => n
-            .parse()
-            .map_err(|_| format!("--rounds takes a number, not {n}"))?,
-        _ => return Err("usage: cargo xtask perf [--rounds N]".into()),
-    };
-    eprintln!("building the self-benchmark, the reference and the quickstart benches (release)…");
-    let built = cargo::build(&[
-        "bench",
-        "--no-run",
-        "-p",
-        "knotmeter",
-        "--bench",
-        "harness",
-        "-p",
-        "quickstart",
-    ])?;
-    let harness = cargo::find(&built, "harness")?;
-    let quickstart = cargo::find(&built, "quickstart")?;
-    let reference = cargo::find(
-        &cargo::build(&[
-            "build",
-            "--release",
-            "-p",
-            "knotmeter",
-            "--example",
-            "chain_reference",
-        ])?,
-        "chain_reference",
-    )?;
-
+/// Measures the engine's own figures over `rounds` rounds; returns the markdown section.
+pub(super) fn section(bins: &Binaries, rounds: usize) -> Result<String, String> {
     let mut reports = Vec::new();
     let mut reference_ns = Vec::new();
     for round in 1..=rounds {
-        eprintln!("round {round}/{rounds}");
-        reports.push(json_report(&harness, &[])?);
-        reference_ns.push(reference_step_ns(&reference)?);
+        eprintln!("engine: round {round}/{rounds}");
+        reports.push(json_report(&bins.harness, &[])?);
+        reference_ns.push(reference_step_ns(&bins.reference)?);
     }
-    eprintln!("a default run of the quickstart benches…");
+    eprintln!("engine: a default run of the quickstart benches…");
     let started = Instant::now();
-    let quick_report = json_report(&quickstart, &[])?;
+    let quick_report = json_report(&bins.quickstart, &[])?;
     let default_run_s = started.elapsed().as_secs_f64();
-
-    let text = render(&reports, &reference_ns, &quick_report, default_run_s);
-    print!("{text}");
-    write_section(&cargo::root().join("docs/performance.md"), &text)
-}
-
-fn json_report(executable: &Path, extra: &[&str]) -> Result<Report, String> {
-    let out = Command::new(executable)
-        .args(["--bench", "--format", "json", "--no-history"])
-        .args(extra)
-        .output()
-        .map_err(|e| format!("cannot run {}: {e}", executable.display()))?;
-    if !out.status.success() {
-        return Err(format!(
-            "{} failed:\n{}",
-            executable.display(),
-            String::from_utf8_lossy(&out.stderr)
-        ));
-    }
-    serde_json::from_slice(&out.stdout)
-        .map_err(|e| format!("{} printed no report: {e}", executable.display()))
+    Ok(render(
+        &reports,
+        &reference_ns,
+        &quick_report,
+        default_run_s,
+    ))
 }
 
 fn reference_step_ns(executable: &Path) -> Result<f64, String> {
@@ -103,25 +63,9 @@ fn case<'r>(report: &'r Report, id: &str) -> &'r BenchResult {
         .unwrap_or_else(|| panic!("the self-benchmark has no case {id}"))
 }
 
-fn spread(values: &[f64]) -> f64 {
-    let max = values.iter().copied().fold(f64::MIN, f64::max);
-    let min = values.iter().copied().fold(f64::MAX, f64::min);
-    let mean = values.iter().sum::<f64>() / values.len() as f64;
-    (max - min) / mean
-}
-
-fn verdict(ok: bool) -> &'static str {
-    if ok {
-        "met"
-    } else {
-        "**missed**"
-    }
-}
-
 fn render(reports: &[Report], reference_ns: &[f64], quick: &Report, default_run_s: f64) -> String {
     let manifest = &reports[0].manifest;
     let mut s = String::new();
-    let _ = writeln!(s, "{SECTION_BEGIN}");
     let _ = writeln!(s, "## Engine\n");
     let _ = writeln!(
         s,
@@ -151,7 +95,7 @@ fn render(reports: &[Report], reference_ns: &[f64], quick: &Report, default_run_
         s,
         "| corrected estimate of an empty body | within ±0.1 ns of zero | {} ns | {} |",
         join(&empty, 3),
-        verdict(worst_empty <= 0.1)
+        met(worst_empty <= 0.1)
     );
     let overhead: Vec<f64> = reports
         .iter()
@@ -162,7 +106,7 @@ fn render(reports: &[Report], reference_ns: &[f64], quick: &Report, default_run_
         s,
         "| harness overhead per operation | ≤ 1 ns | {} ns | {} |",
         join(&overhead, 3),
-        verdict(worst_overhead <= 1.0)
+        met(worst_overhead <= 1.0)
     );
 
     let reference = median(reference_ns);
@@ -192,14 +136,14 @@ fn render(reports: &[Report], reference_ns: &[f64], quick: &Report, default_run_
         "| `chain(n)` per step, n = 1000, 10000, 100000 | constant within 3% | {} ns (spread {:.2}%) | {} |",
         join(&per_step, 4),
         flat * 100.0,
-        verdict(flat <= 0.03)
+        met(flat <= 0.03)
     );
     let _ = writeln!(
         s,
         "| … against the harness-free reference `chain(20_000_000)` | within 3% | reference {:.4} ns/step; largest deviation {:.2}% | {} |",
         reference,
         off * 100.0,
-        verdict(off <= 0.03)
+        met(off <= 0.03)
     );
     let chain_1000: Vec<f64> = reports
         .iter()
@@ -212,57 +156,20 @@ fn render(reports: &[Report], reference_ns: &[f64], quick: &Report, default_run_
         reports.len(),
         run_spread * 100.0,
         join(&chain_1000, 1),
-        verdict(run_spread <= 0.02)
+        met(run_spread <= 0.02)
     );
     let _ = writeln!(
         s,
         "| a default run of {} cases (`examples/quickstart`) | under 15 s | {:.2} s | {} |",
         quick.results.len(),
         default_run_s,
-        verdict(default_run_s < 15.0)
+        met(default_run_s < 15.0)
     );
     let _ = writeln!(
         s,
         "\nEach round runs `engine/benches/harness.rs` with `--format json` and then \
-         `engine/examples/chain_reference.rs` (one timed call of `chain(20_000_000)` after one \
-         untimed call), alternating, so both see the same machine. Spreads are (max − min) / mean."
+         `engine/examples/chain_reference.rs` (the fastest of five timed calls of \
+         `chain(20_000_000)`, after one untimed call), alternating, so both see the same machine. Spreads are (max − min) / mean."
     );
-    let _ = writeln!(s, "{SECTION_END}");
     s
-}
-
-fn median(values: &[f64]) -> f64 {
-    let mut sorted = values.to_vec();
-    sorted.sort_by(f64::total_cmp);
-    let mid = sorted.len() / 2;
-    if sorted.len() % 2 == 1 {
-        sorted[mid]
-    } else {
-        (sorted[mid - 1] + sorted[mid]) / 2.0
-    }
-}
-
-fn join(values: &[f64], decimals: usize) -> String {
-    values
-        .iter()
-        .map(|v| format!("{v:.decimals$}"))
-        .collect::<Vec<_>>()
-        .join(" / ")
-}
-
-/// Replaces the section between the markers, or appends it, keeping every other section.
-fn write_section(path: &Path, section: &str) -> Result<(), String> {
-    let existing = std::fs::read_to_string(path).unwrap_or_else(|_| "# Performance\n\n".to_owned());
-    let updated = match (existing.find(SECTION_BEGIN), existing.find(SECTION_END)) {
-        (Some(begin), Some(end)) if begin < end => {
-            format!(
-                "{}{}{}",
-                &existing[..begin],
-                section.trim_end(),
-                &existing[end + SECTION_END.len()..]
-            )
-        }
-        _ => format!("{}\n{}", existing.trim_end(), section),
-    };
-    std::fs::write(path, updated).map_err(|e| format!("cannot write {}: {e}", path.display()))
 }

@@ -1,0 +1,148 @@
+//! `cargo xtask perf`: the engine's own figures, measured side by side in one run, written to
+//! `docs/performance.md` between markers (other sections of that page are kept).
+//!
+//! * Engine: the empty body, the harness overhead, `chain(n)` against a harness-free
+//!   reference, run-to-run spread, the wall time of a default run.
+//! * Honesty: optimised-away bodies flagged, real work never, the complexity of `chain(n)`,
+//!   and the precision `--quick` reaches.
+//! * Comparisons: verdict rates of paired A/A and A/B groups, and before/after on unchanged code.
+
+mod comparisons;
+mod engine;
+mod honesty;
+
+use std::path::Path;
+use std::process::Command;
+
+use knotmeter_protocol::Report;
+
+use crate::cargo;
+
+const SECTION_BEGIN: &str = "<!-- xtask perf: begin -->";
+const SECTION_END: &str = "<!-- xtask perf: end -->";
+const USAGE: &str = "usage: cargo xtask perf [--rounds N] [--pair-runs N]";
+
+/// Runs every measurement and rewrites the generated part of `docs/performance.md`.
+pub(crate) fn run(args: &[String]) -> Result<(), String> {
+    let (mut rounds, mut pair_runs) = (5, 20);
+    let mut args = args.iter();
+    while let Some(flag) = args.next() {
+        let value = args.next().ok_or(USAGE)?;
+        let n: usize = value
+            .parse()
+            .map_err(|_| format!("{flag} takes a number, not {value}"))?;
+        match flag.as_str() {
+            "--rounds" => rounds = n.max(1),
+            "--pair-runs" => pair_runs = n.max(1),
+            _ => return Err(USAGE.into()),
+        }
+    }
+    eprintln!("building the benchmarks and fixtures (release)…");
+    let harness = cargo::build(&["bench", "--no-run", "-p", "knotmeter", "--bench", "harness"])?;
+    let quickstart = cargo::build(&[
+        "bench",
+        "--no-run",
+        "-p",
+        "quickstart",
+        "--bench",
+        "quickstart",
+    ])?;
+    let examples = cargo::build(&[
+        "build",
+        "--release",
+        "-p",
+        "knotmeter",
+        "--example",
+        "chain_reference",
+    ])?;
+    let fixtures = cargo::build(&["build", "--release", "-p", "knotmeter-tests", "--bins"])?;
+    let bins = engine::Binaries {
+        harness: cargo::find(&harness, "harness")?,
+        reference: cargo::find(&examples, "chain_reference")?,
+        quickstart: cargo::find(&quickstart, "quickstart")?,
+    };
+    let engine = engine::section(&bins, rounds)?;
+    let honesty = honesty::section(&cargo::find(&fixtures, "honesty")?, rounds)?;
+    let comparisons = comparisons::section(
+        &cargo::find(&fixtures, "pairs")?,
+        &bins.quickstart,
+        pair_runs,
+        rounds,
+    )?;
+    let text = format!("{SECTION_BEGIN}\n{engine}\n{honesty}\n{comparisons}{SECTION_END}\n");
+    print!("{text}");
+    write_section(&cargo::root().join("docs/performance.md"), &text)
+}
+
+/// Runs a bench binary with `--bench --format json --no-history` and parses its report.
+fn json_report(executable: &Path, extra: &[&str]) -> Result<Report, String> {
+    let out = Command::new(executable)
+        .args(["--bench", "--format", "json", "--no-history"])
+        .args(extra)
+        .output()
+        .map_err(|e| format!("cannot run {}: {e}", executable.display()))?;
+    if !out.status.success() {
+        return Err(format!(
+            "{} failed:\n{}",
+            executable.display(),
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    serde_json::from_slice(&out.stdout)
+        .map_err(|e| format!("{} printed no report: {e}", executable.display()))
+}
+
+/// (max − min) / mean.
+fn spread(values: &[f64]) -> f64 {
+    let max = values.iter().copied().fold(f64::MIN, f64::max);
+    let min = values.iter().copied().fold(f64::MAX, f64::min);
+    let mean = values.iter().sum::<f64>() / values.len() as f64;
+    (max - min) / mean
+}
+
+/// The median of `values`.
+fn median(values: &[f64]) -> f64 {
+    let mut sorted = values.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    let mid = sorted.len() / 2;
+    if sorted.len() % 2 == 1 {
+        sorted[mid]
+    } else {
+        (sorted[mid - 1] + sorted[mid]) / 2.0
+    }
+}
+
+/// `values` with `decimals` decimals, joined with " / ".
+fn join(values: &[f64], decimals: usize) -> String {
+    values
+        .iter()
+        .map(|v| format!("{v:.decimals$}"))
+        .collect::<Vec<_>>()
+        .join(" / ")
+}
+
+/// The status cell of a target row.
+fn met(ok: bool) -> &'static str {
+    if ok {
+        "met"
+    } else {
+        "**missed**"
+    }
+}
+
+/// Replaces the section between the markers, or appends it, keeping every other section.
+fn write_section(path: &Path, section: &str) -> Result<(), String> {
+    let existing = std::fs::read_to_string(path).unwrap_or_else(|_| "# Performance\n\n".to_owned());
+    let updated = match (existing.find(SECTION_BEGIN), existing.find(SECTION_END)) {
+        (Some(begin), Some(end)) if begin < end => {
+            format!(
+                "{}{}{}",
+                &existing[..begin],
+                section.trim_end(),
+                &existing[end + SECTION_END.len()..]
+            )
+        }
+        _ => format!("{}\n\n{}", existing.trim_end(), section),
+    };
+    std::fs::write(path, updated).map_err(|e| format!("cannot write {}: {e}", path.display()))
+}
