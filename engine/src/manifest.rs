@@ -5,11 +5,17 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use knotmeter_protocol::{Manifest, TimerInfo, Warning};
 
+use crate::cli::Options;
 use crate::measure::Timer;
 
 /// Builds the manifest of a run. `debug_assertions` is the bench target's own setting, which
 /// `knotmeter::main!()` passes from the user's crate.
-pub(crate) fn manifest(timer: &Timer, debug_assertions: bool, seed: u64) -> Manifest {
+pub(crate) fn manifest(
+    timer: &Timer,
+    debug_assertions: bool,
+    seed: u64,
+    settings: &Options,
+) -> Manifest {
     let opt_level = env!("KNOTMETER_OPT_LEVEL").to_owned();
     let mut warnings = Vec::new();
     if debug_assertions || opt_level == "0" {
@@ -53,6 +59,8 @@ pub(crate) fn manifest(timer: &Timer, debug_assertions: bool, seed: u64) -> Mani
             .duration_since(UNIX_EPOCH)
             .map_or(0, |d| d.as_secs()),
         seed,
+        budget_ms: settings.budget.as_millis() as u64,
+        target_precision: settings.precision,
         warnings,
     }
 }

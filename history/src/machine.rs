@@ -1,10 +1,11 @@
 //! The machine key: which runs may be compared with each other.
 //!
 //! Two results are comparable only when they were measured on the same kind of machine with
-//! the same kind of build. The key is built from the manifest's CPU model, logical core
-//! count, target triple, cargo profile, optimisation level and debug assertions, joined with
-//! `|` into a readable string such as
-//! `x86_64-unknown-linux-gnu|AMD EPYC 7763|8 cores|release|opt-level=3|debug-assertions=off`.
+//! the same kind of build and the same measuring settings (a `--quick` run samples for a tenth
+//! of the time and is compared with `--quick` runs only). The key is built from the manifest's
+//! CPU model, logical core count, target triple, cargo profile, optimisation level, debug
+//! assertions and time budget, joined with `|` into a readable string such as
+//! `x86_64-unknown-linux-gnu|AMD EPYC 7763|8 cores|release|opt-level=3|debug-assertions=off|budget=1000ms`.
 //!
 //! The key is stored with every run and indexed; changing how it is built would make every
 //! stored run incomparable with new ones, so the format is fixed.
@@ -12,12 +13,12 @@
 use knotmeter_protocol::Manifest;
 
 /// The comparability key of a run: equal keys mean the same CPU model, core count, target,
-/// cargo profile, optimisation level and debug-assertion setting.
+/// cargo profile, optimisation level, debug-assertion setting and time budget.
 pub fn machine_key(manifest: &Manifest) -> String {
     let cpu = manifest.cpu.trim();
     let cpu = if cpu.is_empty() { "unknown cpu" } else { cpu };
     format!(
-        "{}|{}|{} cores|{}|opt-level={}|debug-assertions={}",
+        "{}|{}|{} cores|{}|opt-level={}|debug-assertions={}|budget={}ms",
         manifest.target.trim(),
         cpu,
         manifest.cores,
@@ -28,5 +29,6 @@ pub fn machine_key(manifest: &Manifest) -> String {
         } else {
             "off"
         },
+        manifest.budget_ms,
     )
 }

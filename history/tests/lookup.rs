@@ -6,7 +6,7 @@ use common::{manifest, manifest_on, result, temp_history};
 use knotmeter_history::{machine_key, History, RunId};
 
 #[test]
-fn machine_key_separates_machines_and_builds_only() {
+fn machine_key_separates_machines_builds_and_budgets_only() {
     let base = manifest();
     let mut later = base.clone();
     later.timestamp += 3600;
@@ -18,16 +18,17 @@ fn machine_key_separates_machines_and_builds_only() {
     assert_eq!(
         machine_key(&base),
         "x86_64-unknown-linux-gnu|AMD EPYC 7763 64-Core Processor|8 cores|release|\
-         opt-level=3|debug-assertions=off"
+         opt-level=3|debug-assertions=off|budget=1000ms"
     );
 
-    let changes: [fn(&mut knotmeter_protocol::Manifest); 6] = [
+    let changes: [fn(&mut knotmeter_protocol::Manifest); 7] = [
         |m| m.cpu = "Apple M2".to_owned(),
         |m| m.cores = 4,
         |m| m.target = "aarch64-unknown-linux-gnu".to_owned(),
         |m| m.profile = "bench".to_owned(),
         |m| m.opt_level = "2".to_owned(),
         |m| m.debug_assertions = true,
+        |m| m.budget_ms = 100,
     ];
     for change in changes {
         let mut other = base.clone();

@@ -32,6 +32,12 @@ pub struct Manifest {
     pub timestamp: u64,
     /// Seed of the random sample-length jitter.
     pub seed: u64,
+    /// Time budget per case, in milliseconds (1000 by default, 100 with `--quick`).
+    #[serde(default)]
+    pub budget_ms: u64,
+    /// The stopping rule's target for the median's relative half-width (0.01 = ±1%).
+    #[serde(default)]
+    pub target_precision: f64,
     /// Environment warnings (debug build, frequency scaling), each with a stable code.
     pub warnings: Vec<Warning>,
 }

@@ -7,6 +7,7 @@ use crate::Warning;
 
 /// The analysis of one benchmark function across its `args` cases.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct BenchSummary {
     /// The benchmark's id (its cases' ids without `/arg`).
     pub id: String,
@@ -20,6 +21,7 @@ pub struct BenchSummary {
 
 /// Complexity classes fitted to the medians of an `args` benchmark, ranked by AICc.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct ComplexityFit {
     /// The best-ranked class, e.g. `O(n)`.
     pub best: String,
@@ -33,6 +35,7 @@ pub struct ComplexityFit {
 
 /// One fitted class: time ≈ intercept + coefficient · g(n).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct ClassFit {
     /// The class, e.g. `O(n log n)`.
     pub class: String,

@@ -87,6 +87,7 @@ fn generate() -> String {
         Overhead,
         RawSamples,
         Warning,
+        Severity,
         Comparison,
         Verdict,
         Allocations,
@@ -98,6 +99,9 @@ fn generate() -> String {
         CaseFailure,
         FailureKind,
         RunSummary,
+        BenchSummary,
+        ComplexityFit,
+        ClassFit,
         Report,
     );
     out.truncate(out.trim_end().len());

@@ -17,7 +17,7 @@ shared="${KNOTMETER_SHARED:-$root/../shared}"
 artifacts="$ext/test-artifacts"
 budget="${E2E_TIMEOUT:-420}"
 mkdir -p "$artifacts"
-rm -f "$artifacts"/e2e-*.png "$artifacts"/e2e-*.log
+rm -f "$artifacts"/e2e-*.png "$artifacts"/e2e-*.log "$artifacts"/trust-*.png
 
 tmp="$(mktemp -d)"
 cs_pid=""
@@ -100,6 +100,30 @@ done
 curl -sf "http://127.0.0.1:$port/healthz" >/dev/null || { echo "code-server did not come up"; exit 1; }
 
 step "drive it"
+status=0
 NODE_PATH="$dir/node_modules" E2E_URL="http://127.0.0.1:$port/?folder=$ws" E2E_WS="$ws" \
-  E2E_ARTIFACTS="$artifacts" E2E_LOGS="$tmp/ud/logs" \
-  timeout --kill-after=10 "$budget" node "$ext/test/e2e/e2e.mjs"
+  E2E_ARTIFACTS="$artifacts" timeout --kill-after=10 "$budget" node "$ext/test/e2e/e2e.mjs" || status=1
+killtree "$cs_pid"; cs_pid=""
+
+step "workspace trust: the same folder, not trusted"
+# start.sh disables workspace trust; this start leaves it on, and the folder is not trusted.
+# The daemon's path is a user setting here: a workspace cannot name the binary to start.
+mkdir -p "$tmp/ud2/User"
+sed -e '$ d' "$tmp/ud/User/settings.json" > "$tmp/ud2/User/settings.json"
+cat >> "$tmp/ud2/User/settings.json" <<EOF
+  ,"security.workspace.trust.startupPrompt": "never",
+  "security.workspace.trust.banner": "never",
+  "knotmeter.server.path": "$bin"
+}
+EOF
+node "$dir/node_modules/code-server/out/node/entry.js" --bind-addr "127.0.0.1:$port" --auth none \
+  --disable-telemetry --disable-update-check --user-data-dir "$tmp/ud2" --extensions-dir "$tmp/ext" \
+  "$ws" >"$tmp/ud2.log" 2>&1 &
+cs_pid=$!
+for _ in $(seq 1 60); do
+  curl -sf "http://127.0.0.1:$port/healthz" >/dev/null && break
+  sleep 1
+done
+NODE_PATH="$dir/node_modules" E2E_URL="http://127.0.0.1:$port/?folder=$ws" E2E_ARTIFACTS="$artifacts" \
+  timeout --kill-after=10 180 node "$ext/test/e2e/trust.mjs" || status=1
+exit $status

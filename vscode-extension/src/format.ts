@@ -2,7 +2,7 @@
 // so the Test Explorer, the inline annotations, the output channel and the results panel
 // cannot disagree. Pure (no `vscode`), shared with the webview bundle.
 
-import type { BenchResult, Comparison } from "./wire";
+import type { BenchResult, Comparison, Warning } from "./wire";
 
 /** A duration in nanoseconds with three significant digits and a human unit. */
 export function formatNs(ns: number): string {
@@ -49,7 +49,16 @@ export function formatOpsPerSec(nsPerOp: number): string {
 export function formatPrecision(precision: number): string {
   if (!Number.isFinite(precision)) return "";
   const pct = precision * 100;
-  return `±${pct >= 10 ? pct.toFixed(0) : pct.toFixed(1)}%`;
+  if (pct < 0.01) return "±<0.01%";
+  return `±${pct >= 10 ? pct.toFixed(0) : pct >= 0.1 ? pct.toFixed(1) : pct.toFixed(2)}%`;
+}
+
+/**
+ * Whether a warning says the figure may be wrong (`warning`, the default) or is only worth
+ * knowing (`info`). Older daemons send no severity: every warning counts.
+ */
+export function isDefect(w: Warning): boolean {
+  return (w as Warning & { severity?: string }).severity !== "info";
 }
 
 /** The verdict in words: "3.1% faster", "2.4× slower", "no change". */
@@ -72,7 +81,8 @@ function pct1(x: number): string {
 export function summary(r: BenchResult): string {
   const parts = [`${formatNs(r.estimate.median_ns)} ${formatPrecision(r.precision)}`.trim()];
   if (r.comparison) parts.push(formatVerdict(r.comparison));
-  if (r.warnings.length > 0) parts.push(`⚠ ${r.warnings.map((w) => w.code).join(", ")}`);
+  const defects = r.warnings.filter(isDefect);
+  if (defects.length > 0) parts.push(`⚠ ${defects.map((w) => w.code).join(", ")}`);
   return parts.join(" · ");
 }
 
@@ -99,7 +109,7 @@ export function detail(r: BenchResult): string {
       `${sig3(r.allocations.per_op)} allocations, ${sig3(r.allocations.bytes_per_op)} bytes per operation`,
     );
   }
-  for (const w of r.warnings) lines.push(`⚠ ${w.code}: ${w.message}`);
+  for (const w of r.warnings) lines.push(`${isDefect(w) ? "⚠" : "ℹ"} ${w.code}: ${w.message}`);
   return lines.join("\n");
 }
 

@@ -3,7 +3,7 @@
 // wire types. `testExplorer.ts` and `annotations.ts` apply the results to `vscode` objects; the
 // unit tests check the decisions here without VS Code.
 
-import { detail, formatNs, formatPrecision, formatVerdict, summary } from "./format";
+import { detail, formatNs, formatPrecision, formatVerdict, isDefect, summary } from "./format";
 import type {
   BenchResult,
   TestItem,
@@ -90,7 +90,7 @@ export interface SourcePosition {
 /** A message for a TestRun: the text, and where it belongs when that is not the item itself. */
 export interface RunMessage {
   text: string;
-  /** Where the message points: a panic's location; absent means the item's own range. */
+  /** Where the message points: a panic's location; absent means the function (its first line). */
   at?: SourcePosition;
   /** Warnings are shown as messages but the severity decides the wording. */
   kind: "panic" | "failure" | "error" | "warning" | "result";
@@ -125,8 +125,9 @@ export function mapRunState(p: RunStateParams): RunAction {
     case "started":
       return { op: "started" };
     case "passed": {
-      if (result && (result.warnings.length > 0 || result.partial)) {
-        const messages: RunMessage[] = result.warnings.map((w) => ({
+      const defects = result ? result.warnings.filter(isDefect) : [];
+      if (result && (defects.length > 0 || result.partial)) {
+        const messages: RunMessage[] = defects.map((w) => ({
           kind: "warning",
           text: `${w.code}: ${w.message}\n\n${detail(result)}`,
         }));
@@ -350,7 +351,7 @@ export function annotationText(results: readonly BenchResult[]): string | undefi
   if (results.length === 0) return undefined;
   if (results.length === 1 && results[0]!.args === null) return summary(results[0]!);
   const cases = results.map((r) => `${r.args ?? r.name}: ${formatNs(r.estimate.median_ns)}`);
-  const warned = results.filter((r) => r.warnings.length > 0).length;
+  const warned = results.filter((r) => r.warnings.some(isDefect)).length;
   const verdicts = results.map((r) => r.comparison?.verdict).filter((v) => v !== undefined && v !== "same");
   let text = cases.join(" · ");
   if (verdicts.length > 0) {
@@ -415,7 +416,7 @@ export function overheadReport(r: BenchResult, timer?: TimerFacts): string {
   lines.push(`  capped samples   ${Number(o.capped)} of ${Number(r.samples)}${Number(o.capped) > 0 ? " (subtraction went below zero)" : ""}`);
   lines.push(`  cold first call  ${formatNs(r.cold_ns)}${r.estimate.median_ns > 0 ? ` (${sigRatio(r.cold_ns / r.estimate.median_ns)}× the steady median)` : ""}`);
   lines.push(`  ops per sample   ${Number(r.ops_per_sample)} (${Number(r.samples)} samples, ${formatNs(r.wall_ns)} wall)`);
-  for (const w of r.warnings) lines.push(`  ⚠ ${w.code}: ${w.message}`);
+  for (const w of r.warnings) lines.push(`  ${isDefect(w) ? "⚠" : "ℹ"} ${w.code}: ${w.message}`);
   return lines.join("\n");
 }
 

@@ -348,9 +348,10 @@ estimate: Estimate,
  */
 quantiles: Quantiles, 
 /**
- * Relative half-width of the median's confidence interval (0.01 is ±1%).
+ * Relative half-width of the median's confidence interval (0.01 is ±1%); `null` when the
+ * median is zero, where a relative width means nothing.
  */
-precision: number, 
+precision: number | null, 
 /**
  * The harness's own cost, measured with an empty body of the same shape.
  */
@@ -494,7 +495,16 @@ code: string,
 /**
  * Human-readable explanation with the action to take.
  */
-message: string, };
+message: string, 
+/**
+ * `warning` (the figure may be wrong) or `info` (worth knowing, not a defect).
+ */
+severity: Severity, };
+
+/**
+ * How much a [`Warning`] matters.
+ */
+export type Severity = "warning" | "info";
 
 /**
  * A comparison of one case against a baseline: another member of its group, or an earlier
@@ -596,6 +606,14 @@ timestamp: number,
  * Seed of the random sample-length jitter.
  */
 seed: number, 
+/**
+ * Time budget per case, in milliseconds (1000 by default, 100 with `--quick`).
+ */
+budget_ms: number, 
+/**
+ * The stopping rule's target for the median's relative half-width (0.01 = ±1%).
+ */
+target_precision: number, 
 /**
  * Environment warnings (debug build, frequency scaling), each with a stable code.
  */
@@ -703,7 +721,15 @@ fraction: number, } | { "event": "case_finished",
 /**
  * The result, the same object as in `--format json`.
  */
-result: BenchResult, } | { "event": "case_failed" } & CaseFailure | { "event": "run_finished" } & RunSummary;
+result: BenchResult, } | { "event": "case_failed" } & CaseFailure | { "event": "bench_finished" } & BenchSummary | { "event": "case_compared", 
+/**
+ * The case id.
+ */
+id: string, 
+/**
+ * The comparison and its verdict.
+ */
+comparison: Comparison, } | { "event": "run_finished" } & RunSummary;
 
 /**
  * Why a case produced no result.
@@ -753,6 +779,70 @@ cancelled: boolean,
 wall_ns: number, };
 
 /**
+ * The analysis of one benchmark function across its `args` cases.
+ */
+export type BenchSummary = { 
+/**
+ * The benchmark's id (its cases' ids without `/arg`).
+ */
+id: string, 
+/**
+ * The function's name.
+ */
+name: string, 
+/**
+ * The fitted complexity, with three or more numeric arguments; `null` otherwise.
+ */
+complexity: ComplexityFit | null, 
+/**
+ * Scaling warnings such as `flat_scaling`, each with a stable code.
+ */
+warnings: Array<Warning>, };
+
+/**
+ * Complexity classes fitted to the medians of an `args` benchmark, ranked by AICc.
+ */
+export type ComplexityFit = { 
+/**
+ * The best-ranked class, e.g. `O(n)`.
+ */
+best: string, 
+/**
+ * The second-best class, where one could be fitted.
+ */
+runner_up: string | null, 
+/**
+ * Whether the best beats the runner-up by an AICc margin of at least 2.
+ */
+distinguishable: boolean, 
+/**
+ * Every class, best first.
+ */
+fits: Array<ClassFit>, };
+
+/**
+ * One fitted class: time ≈ intercept + coefficient · g(n).
+ */
+export type ClassFit = { 
+/**
+ * The class, e.g. `O(n log n)`.
+ */
+class: string, 
+/**
+ * Nanoseconds per unit of g(n).
+ */
+coefficient_ns: number, 
+/**
+ * Nanoseconds independent of n.
+ */
+intercept_ns: number, 
+/**
+ * The small-sample corrected Akaike criterion; `null` where it is undefined (too few
+ * points for the model, or g(n) overflows).
+ */
+aicc: number | null, };
+
+/**
  * The document printed by `--format json`: everything one run of a bench binary measured.
  */
 export type Report = { 
@@ -771,4 +861,8 @@ results: Array<BenchResult>,
 /**
  * Cases that did not produce a result (a panic), in run order.
  */
-failures: Array<CaseFailure>, };
+failures: Array<CaseFailure>, 
+/**
+ * Per-function analyses across `args` cases (complexity, scaling warnings).
+ */
+benches: Array<BenchSummary>, };

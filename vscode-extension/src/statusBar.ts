@@ -3,11 +3,14 @@
 
 import * as vscode from "vscode";
 import type { Ctx, RunInfo } from "./ctx";
+import { isDefect } from "./format";
 import { RunTracker } from "./model";
 
 interface Live {
   info: RunInfo;
   tracker: RunTracker;
+  /** Items measured with a validity warning (shown as failures in the Test Explorer). */
+  warned: Set<string>;
   current?: string;
   building?: boolean;
 }
@@ -24,16 +27,17 @@ export class StatusBar implements vscode.Disposable {
     this.disposables.push(
       this.item,
       ctx.runStarted.event((info) => {
-        this.runs.set(info.runId, { info, tracker: new RunTracker() });
+        this.runs.set(info.runId, { info, tracker: new RunTracker(), warned: new Set() });
         this.render();
       }),
       ctx.runState.event((p) => {
         let live = this.runs.get(p.runId);
         if (!live) {
-          live = { info: { runId: p.runId, label: "on save", background: true }, tracker: new RunTracker() };
+          live = { info: { runId: p.runId, label: "on save", background: true }, tracker: new RunTracker(), warned: new Set() };
           this.runs.set(p.runId, live);
         }
         live.tracker.record(p.id, p.state);
+        if (p.state === "passed" && (p.result?.warnings.some(isDefect) || p.result?.partial)) live.warned.add(p.id);
         if (p.state === "started") {
           live.current = p.id;
           live.building = false;
@@ -46,7 +50,11 @@ export class StatusBar implements vscode.Disposable {
         this.runs.delete(p.runId);
         if (live) {
           const c = live.tracker.counts();
-          this.last = `${c.done - c.failed} ok${c.failed ? `, ${c.failed} failed` : ""}`;
+          const warned = live.warned.size;
+          const parts = [`${c.done - c.failed - warned} ok`];
+          if (warned) parts.push(`${warned} warned`);
+          if (c.failed) parts.push(`${c.failed} failed`);
+          this.last = parts.join(", ");
         }
         this.render();
       }),

@@ -15,7 +15,6 @@ import {
   mapRunState,
   RunRouter,
   RunTracker,
-  signatureLine,
   walk,
   type RunAction,
   type RunMessage,
@@ -308,24 +307,16 @@ export class TestExplorer implements vscode.Disposable {
     }
   }
 
+  /**
+   * A TestMessage at its location, or at the function's first line (its attribute): VS Code
+   * draws failure messages at the end of that line, which leaves the signature line to the
+   * annotation.
+   */
   private message(item: vscode.TestItem, m: RunMessage): vscode.TestMessage {
     const msg = new vscode.TestMessage(m.text);
-    msg.location = (m.at && this.resolve(m.at, item)) ?? this.functionLocation(item);
+    const own = item.uri && item.range ? new vscode.Location(item.uri, item.range.start) : undefined;
+    msg.location = (m.at && this.resolve(m.at, item)) ?? own;
     return msg;
-  }
-
-  /** The bench function's signature line, where messages about the function belong. */
-  functionLocation(item: vscode.TestItem): vscode.Location | undefined {
-    if (!item.uri || !item.range) return undefined;
-    const node = this.data.get(item);
-    const doc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === item.uri?.toString());
-    const range = node?.range;
-    if (doc && range) {
-      const name = node.kind === "case" ? (this.data.get(item.parent!)?.label ?? node.label) : node.label;
-      const line = signatureLine((i) => (i < doc.lineCount ? doc.lineAt(i).text : undefined), range, name);
-      return new vscode.Location(item.uri, new vscode.Position(line, 0));
-    }
-    return new vscode.Location(item.uri, item.range);
   }
 
   /** A panic location: absolute, a URI, or relative to a directory above the item's file. */

@@ -30,6 +30,8 @@ pub(crate) fn manifest() -> Manifest {
         git_commit: Some("0123456789abcdef0123456789abcdef01234567".to_owned()),
         timestamp: 1_700_000_000,
         seed: 42,
+        budget_ms: 1000,
+        target_precision: 0.01,
         warnings: vec![Warning::new(
             "debug_build",
             "the bench target was built without optimisations: run `cargo bench`",

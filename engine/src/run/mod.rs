@@ -52,7 +52,7 @@ pub(crate) fn measure_all(
         options,
         timer,
         seed,
-        manifest: manifest(&timer, debug_assertions, seed),
+        manifest: manifest(&timer, debug_assertions, seed, options),
         reporter: Rc::new(RefCell::new(report::reporter(
             options.format,
             Box::new(io::stdout()),

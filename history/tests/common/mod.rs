@@ -36,6 +36,8 @@ pub fn manifest_on(cpu: &str) -> Manifest {
         git_commit: Some("0123456789abcdef0123456789abcdef01234567".to_owned()),
         timestamp: 1_760_000_000,
         seed: 0x5eed,
+        budget_ms: 1000,
+        target_precision: 0.01,
         warnings: vec![Warning::new(
             "frequency_scaling",
             "set the governor to performance",

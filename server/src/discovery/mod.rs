@@ -293,7 +293,7 @@ impl Discovery {
                     .to_path_buf();
                 self.walk(
                     &target.src_path,
-                    &[target.crate_name.clone()],
+                    std::slice::from_ref(&target.crate_name),
                     &root_dir,
                     &target_ref,
                     &mut benches,

@@ -2,66 +2,16 @@
 // user's path from opening a crate to a result inline, in the panel, and again after a save.
 // Each check prints `ok`/`FAIL`; screenshots go to $E2E_ARTIFACTS. Run through e2e.sh.
 
-import { createRequire } from "node:module";
-import path from "node:path";
-
-const require = createRequire(import.meta.url);
-const { chromium } = require("playwright-core");
+import { check, finish, must, open } from "./lib.mjs";
 
 const url = process.env.E2E_URL;
 const ws = process.env.E2E_WS;
 const artifacts = process.env.E2E_ARTIFACTS;
 if (!url || !ws || !artifacts) throw new Error("run through scripts/e2e.sh");
 
-const results = [];
-/** A check the rest depends on: when it fails, the test stops there. */
-function must(name, ok, detail = "") {
-  if (!check(name, ok, detail)) throw new Error(`cannot go on: ${name}`);
-}
+const { browser, page, screenshot, until, palette, rows, expandTree, openFile, goToLine } = await open(url, artifacts, "e2e");
 
-function check(name, ok, detail = "") {
-  results.push({ name, ok: !!ok });
-  console.log(`${ok ? "ok" : "FAIL"} - ${name}${detail ? `: ${String(detail).slice(0, 300)}` : ""}`);
-  return !!ok;
-}
-
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
-  headless: true,
-  args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
-});
-const page = await browser.newPage({ viewport: { width: 1500, height: 940 } });
-page.setDefaultTimeout(30_000);
-let shot = 0;
-const screenshot = async (name) => {
-  shot++;
-  await page.screenshot({ path: path.join(artifacts, `e2e-${String(shot).padStart(2, "0")}-${name}.png`) });
-};
-
-/** Waits until `f` (run in the page) returns a truthy value; returns it, or undefined on timeout. */
-async function until(f, arg, timeoutMs, everyMs = 500) {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await page.evaluate(f, arg).catch(() => undefined);
-    if (v) return v;
-    if (Date.now() > end) return undefined;
-    await page.waitForTimeout(everyMs);
-  }
-}
-
-async function palette(command) {
-  await page.keyboard.press("Escape");
-  await page.keyboard.press("F1");
-  await page.waitForSelector(".quick-input-widget input", { state: "visible" });
-  await page.keyboard.type(command);
-  await page.waitForTimeout(700);
-  await page.keyboard.press("Enter");
-  await page.waitForTimeout(800);
-}
-
-const rows = () => page.$$eval(".test-explorer .monaco-list-row", (rs) => rs.map((r) => ({ aria: r.getAttribute("aria-label") ?? "", text: r.textContent ?? "" })));
-
-/** Texts of the `::after` decorations in the visible editor, by line text. */
+/** Texts of the `::after` decorations in the visible editor, with their line's text. */
 const annotationsInPage = () => {
   const out = [];
   for (const line of document.querySelectorAll(".monaco-editor .view-line")) {
@@ -72,38 +22,6 @@ const annotationsInPage = () => {
   }
   return out;
 };
-
-async function expandTree() {
-  const first = await page.$(".test-explorer .monaco-list-row");
-  if (!first) return;
-  await first.click();
-  for (let i = 0; i < 30; i++) {
-    const before = (await rows()).length;
-    await page.keyboard.press("ArrowRight");
-    await page.keyboard.press("ArrowDown");
-    await page.waitForTimeout(120);
-    const after = await rows();
-    if (i > 6 && after.length === before && after.every((r) => !/collapsed/i.test(r.aria))) break;
-  }
-  await page.keyboard.press("Home");
-}
-
-async function openBenchFile() {
-  await palette("Go to File");
-  await page.keyboard.type("benches/quickstart.rs");
-  await page.waitForTimeout(800);
-  await page.keyboard.press("Enter");
-  await page.waitForSelector(".monaco-editor .view-lines", { state: "visible" });
-  await page.waitForTimeout(800);
-}
-
-async function goToLine(n) {
-  await page.keyboard.press("Control+G");
-  await page.waitForTimeout(300);
-  await page.keyboard.type(String(n));
-  await page.keyboard.press("Enter");
-  await page.waitForTimeout(300);
-}
 
 const guard = setTimeout(async () => {
   console.error("e2e: overall timeout");
@@ -120,7 +38,7 @@ try {
   must("the daemon starts", status && !/no daemon/.test(status), status);
 
   // 2. The Test Explorer lists the quickstart benchmarks.
-  await openBenchFile();
+  await openFile("benches/quickstart.rs");
   await palette("Testing: Focus on Test Explorer View");
   await until(() => document.querySelectorAll(".test-explorer .monaco-list-row").length > 0, null, 60_000);
   await expandTree();
@@ -253,6 +171,4 @@ try {
   clearTimeout(guard);
   await browser.close();
 }
-const failed = results.filter((r) => !r.ok).length;
-console.log(`e2e: ${results.length - failed} passed, ${failed} failed`);
-process.exit(failed === 0 ? 0 : 1);
+finish("e2e");

@@ -15,6 +15,8 @@ test("ops/s, precision and verdicts", () => {
   assert.equal(formatOpsPerSec(12.34), "81.0 Mops/s");
   assert.equal(formatPrecision(0.004), "±0.4%");
   assert.equal(formatPrecision(0.25), "±25%");
+  assert.equal(formatPrecision(0.0003), "±0.03%");
+  assert.equal(formatPrecision(0.00001), "±<0.01%");
   const c = { against: "run 1", ratio: 0.969, low: 0.96, high: 0.98, p_value: 0.001, verdict: "faster" as const };
   assert.equal(formatVerdict(c), "3.1% faster");
   assert.equal(formatVerdict({ ...c, ratio: 1.05, verdict: "slower" }), "5.0% slower");

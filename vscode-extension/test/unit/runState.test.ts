@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { mapRunState, panicLocation, RunRouter, RunTracker, type RunAction } from "../../src/model";
-import type { RunStateParams } from "../../src/wire";
+import type { RunStateParams, Warning } from "../../src/wire";
 import { result } from "./fixtures";
 
 const state = (over: Partial<RunStateParams> & Pick<RunStateParams, "state">): RunStateParams => ({ runId: 1, id: "quickstart::chain_1000", ...over });
@@ -110,4 +110,11 @@ test("a failed knotmeter/run request releases the runs the daemon started meanwh
   router.requestSent();
   router.route(9, "x");
   assert.deepEqual(router.requestFailed(), [["save-9", ["x"]]]);
+});
+
+test("an info note (severity `info`) is worth knowing, not a defect: the case passes", () => {
+  const note = { code: "multimodal", message: "two modes", severity: "info" } as Warning;
+  const a = mapRunState(state({ state: "passed", result: result({ warnings: [note] }) }));
+  assert.equal(show(a), 'passed 1250ms "12.3 ns ±0.4% · 3.1% faster"');
+  assert.match(a.op === "passed" ? (a.output ?? "") : "", /ℹ multimodal: two modes/);
 });

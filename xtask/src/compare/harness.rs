@@ -93,13 +93,19 @@ impl Harness {
 
     /// The single cases at default settings, or with `quick` at the quickest reasonable ones.
     /// `None`: the harness has no quicker setting than its default.
-    pub(crate) fn single(self, exes: &Executables, scratch: &Path, quick: bool) -> Option<Invocation> {
+    pub(crate) fn single(
+        self,
+        exes: &Executables,
+        scratch: &Path,
+        quick: bool,
+    ) -> Option<Invocation> {
         let dir = |name: &str| scratch.join(name).to_string_lossy().into_owned();
         Some(match (self, quick) {
-            (Harness::Knotmeter, false) => {
-                Invocation::new(&exes.knotmeter, &["--bench", "--format", "jsonl", "single::"])
-                    .env("KNOTMETER_HISTORY", dir("knotmeter-single.db"))
-            }
+            (Harness::Knotmeter, false) => Invocation::new(
+                &exes.knotmeter,
+                &["--bench", "--format", "jsonl", "single::"],
+            )
+            .env("KNOTMETER_HISTORY", dir("knotmeter-single.db")),
             (Harness::Knotmeter, true) => Invocation::new(
                 &exes.knotmeter,
                 &["--bench", "--format", "jsonl", "--quick", "single::"],
@@ -122,9 +128,10 @@ impl Harness {
                 ],
             )
             .env("CRITERION_HOME", dir("criterion-quick")),
-            (Harness::Tango, false) => {
-                Invocation::new(&exes.tango, &["--color", "never", "solo", "-f", "single/**"])
-            }
+            (Harness::Tango, false) => Invocation::new(
+                &exes.tango,
+                &["--color", "never", "solo", "-f", "single/**"],
+            ),
             (Harness::Tango, true) => return None,
         })
     }
@@ -165,7 +172,11 @@ impl Harness {
             Harness::Divan => parse_divan(stdout)?,
             Harness::Criterion => parse_criterion(
                 stdout,
-                &scratch.join(if quick { "criterion-quick" } else { "criterion-single" }),
+                &scratch.join(if quick {
+                    "criterion-quick"
+                } else {
+                    "criterion-single"
+                }),
             )?,
             Harness::Tango => parse_tango_solo(stdout)?,
         };
@@ -184,14 +195,18 @@ impl Harness {
     /// run with its previous run: run `k` sets the candidate work of the A/B pairs to the base
     /// work when `k` is even and to the larger work when `k` is odd, so each run from the second
     /// on is one comparison whose expected direction alternates.
-    pub(crate) fn comparison(self, exes: &Executables, scratch: &Path, k: usize) -> Option<Invocation> {
+    pub(crate) fn comparison(
+        self,
+        exes: &Executables,
+        scratch: &Path,
+        k: usize,
+    ) -> Option<Invocation> {
         match self {
             Harness::Knotmeter => Some(
-                Invocation::new(&exes.knotmeter, &["--bench", "--format", "json", "pairs::"])
-                    .env(
-                        "KNOTMETER_HISTORY",
-                        scratch.join("knotmeter-pairs.db").to_string_lossy(),
-                    ),
+                Invocation::new(&exes.knotmeter, &["--bench", "--format", "json", "pairs::"]).env(
+                    "KNOTMETER_HISTORY",
+                    scratch.join("knotmeter-pairs.db").to_string_lossy(),
+                ),
             ),
             Harness::Divan => None,
             Harness::Criterion => {
@@ -275,7 +290,9 @@ impl Harness {
                 found
                     .get(*name)
                     .map(|v| (*name, *v, expected(*extra)))
-                    .ok_or_else(|| format!("{} gave no verdict for pair {name}:\n{stdout}", self.name()))
+                    .ok_or_else(|| {
+                        format!("{} gave no verdict for pair {name}:\n{stdout}", self.name())
+                    })
             })
             .collect()
     }
@@ -359,7 +376,9 @@ fn parse_divan(stdout: &str) -> Result<SingleReport, String> {
         match (depth, median) {
             (0, None) => parent = name,
             (0, Some(ns)) => {
-                report.estimates.insert(name, Estimate { ns, flagged: None });
+                report
+                    .estimates
+                    .insert(name, Estimate { ns, flagged: None });
             }
             (_, Some(ns)) => {
                 report
@@ -401,7 +420,11 @@ fn criterion_verdicts(stdout: &str) -> BTreeMap<String, Verdict> {
     for line in stdout.lines() {
         if let Some(at) = line.find("time:") {
             let id = line[..at].trim();
-            let id = if id.is_empty() { previous_line.trim() } else { id };
+            let id = if id.is_empty() {
+                previous_line.trim()
+            } else {
+                id
+            };
             current = Some(id.to_owned());
         }
         let verdict = if line.contains("Performance has regressed") {
@@ -434,7 +457,12 @@ fn parse_tango_solo(stdout: &str) -> Result<SingleReport, String> {
         let Some((name, values)) = rest.split_once('[') else {
             continue;
         };
-        let values: Vec<&str> = values.split(']').next().unwrap_or("").split("...").collect();
+        let values: Vec<&str> = values
+            .split(']')
+            .next()
+            .unwrap_or("")
+            .split("...")
+            .collect();
         let ns = values
             .get(1)
             .and_then(|v| parse_duration(v.trim()))

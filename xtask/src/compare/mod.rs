@@ -63,7 +63,13 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
     let manifest = manifest.to_string_lossy();
 
     eprintln!("building the comparisons workspace (release)…");
-    let benches = cargo::build(&["bench", "--no-run", "--locked", "--manifest-path", &manifest])?;
+    let benches = cargo::build(&[
+        "bench",
+        "--no-run",
+        "--locked",
+        "--manifest-path",
+        &manifest,
+    ])?;
     let bins = cargo::build(&[
         "build",
         "--release",
@@ -109,7 +115,9 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
     for harness in HARNESSES {
         for (kind, quick) in [("default", false), ("quick", true)] {
             if let Some(invocation) = harness.single(&exes, &scratch, quick) {
-                measured.commands.push((harness, kind, invocation.display()));
+                measured
+                    .commands
+                    .push((harness, kind, invocation.display()));
             }
         }
         if let Some(invocation) = harness.comparison(&exes, &scratch, 1) {
@@ -123,7 +131,9 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
     // reference before each round.
     for round in 0..rounds {
         eprintln!("round {}/{rounds}: single cases", round + 1);
-        measured.reference_ns.push(reference_step_ns(&exes.reference)?);
+        measured
+            .reference_ns
+            .push(reference_step_ns(&exes.reference)?);
         for harness in rotated(round) {
             for quick in [false, true] {
                 let Some(invocation) = harness.single(&exes, &scratch, quick) else {
@@ -146,7 +156,9 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
             }
         }
     }
-    measured.reference_ns.push(reference_step_ns(&exes.reference)?);
+    measured
+        .reference_ns
+        .push(reference_step_ns(&exes.reference)?);
 
     // The comparisons: each harness's own, alternating.
     let most = HARNESSES

@@ -105,8 +105,12 @@ pub(crate) fn run(
             tail(&stderr)
         ));
     }
-    let report = std::fs::read_to_string(&report)
-        .map_err(|e| format!("`measured` wrote no report for `{}`: {e}", invocation.display()))?;
+    let report = std::fs::read_to_string(&report).map_err(|e| {
+        format!(
+            "`measured` wrote no report for `{}`: {e}",
+            invocation.display()
+        )
+    })?;
     let max_rss_kib = report
         .split_whitespace()
         .nth(1)

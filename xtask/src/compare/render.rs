@@ -75,7 +75,10 @@ pub(crate) fn render(m: &Measured) -> String {
     let reference = median(&m.reference_ns);
     let groups = [
         ("Does it notice when nothing is measured?", validity_rows(m)),
-        ("Is the number right, and the same next time?", accuracy_rows(m, reference)),
+        (
+            "Is the number right, and the same next time?",
+            accuracy_rows(m, reference),
+        ),
         ("Does its comparison tell the truth?", comparison_rows(m)),
         ("What does an answer cost?", cost_rows(m)),
     ];
@@ -119,7 +122,10 @@ pub(crate) fn render(m: &Measured) -> String {
     );
     let _ = writeln!(s, "### Findings: rows where knotmeter is not the best\n");
     if findings.is_empty() {
-        let _ = writeln!(s, "None: knotmeter is at least as good as the best of the three on every row.");
+        let _ = writeln!(
+            s,
+            "None: knotmeter is at least as good as the best of the three on every row."
+        );
     }
     for f in &findings {
         let _ = writeln!(s, "- {f}");
@@ -131,7 +137,9 @@ pub(crate) fn render(m: &Measured) -> String {
                 .commands
                 .iter()
                 .find(|(h, k, _)| *h == harness && *k == kind)
-                .map_or(String::new(), |(_, _, c)| format!(": `{}`", c.replace('|', "\\|")));
+                .map_or(String::new(), |(_, _, c)| {
+                    format!(": `{}`", c.replace('|', "\\|"))
+                });
             let _ = writeln!(
                 s,
                 "- {} {kind}, {}{command}",
@@ -144,7 +152,12 @@ pub(crate) fn render(m: &Measured) -> String {
             .iter()
             .find(|(h, k, _)| *h == harness && *k == "comparison")
         {
-            let _ = writeln!(s, "- {} comparison: `{}`", harness.name(), c.replace('|', "\\|"));
+            let _ = writeln!(
+                s,
+                "- {} comparison: `{}`",
+                harness.name(),
+                c.replace('|', "\\|")
+            );
         }
     }
     let _ = writeln!(s, "{SECTION_END}");
@@ -155,7 +168,10 @@ fn validity_rows(m: &Measured) -> Vec<Row> {
     let mut rows = Vec::new();
     for (case, label) in [
         ("empty", "empty body: reported estimate, flagged"),
-        ("discarded_loop_1000", "discarded-result loop: reported estimate, flagged"),
+        (
+            "discarded_loop_1000",
+            "discarded-result loop: reported estimate, flagged",
+        ),
     ] {
         let cells = HARNESSES
             .map(|h| {
@@ -240,7 +256,11 @@ fn accuracy_rows(m: &Measured, reference: f64) -> Vec<Row> {
 fn comparison_rows(m: &Measured) -> Vec<Row> {
     let mut rows = Vec::new();
     for (pair, label, better) in [
-        ("aa", "A/A pair: false-positive rate of its own comparison", Better::Lower),
+        (
+            "aa",
+            "A/A pair: false-positive rate of its own comparison",
+            Better::Lower,
+        ),
         ("ab1", "1% more work: detection rate", Better::Higher),
         ("ab5", "5% more work: detection rate", Better::Higher),
     ] {
@@ -251,12 +271,18 @@ fn comparison_rows(m: &Measured) -> Vec<Row> {
                 };
                 let of_pair: Vec<_> = verdicts.iter().filter(|(p, _, _)| *p == pair).collect();
                 let hits = if pair == "aa" {
-                    of_pair.iter().filter(|(_, v, _)| *v != Verdict::Same).count()
+                    of_pair
+                        .iter()
+                        .filter(|(_, v, _)| *v != Verdict::Same)
+                        .count()
                 } else {
                     of_pair.iter().filter(|(_, v, want)| v == want).count()
                 };
                 let rate = hits as f64 / of_pair.len().max(1) as f64;
-                Cell::ranked(rate, format!("{hits}/{} ({:.0}%)", of_pair.len(), rate * 100.0))
+                Cell::ranked(
+                    rate,
+                    format!("{hits}/{} ({:.0}%)", of_pair.len(), rate * 100.0),
+                )
             })
             .into();
         rows.push(Row {
@@ -302,7 +328,10 @@ fn cost_rows(m: &Measured) -> Vec<Row> {
             m.single.get(&h)
         }?;
         Some(median(
-            &runs.iter().map(|(_, o)| o.wall_s / cases).collect::<Vec<_>>(),
+            &runs
+                .iter()
+                .map(|(_, o)| o.wall_s / cases)
+                .collect::<Vec<_>>(),
         ))
     };
     let mut rows = Vec::new();
@@ -325,7 +354,11 @@ fn cost_rows(m: &Measured) -> Vec<Row> {
         rows.push(Row {
             figure: format!(
                 "wall time per case, {} settings (× knotmeter's)",
-                if quick { "quickest reasonable" } else { "default" }
+                if quick {
+                    "quickest reasonable"
+                } else {
+                    "default"
+                }
             ),
             better: Better::Lower,
             cells,
@@ -370,9 +403,10 @@ fn cost_rows(m: &Measured) -> Vec<Row> {
     });
     let cells = HARNESSES
         .map(|h| {
-            let single = m.single.get(&h).map(|runs| {
-                runs.iter().map(|(_, o)| o.max_rss_kib).max().unwrap_or(0)
-            });
+            let single = m
+                .single
+                .get(&h)
+                .map(|runs| runs.iter().map(|(_, o)| o.max_rss_kib).max().unwrap_or(0));
             let compare = m
                 .comparison_runs
                 .get(&h)
@@ -464,8 +498,8 @@ fn spread(values: &[f64]) -> f64 {
 
 /// Replaces the section between the markers, or appends it, keeping the hand-written rest.
 pub(crate) fn write_section(path: &Path, section: &str) -> Result<(), String> {
-    let existing =
-        std::fs::read_to_string(path).unwrap_or_else(|_| "# knotmeter against divan, criterion and tango-bench\n\n".to_owned());
+    let existing = std::fs::read_to_string(path)
+        .unwrap_or_else(|_| "# knotmeter against divan, criterion and tango-bench\n\n".to_owned());
     let updated = match (existing.find(SECTION_BEGIN), existing.find(SECTION_END)) {
         (Some(begin), Some(end)) if begin < end => format!(
             "{}{}{}",
