@@ -8,3 +8,8 @@ cargo clippy --workspace --all-targets --locked -- -D warnings
 echo "== tests (unit, integration, end-to-end, doc tests, benches run once)"
 cargo test --workspace --all-targets --locked
 cargo test --workspace --doc --locked
+echo "== the comparisons workspace builds (\`cargo xtask compare\` runs it; CI does not)"
+cargo build --manifest-path comparisons/Cargo.toml --all-targets --locked
+echo "== VS Code extension: types, unit tests, results panel page, end-to-end in a real VS Code"
+(cd vscode-extension && npm run --silent check && npm test && npm run --silent build \
+  && npm run --silent test:panel && scripts/e2e.sh)

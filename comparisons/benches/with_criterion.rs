@@ -32,7 +32,9 @@ fn single(c: &mut Criterion) {
 fn pairs(c: &mut Criterion) {
     for name in ["aa", "ab1", "ab5"] {
         let work = work_from_env(&format!("KM_PAIR_{}", name.to_uppercase()), PAIR_BASE);
-        c.bench_function(&format!("pair_{name}"), |b| b.iter(|| chain(black_box(work))));
+        c.bench_function(&format!("pair_{name}"), |b| {
+            b.iter(|| chain(black_box(work)))
+        });
     }
 }
 

@@ -40,6 +40,17 @@ pub(crate) fn manifest(
             ));
         }
     }
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get() as u32);
+    if let Some(load) = load_average() {
+        if load >= f64::from(cores) * HIGH_LOAD_PER_CORE {
+            warnings.push(Warning::new(
+                "high_load",
+                format!(
+                    "other work is keeping the CPU busy (load average {load:.1} over the last minute on                      {cores} cores): figures will be noisier and slower than on an idle machine, and                      before/after comparisons with quieter runs less reliable; close other programs                      or wait for builds to finish"
+                ),
+            ));
+        }
+    }
     Manifest {
         knotmeter_version: env!("CARGO_PKG_VERSION").to_owned(),
         rustc: env!("KNOTMETER_RUSTC_VERSION").to_owned(),
@@ -48,7 +59,7 @@ pub(crate) fn manifest(
         debug_assertions,
         target: env!("KNOTMETER_TARGET").to_owned(),
         cpu: cpu_model().unwrap_or_else(|| "unknown".to_owned()),
-        cores: std::thread::available_parallelism().map_or(1, |n| n.get() as u32),
+        cores,
         timer: TimerInfo {
             kind: timer.kind().name().to_owned(),
             precision_ns: timer.precision_ns,
@@ -71,6 +82,19 @@ fn cpu_model() -> Option<String> {
         .find(|line| line.starts_with("model name"))
         .and_then(|line| line.split_once(':'))
         .map(|(_, model)| model.trim().to_owned())
+}
+
+/// Load average per core at which the machine counts as busy.
+const HIGH_LOAD_PER_CORE: f64 = 0.75;
+
+/// The one-minute load average, where the OS tells it.
+fn load_average() -> Option<f64> {
+    std::fs::read_to_string("/proc/loadavg")
+        .ok()?
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()
 }
 
 fn cpu_governor() -> Option<String> {

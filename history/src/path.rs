@@ -40,7 +40,8 @@ pub fn resolve_path(target_dir: Option<&Path>) -> PathBuf {
     )
 }
 
-/// The cargo target directory an executable was built into, judged from its path alone, or
+/// The cargo target directory an executable was built into: the directory cargo tagged with
+/// `CACHEDIR.TAG` above it (see `tagged_target_dir`), or else judged from its path alone, or
 /// `None` when the path does not look like cargo's layout.
 ///
 /// Cargo puts bench, test and example binaries in `<target>/<profile>/deps/` or
@@ -59,6 +60,27 @@ pub fn resolve_path(target_dir: Option<&Path>) -> PathBuf {
 /// A custom target directory not named `target` combined with `--target` gives
 /// `<dir>/<triple>`; set `CARGO_TARGET_DIR` or `KNOTMETER_HISTORY` for that setup.
 pub fn target_dir_from_exe(exe: &Path) -> Option<PathBuf> {
+    tagged_target_dir(exe).or_else(|| target_dir_from_layout(exe))
+}
+
+/// The target directory as cargo marks it on disk: the nearest ancestor of `exe` holding
+/// `CACHEDIR.TAG`, which cargo writes at the root of every target directory. A target triple's
+/// directory may carry the tag too; when the nearest tagged directory's name looks like a
+/// triple (two dashes or more, as `x86_64-unknown-linux-gnu`) and its parent is tagged, the
+/// parent is the answer. This tells `target/e2e-fixtures` (a target directory of its own) from
+/// `target/aarch64-apple-darwin` (a triple inside `target`), which the layout alone cannot.
+fn tagged_target_dir(exe: &Path) -> Option<PathBuf> {
+    let tagged = |dir: &Path| dir.join("CACHEDIR.TAG").is_file();
+    let nearest = exe.ancestors().skip(1).find(|dir| tagged(dir))?;
+    let looks_like_triple = name(nearest).is_some_and(|n| n.matches('-').count() >= 2);
+    match nearest.parent() {
+        Some(parent) if looks_like_triple && tagged(parent) => Some(parent.to_path_buf()),
+        _ => Some(nearest.to_path_buf()),
+    }
+}
+
+/// The target directory judged from the path's layout alone (see [`target_dir_from_exe`]).
+fn target_dir_from_layout(exe: &Path) -> Option<PathBuf> {
     let dir = exe.parent()?;
     let profile_dir = match name(dir) {
         Some("deps" | "examples") => dir.parent(),
@@ -209,5 +231,37 @@ mod tests {
         assert_eq!(resolve(&i, never), PathBuf::from("/elsewhere/h.db"));
         i.history_env = Some(OsString::from("h.db"));
         assert_eq!(resolve(&i, never), PathBuf::from("/w/crates/q/h.db"));
+    }
+
+    #[test]
+    fn cargo_s_tag_tells_a_target_dir_inside_target_from_a_triple() {
+        let root = tempfile::tempdir().unwrap();
+        let make = |dir: &str, tagged: bool| {
+            let dir = root.path().join(dir);
+            std::fs::create_dir_all(dir.join("release/deps")).unwrap();
+            if tagged {
+                std::fs::write(
+                    dir.join("CACHEDIR.TAG"),
+                    "Signature: 8a477f597d28d172789f06886806bc55",
+                )
+                .unwrap();
+            }
+            dir
+        };
+        let target = make("target", true);
+        let fixtures = make("target/e2e-fixtures", true);
+        let triple = make("target/x86_64-unknown-linux-gnu", true);
+        assert_eq!(
+            target_dir_from_exe(&fixtures.join("release/deps/q-1")),
+            Some(fixtures)
+        );
+        assert_eq!(
+            target_dir_from_exe(&triple.join("release/deps/q-1")),
+            Some(target.clone())
+        );
+        assert_eq!(
+            target_dir_from_exe(&target.join("release/deps/q-1")),
+            Some(target)
+        );
     }
 }

@@ -92,10 +92,11 @@ fn points_carry_the_indexed_columns() {
     assert_eq!(point.high_ns, 80.0 * 1.01);
     assert_eq!(point.verdict, Some(Verdict::Slower));
 
+    // `HistoryPoint` is the editor protocol's wire type (knotmeter-protocol): camelCase.
     let json = serde_json::to_value(point).unwrap();
     assert_eq!(json["run"], run.0);
     assert_eq!(json["verdict"], "slower");
-    assert_eq!(json["median_ns"], 80.0);
+    assert_eq!(json["medianNs"], 80.0);
 }
 
 #[test]

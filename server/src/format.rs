@@ -27,14 +27,21 @@ pub fn duration(ns: f64) -> String {
     format!("{value:.digits$} {unit}")
 }
 
-/// `±1.2%`, or nothing when the engine gave no relative precision.
+/// `±1.2%` (`±0.04%` below 0.1%), or nothing when the median is zero.
 fn precision(result: &BenchResult) -> String {
-    relative(result).map_or(String::new(), |p| format!(" ±{:.1}%", p * 100.0))
+    relative(result).map_or(String::new(), |p| {
+        let percent = p * 100.0;
+        if percent < 0.1 {
+            format!(" ±{percent:.2}%")
+        } else {
+            format!(" ±{percent:.1}%")
+        }
+    })
 }
 
+/// The relative half-width of the median's interval, as the engine reported it.
 fn relative(result: &BenchResult) -> Option<f64> {
-    let value = serde_json::to_value(result).ok()?;
-    value.get("precision")?.as_f64()
+    result.precision
 }
 
 /// The verdict as a word with the ratio: `faster ×0.82`.
@@ -192,4 +199,21 @@ mod tests {
         assert_eq!(duration(1.2e9), "1.20 s");
         assert_eq!(duration(f64::NAN), "—");
     }
+}
+
+/// The run's machine and clock in one line, for the output channel: what every case's
+/// overhead figures were measured with.
+pub fn manifest_line(manifest: &knotmeter_protocol::Manifest) -> String {
+    format!(
+        "knotmeter {} · {} · {} (opt-level {}) · {} × {} cores · timer {} (precision {}, read {})",
+        manifest.knotmeter_version,
+        manifest.rustc,
+        manifest.profile,
+        manifest.opt_level,
+        manifest.cpu,
+        manifest.cores,
+        manifest.timer.kind,
+        duration(manifest.timer.precision_ns),
+        duration(manifest.timer.read_cost_ns),
+    )
 }

@@ -9,6 +9,13 @@ fn main() -> ExitCode {
     match knotmeter_server::main(cli) {
         Ok(code) => code,
         Err(error) => {
+            // `knotmeter list | head`: the reader left; that is not an error.
+            let broken_pipe = error
+                .downcast_ref::<std::io::Error>()
+                .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe);
+            if broken_pipe {
+                return ExitCode::SUCCESS;
+            }
             eprintln!("knotmeter: {error}");
             for cause in error.chain().skip(1) {
                 eprintln!("  caused by: {cause}");

@@ -239,7 +239,7 @@ fn lenses_and_hovers_before_any_run() {
             .await;
         let lenses = lenses["result"].as_array().unwrap().clone();
         // One "▶ Run" per benchmark of the file (nested files have their own).
-        assert_eq!(lenses.len(), 9, "{lenses:?}");
+        assert_eq!(lenses.len(), 10, "{lenses:?}");
         let plain = &lenses[0];
         assert_eq!(plain["command"]["title"], "▶ Run");
         assert_eq!(plain["command"]["command"], "knotmeter.run");

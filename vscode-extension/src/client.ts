@@ -7,7 +7,7 @@ import * as vscode from "vscode";
 import * as lc from "vscode-languageclient/node";
 import type { Ctx } from "./ctx";
 import * as ext from "./lsp_ext";
-import { installHint, locateServer } from "./locate";
+import { installCommand, installHint, locateServer } from "./locate";
 import { RUN_COMMAND, type RunParams, type Settings } from "./wire";
 
 /** The daemon's effective settings (run-on-save follows continuous runs and workspace trust). */
@@ -42,7 +42,7 @@ export async function startClient(ctx: Ctx, settings: ServerSettings, hooks: Hoo
       .showErrorMessage(`knotmeter: ${located.reason}. ${installHint}`, "Open Settings", "Copy install command")
       .then((choice) => {
         if (choice === "Open Settings") void vscode.commands.executeCommand("workbench.action.openSettings", "knotmeter.server.path");
-        if (choice === "Copy install command") void vscode.env.clipboard.writeText("cargo install knotmeter-server");
+        if (choice === "Copy install command") void vscode.env.clipboard.writeText(installCommand);
       });
     return undefined;
   }

@@ -46,24 +46,21 @@ export function formatOpsPerSec(nsPerOp: number): string {
 }
 
 /** The median's interval as a relative half-width: "±0.4%". */
-export function formatPrecision(precision: number): string {
-  if (!Number.isFinite(precision)) return "";
+export function formatPrecision(precision: number | null | undefined): string {
+  if (precision === null || precision === undefined || !Number.isFinite(precision)) return "";
   const pct = precision * 100;
   if (pct < 0.01) return "±<0.01%";
   return `±${pct >= 10 ? pct.toFixed(0) : pct >= 0.1 ? pct.toFixed(1) : pct.toFixed(2)}%`;
 }
 
-/**
- * Whether a warning says the figure may be wrong (`warning`, the default) or is only worth
- * knowing (`info`). Older daemons send no severity: every warning counts.
- */
+/** Whether a warning says the figure may be wrong (`warning`) or is only worth knowing (`info`). */
 export function isDefect(w: Warning): boolean {
-  return (w as Warning & { severity?: string }).severity !== "info";
+  return w.severity !== "info";
 }
 
-/** The verdict in words: "3.1% faster", "2.4× slower", "no change". */
+/** The verdict in the words every output uses: "3.1% faster", "2.4× slower", "same". */
 export function formatVerdict(c: Comparison): string {
-  if (c.verdict === "same") return "no change";
+  if (c.verdict === "same") return "same";
   const ratio = c.ratio;
   if (c.verdict === "faster") {
     if (ratio > 0 && ratio <= 0.5) return `${sig3(1 / ratio)}× faster`;
@@ -90,7 +87,7 @@ export function summary(r: BenchResult): string {
 export function detail(r: BenchResult): string {
   const e = r.estimate;
   const lines = [
-    `${r.id}: ${formatNs(e.median_ns)} per operation (95% interval ${formatNs(e.low_ns)} – ${formatNs(e.high_ns)}, ${formatPrecision(r.precision)}), ${formatOpsPerSec(e.median_ns)}`,
+    `${r.id}: ${formatNs(e.median_ns)} per operation (95% interval ${formatNs(e.low_ns)} – ${formatNs(e.high_ns)}${r.precision !== null ? `, ${formatPrecision(r.precision)}` : ""}), ${formatOpsPerSec(e.median_ns)}`,
   ];
   if (r.comparison) {
     const c = r.comparison;

@@ -74,6 +74,9 @@ function expandHome(p: string): string {
 
 /** How to get a daemon, for the message shown when none is found. */
 export const installHint =
-  "Install it with `cargo install knotmeter-server` (binary `knotmeter`), or build it in the " +
-  "knotmeter repository with `cargo build -p knotmeter-server`, then set `knotmeter.server.path` " +
-  "to the binary or put it on PATH.";
+  "Install it from the knotmeter repository with `cargo install --path server` (it installs the " +
+  "`knotmeter` binary on PATH), or build it with `cargo build -p knotmeter-server` and set " +
+  "`knotmeter.server.path` to target/debug/knotmeter.";
+
+/** The command the "Copy install command" button copies. */
+export const installCommand = "cargo install --path server";

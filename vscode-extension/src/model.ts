@@ -410,7 +410,7 @@ export function overheadReport(r: BenchResult, timer?: TimerFacts): string {
   if (timer) {
     lines.push(`  timer            ${timer.kind}, precision ${formatNs(timer.precision_ns)}, read cost ${formatNs(timer.read_cost_ns)}`);
   }
-  lines.push(`  interval         ${formatNs(r.estimate.low_ns)} – ${formatNs(r.estimate.high_ns)} (95%, ${formatPrecision(r.precision)})`);
+  lines.push(`  interval         ${formatNs(r.estimate.low_ns)} – ${formatNs(r.estimate.high_ns)} (95%${r.precision !== null ? `, ${formatPrecision(r.precision)}` : ""})`);
   lines.push(`  overhead/op      ${formatNs(o.per_op_ns)} subtracted (empty body of the same shape)`);
   lines.push(`  overhead drift   ${o.drift >= 0 ? "+" : ""}${formatNs(o.drift)} per op between the halves of the run`);
   lines.push(`  capped samples   ${Number(o.capped)} of ${Number(r.samples)}${Number(o.capped) > 0 ? " (subtraction went below zero)" : ""}`);

@@ -10,7 +10,9 @@ use std::process::{Command, ExitCode};
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let (report, command) = match args.as_slice() {
-        [report, dashes, command @ ..] if dashes == "--" && !command.is_empty() => (report, command),
+        [report, dashes, command @ ..] if dashes == "--" && !command.is_empty() => {
+            (report, command)
+        }
         _ => {
             eprintln!("usage: measured REPORT -- COMMAND [ARGS…]");
             return ExitCode::from(2);
@@ -30,7 +32,10 @@ fn main() -> ExitCode {
     // SAFETY: plain FFI call with pointers to live locals.
     let waited = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
     if waited != pid {
-        eprintln!("measured: wait4 failed: {}", std::io::Error::last_os_error());
+        eprintln!(
+            "measured: wait4 failed: {}",
+            std::io::Error::last_os_error()
+        );
         return ExitCode::from(2);
     }
     let code = if libc::WIFEXITED(status) {

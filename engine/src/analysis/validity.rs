@@ -8,9 +8,10 @@
 //!   the same) or the clock's precision spread over one sample's operations, whichever is
 //!   larger: nothing smaller can be resolved. A body that does 10 ns of work is 20–60 cycles
 //!   away from the margin, and its interval is a tiny fraction of that, so it is never flagged.
-//! * `outliers`: more than 5% of the samples lie beyond Tukey's fences. They stay in every
-//!   statistic; the median and its interval are robust to them.
-//! * `multimodal`: BenchmarkDotNet's mValue is 3.2 or more (a bimodal histogram).
+//! * `outliers` (information): more than 5% of the samples lie beyond Tukey's fences. They stay
+//!   in every statistic; the median and its interval are robust to them.
+//! * `multimodal` (information): BenchmarkDotNet's mValue is 3.2 or more (a bimodal
+//!   histogram). The code may truly have two speeds; the median is still a valid figure.
 //! * `high_noise`: the interquartile range is more than 20% of the median.
 //! * `overhead_dominates`: the harness's own overhead is more than half the measured time.
 
@@ -68,7 +69,7 @@ pub(super) fn check(
     let tukey = stats::tukey(sorted);
     let outliers = tukey.low + tukey.high;
     if outliers as f64 > OUTLIER_SHARE * n as f64 {
-        warnings.push(Warning::new(
+        warnings.push(Warning::info(
             "outliers",
             format!(
                 "{outliers} of {n} samples ({:.1}%: {} slow, {} fast) lie beyond Tukey's fences; they are \
@@ -82,7 +83,7 @@ pub(super) fn check(
     }
     let mvalue = stats::mvalue(sorted);
     if mvalue >= stats::MVALUE_BIMODAL {
-        warnings.push(Warning::new(
+        warnings.push(Warning::info(
             "multimodal",
             format!(
                 "the samples have several modes (mValue {mvalue:.1}); the median sits in one of them. \

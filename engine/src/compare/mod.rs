@@ -26,6 +26,9 @@ use crate::stats;
 pub(crate) const ALPHA: f64 = 0.05;
 /// Confidence level of every ratio interval.
 pub(crate) const LEVEL: f64 = 0.95;
+/// Changes are shown to 0.1%; the threshold is applied at that resolution, so a change that
+/// prints as "+1.0%" is never called `same` under a 1% threshold.
+const DISPLAY_RESOLUTION: f64 = 0.0005;
 
 /// A ratio of times (case / baseline) with its interval and uncorrected p-value.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -60,8 +63,10 @@ pub(crate) struct Pending {
 /// Requiring the interval's far end, not the point estimate, to pass the threshold is what
 /// lets a true change of exactly the threshold's size be detected: half of its point
 /// estimates fall short of it. A change that is significant but whose whole interval sits
-/// inside the threshold (say +0.2% ± 0.1%) is real but negligible, and reads `same`.
+/// inside the threshold (say +0.2% ± 0.1%) is real but negligible, and reads `same`. The
+/// threshold is applied at the 0.1% resolution changes are printed with.
 pub(crate) fn verdict(estimate: &RatioEstimate, p_adjusted: f64, threshold: f64) -> Verdict {
+    let threshold = (threshold - DISPLAY_RESOLUTION).max(0.0);
     // A NaN p-value is no evidence of anything.
     if p_adjusted.is_nan() || p_adjusted >= ALPHA {
         return Verdict::Same;

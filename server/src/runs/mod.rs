@@ -577,6 +577,7 @@ fn bench_line(tracker: &mut Tracker<'_>, line: &str, wanted: &HashSet<&str>, end
     };
     match event {
         BenchEvent::RunStarted { manifest, .. } => {
+            tracker.output(None, format::manifest_line(&manifest));
             for warning in &manifest.warnings {
                 tracker.output(None, format!("warning: {}", warning.message));
             }

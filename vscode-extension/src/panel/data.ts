@@ -2,7 +2,7 @@
 // posts to the webview, and the pure computations both sides need (corrected samples,
 // histogram bins, the group table). Pure (no `vscode`, no DOM) and unit-tested.
 
-import { formatNs, formatVerdict, summary } from "../format";
+import { formatVerdict, summary } from "../format";
 import type { BenchResult, HistoryPoint, Verdict } from "../wire";
 
 /** One case of the selected benchmark. */
@@ -98,23 +98,31 @@ export function groupRows(members: readonly BenchResult[]): GroupRow[] {
   });
 }
 
-/** Histogram bins of the samples between their minimum and 99th percentile. */
+/**
+ * Histogram bins of the body of the samples: from the minimum (or the lower far fence) to the
+ * 99th percentile or the upper far fence (Q3 + 3 IQR), whichever is lower, so that a few slow
+ * outliers do not squeeze the distribution into one bar. Samples outside are counted.
+ */
 export interface Histogram {
   /** Left edges of the bins, in nanoseconds. */
   edges: number[];
   width: number;
   counts: number[];
-  /** Samples above the last bin (beyond the 99th percentile), counted but not drawn. */
+  /** Samples above the last bin, counted but not drawn. */
   above: number;
+  /** Samples below the first bin (far low outliers), counted but not drawn. */
+  below: number;
 }
 
 export function histogram(samples: readonly number[], maxBins = 60): Histogram {
   const sorted = [...samples].filter(Number.isFinite).sort((a, b) => a - b);
-  if (sorted.length === 0) return { edges: [], width: 0, counts: [], above: 0 };
-  const lo = sorted[0]!;
-  const hi = sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.99))]!;
+  if (sorted.length === 0) return { edges: [], width: 0, counts: [], above: 0, below: 0 };
   const q1 = sorted[Math.floor(sorted.length * 0.25)]!;
   const q3 = sorted[Math.floor(sorted.length * 0.75)]!;
+  const iqr = q3 - q1;
+  const lo = iqr > 0 ? Math.max(sorted[0]!, q1 - 3 * iqr) : sorted[0]!;
+  const p99 = sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.99))]!;
+  const hi = iqr > 0 ? Math.min(p99, q3 + 3 * iqr) : p99;
   // Freedman–Diaconis, bounded so that the chart stays readable.
   const fd = (2 * (q3 - q1)) / Math.cbrt(sorted.length);
   let bins = fd > 0 ? Math.ceil((hi - lo) / fd) : 1;
@@ -122,18 +130,33 @@ export function histogram(samples: readonly number[], maxBins = 60): Histogram {
   const width = hi > lo ? (hi - lo) / bins : Math.max(Math.abs(lo) * 0.01, 1e-3);
   const counts = new Array<number>(bins).fill(0);
   let above = 0;
+  let below = 0;
   for (const x of sorted) {
     if (x > hi) {
       above++;
       continue;
     }
+    if (x < lo) {
+      below++;
+      continue;
+    }
     const i = Math.min(bins - 1, Math.floor((x - lo) / width));
     counts[i]!++;
   }
-  return { edges: counts.map((_, i) => lo + i * width), width, counts, above };
+  return { edges: counts.map((_, i) => lo + i * width), width, counts, above, below };
 }
 
-/** Axis label of a duration value. */
-export function axisNs(ns: number): string {
-  return formatNs(ns);
+/**
+ * Axis labels for duration ticks: one unit for the axis (from its largest tick) and as many
+ * decimals as the tick spacing needs, so neighbouring labels never read the same.
+ */
+export function axisNs(ticks: readonly number[]): string[] {
+  const finite = ticks.filter((t) => Number.isFinite(t));
+  if (finite.length === 0) return ticks.map(() => "");
+  const max = Math.max(...finite.map(Math.abs));
+  const [scale, unit] = max >= 1e9 ? [1e9, "s"] : max >= 1e6 ? [1e6, "ms"] : max >= 1e3 ? [1e3, "µs"] : [1, "ns"];
+  let step = Infinity;
+  for (let i = 1; i < finite.length; i++) step = Math.min(step, Math.abs(finite[i]! - finite[i - 1]!));
+  const decimals = Number.isFinite(step) && step > 0 ? Math.min(6, Math.max(0, Math.ceil(-Math.log10(step / scale) - 1e-9))) : 2;
+  return ticks.map((t) => (Number.isFinite(t) ? `${(t / scale).toFixed(decimals)} ${unit}` : ""));
 }

@@ -29,13 +29,21 @@ try {
   await expandTree();
   const listed = (await rows()).map((r) => r.text).join(" | ");
   check("the benchmarks are still discovered", listed.includes("chain_1000") && listed.includes("sort_stable"), listed);
+  // The Test Explorer's own run: VS Code asks for trust first; cancelled, nothing runs.
   await palette("Test: Run All Tests");
+  const asked = await until(() => [...document.querySelectorAll(".monaco-dialog-box")].map((e) => e.textContent ?? "").find((t) => /trust/i.test(t)), null, 10_000);
+  check("running from the Test Explorer asks for workspace trust first", asked, asked);
+  await screenshot("trust-asked");
+  await page.locator(".monaco-dialog-box .monaco-button", { hasText: "Cancel" }).first().click().catch(() => undefined);
+  // The extension's own commands: it says why nothing runs.
+  await page.locator(".monaco-editor .view-lines").first().click();
+  await palette("knotmeter: Run Benchmarks in File");
   const why = await until(
     () => [...document.querySelectorAll(".notifications-toasts .notification-list-item-message, .notification-toast")].map((e) => e.textContent ?? "").find((t) => /untrusted workspace/.test(t)),
     null,
     15_000,
   );
-  check("running says why nothing runs", why, why);
+  check("the extension's run commands say why nothing runs", why, why);
   await page.waitForTimeout(1500);
   const states = (await rows()).map((r) => r.aria);
   check("nothing was built or run (no benchmark passed)", states.every((a) => !/Passed|Failed/.test(a)), states.join(" | "));

@@ -11,7 +11,7 @@ test("one case: the summary as the annotation", () => {
 
 test("args cases: each case's median, then the verdicts", () => {
   const a = result({ id: "q::chain_n/10", args: "10", estimate: { median_ns: 5.1, low_ns: 5, high_ns: 5.2, mean_ns: 5.1 } });
-  const b = result({ id: "q::chain_n/100", args: "100", estimate: { median_ns: 48.2, low_ns: 48, high_ns: 48.4, mean_ns: 48.2 }, comparison: null, warnings: [{ code: "imprecise", message: "" }] });
+  const b = result({ id: "q::chain_n/100", args: "100", estimate: { median_ns: 48.2, low_ns: 48, high_ns: 48.4, mean_ns: 48.2 }, comparison: null, warnings: [{ code: "imprecise", message: "", severity: "warning" }] });
   assert.equal(annotationText([a, b]), "10: 5.10 ns · 100: 48.2 ns · 1 faster · ⚠ 1 warned");
 });
 

@@ -22,7 +22,7 @@ test("ops/s, precision and verdicts", () => {
   assert.equal(formatVerdict({ ...c, ratio: 1.05, verdict: "slower" }), "5.0% slower");
   assert.equal(formatVerdict({ ...c, ratio: 0.25 }), "4.00× faster");
   assert.equal(formatVerdict({ ...c, ratio: 3, verdict: "slower" }), "3.00× slower");
-  assert.equal(formatVerdict({ ...c, verdict: "same" }), "no change");
+  assert.equal(formatVerdict({ ...c, verdict: "same" }), "same");
 });
 
 test("the one-line summary: median, interval, verdict", () => {
@@ -31,7 +31,7 @@ test("the one-line summary: median, interval, verdict", () => {
 });
 
 test("the detail names the interval, ops/s, the verdict and every warning", () => {
-  const d = detail(result({ warnings: [{ code: "imprecise", message: "run longer" }] }));
+  const d = detail(result({ warnings: [{ code: "imprecise", message: "run longer", severity: "warning" }] }));
   assert.match(d, /95% interval 12\.3 ns – 12\.4 ns/);
   assert.match(d, /81\.0 Mops\/s/);
   assert.match(d, /3\.1% faster against run 7: ratio 0\.969 \(0\.960 – 0\.978\), p = < 0\.001/);

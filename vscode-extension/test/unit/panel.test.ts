@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { correctedSamples, groupRows, histogram, panelCase } from "../../src/panel/data";
+import { axisNs, correctedSamples, groupRows, histogram, panelCase } from "../../src/panel/data";
 import { result } from "./fixtures";
 
 test("per-operation samples are corrected by the overhead and capped at zero", () => {
@@ -8,12 +8,12 @@ test("per-operation samples are corrected by the overhead and capped at zero", (
   assert.deepEqual(correctedSamples(r).map((x) => +x.toFixed(2)), [0, 0.1, 0, 0.3]);
 });
 
-test("the histogram counts every sample up to the 99th percentile", () => {
+test("the histogram counts every sample, drawing the body and counting the outliers", () => {
   const samples = Array.from({ length: 1000 }, (_, i) => 10 + (i % 100) / 10);
   samples.push(1000); // an outlier beyond p99
   const h = histogram(samples);
   assert.ok(h.counts.length >= 10 && h.counts.length <= 60);
-  assert.equal(h.counts.reduce((a, b) => a + b, 0) + h.above, samples.length);
+  assert.equal(h.counts.reduce((a, b) => a + b, 0) + h.above + h.below, samples.length);
   assert.equal(h.above, 1);
   assert.equal(h.edges[0], 10);
 });
@@ -22,6 +22,15 @@ test("a histogram of identical samples still has a width", () => {
   const h = histogram([5, 5, 5]);
   assert.ok(h.width > 0);
   assert.equal(h.counts.reduce((a, b) => a + b, 0), 3);
+});
+
+test("a fifth of slow outliers does not squeeze the body into one bar", () => {
+  const body = Array.from({ length: 80 }, (_, i) => 4 + (i % 10) / 20);
+  const slow = Array.from({ length: 20 }, (_, i) => 1000 + i);
+  const h = histogram([...body, ...slow]);
+  assert.ok(h.edges[h.edges.length - 1]! < 10, `last edge ${h.edges[h.edges.length - 1]}`);
+  assert.equal(h.above, 20);
+  assert.ok(h.counts.filter((c) => c > 0).length >= 3);
 });
 
 test("history is drawn oldest first", () => {
@@ -45,4 +54,11 @@ test("the group table: the baseline, then each member's ratio with its interval"
     rows.map((r) => `${r.name} ${r.baseline ? "base" : ""} ${r.ratio.toFixed(2)} ${r.low ?? "-"}..${r.high ?? "-"} ${r.text}`),
     ["sort_stable base 1.00 -..- baseline", "sort_unstable  0.50 0.48..0.52 2.00× faster", "sort_third  1.50 -..- 1.50× the baseline's median"],
   );
+});
+
+test("axis labels keep neighbouring ticks apart", () => {
+  assert.deepEqual(axisNs([4.4, 4.405, 4.41, 4.415]), ["4.400 ns", "4.405 ns", "4.410 ns", "4.415 ns"]);
+  assert.deepEqual(axisNs([2800, 3000, 3200]), ["2.8 µs", "3.0 µs", "3.2 µs"]);
+  assert.deepEqual(axisNs([0, 500, 1000, 1500]), ["0.0 µs", "0.5 µs", "1.0 µs", "1.5 µs"]);
+  assert.deepEqual(axisNs([10, 20]), ["10 ns", "20 ns"]);
 });

@@ -46,7 +46,7 @@ test("a panic without a location points at the function (no `at`)", () => {
 });
 
 test("validity warnings are never hidden behind a green tick", () => {
-  const r = result({ warnings: [{ code: "optimized_away", message: "indistinguishable from the empty body: pass the result to black_box" }] });
+  const r = result({ warnings: [{ code: "optimized_away", message: "indistinguishable from the empty body: pass the result to black_box", severity: "warning" }] });
   const a = mapRunState(state({ state: "passed", result: r }));
   assert.equal(
     show(a),
@@ -113,7 +113,7 @@ test("a failed knotmeter/run request releases the runs the daemon started meanwh
 });
 
 test("an info note (severity `info`) is worth knowing, not a defect: the case passes", () => {
-  const note = { code: "multimodal", message: "two modes", severity: "info" } as Warning;
+  const note: Warning = { code: "multimodal", message: "two modes", severity: "info" };
   const a = mapRunState(state({ state: "passed", result: result({ warnings: [note] }) }));
   assert.equal(show(a), 'passed 1250ms "12.3 ns ±0.4% · 3.1% faster"');
   assert.match(a.op === "passed" ? (a.output ?? "") : "", /ℹ multimodal: two modes/);

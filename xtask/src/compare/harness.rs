@@ -59,6 +59,9 @@ pub(crate) struct Estimate {
     pub(crate) ns: f64,
     /// Whether the harness flagged the case as measuring nothing; `None` when it has no check.
     pub(crate) flagged: Option<bool>,
+    /// The step of the printed figure, in nanoseconds, where the harness prints it coarsely
+    /// (tango: one decimal, so `1.4 us` is a step of 100 ns); `None` for full precision.
+    pub(crate) step_ns: Option<f64>,
 }
 
 /// What a run of the single cases reported.
@@ -220,18 +223,21 @@ impl Harness {
                 }
                 Some(invocation)
             }
-            Harness::Tango => Some(Invocation::new(
-                &exes.tango,
-                &[
-                    "--color",
-                    "never",
-                    "compare",
-                    "--strip-baseline",
-                    "base/**",
-                    "--strip-candidate",
-                    "cand/**",
-                ],
-            )),
+            Harness::Tango => Some(
+                Invocation::new(
+                    &exes.tango,
+                    &[
+                        "--color",
+                        "never",
+                        "compare",
+                        "--strip-baseline",
+                        "base/**",
+                        "--strip-candidate",
+                        "cand/**",
+                    ],
+                )
+                .answer_code(1),
+            ),
         }
     }
 
@@ -332,6 +338,7 @@ fn parse_knotmeter(stdout: &str, module: &str) -> Result<SingleReport, String> {
                     Estimate {
                         ns,
                         flagged: Some(flagged),
+                        step_ns: None,
                     },
                 );
             }
@@ -376,14 +383,24 @@ fn parse_divan(stdout: &str) -> Result<SingleReport, String> {
         match (depth, median) {
             (0, None) => parent = name,
             (0, Some(ns)) => {
-                report
-                    .estimates
-                    .insert(name, Estimate { ns, flagged: None });
+                report.estimates.insert(
+                    name,
+                    Estimate {
+                        ns,
+                        flagged: None,
+                        step_ns: None,
+                    },
+                );
             }
             (_, Some(ns)) => {
-                report
-                    .estimates
-                    .insert(format!("{parent}/{name}"), Estimate { ns, flagged: None });
+                report.estimates.insert(
+                    format!("{parent}/{name}"),
+                    Estimate {
+                        ns,
+                        flagged: None,
+                        step_ns: None,
+                    },
+                );
             }
             (_, None) => {}
         }
@@ -404,9 +421,14 @@ fn parse_criterion(stdout: &str, home: &Path) -> Result<SingleReport, String> {
         let ns = estimates["median"]["point_estimate"]
             .as_f64()
             .ok_or_else(|| format!("{} has no median", path.display()))?;
-        report
-            .estimates
-            .insert(case.to_owned(), Estimate { ns, flagged: None });
+        report.estimates.insert(
+            case.to_owned(),
+            Estimate {
+                ns,
+                flagged: None,
+                step_ns: None,
+            },
+        );
     }
     report.before_after = criterion_verdicts(stdout).into_values().collect();
     Ok(report)
@@ -463,13 +485,19 @@ fn parse_tango_solo(stdout: &str) -> Result<SingleReport, String> {
             .unwrap_or("")
             .split("...")
             .collect();
-        let ns = values
-            .get(1)
-            .and_then(|v| parse_duration(v.trim()))
-            .ok_or_else(|| format!("tango line without a mean: {line}"))?;
-        report
-            .estimates
-            .insert(name.trim().to_owned(), Estimate { ns, flagged: None });
+        let mean = values.get(1).map_or("", |v| v.trim());
+        let ns =
+            parse_duration(mean).ok_or_else(|| format!("tango line without a mean: {line}"))?;
+        // One decimal in the printed unit.
+        let step_ns = parse_duration(&format!("0.1 {}", mean.split_once(' ').map_or("", |u| u.1)));
+        report.estimates.insert(
+            name.trim().to_owned(),
+            Estimate {
+                ns,
+                flagged: None,
+                step_ns,
+            },
+        );
     }
     Ok(report)
 }
@@ -555,6 +583,8 @@ with_divan              fastest       │ slowest       │ median        │ me
         let solo = "single/chain_n/1000                                 [   1.4 us ...   2.0 us ...   2.6 us ]  stddev: 429.9 ns\n";
         let report = parse_tango_solo(solo).unwrap();
         assert_eq!(report.estimates["chain_n/1000"].ns, 2_000.0);
+        let step = report.estimates["chain_n/1000"].step_ns.unwrap();
+        assert!((step - 100.0).abs() < 1e-9, "{step}");
         let compare = "aa                                                 [   9.8 us ...   8.3 us ]     -15.13%\n\
 ab5                                                [   5.2 us ...   6.3 us ]     +20.52%*\n";
         let verdicts = tango_verdicts(compare);

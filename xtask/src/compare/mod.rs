@@ -24,8 +24,9 @@ const USAGE: &str = "usage: cargo xtask compare [--rounds N] [--comparisons N]";
 pub(crate) struct Measured {
     pub(crate) rounds: usize,
     pub(crate) comparisons: usize,
-    /// Nanoseconds per step of the harness-free reference, one per reference run.
-    pub(crate) reference_ns: Vec<f64>,
+    /// The harness-free reference's lines (`loop <n>` or `single`, nanoseconds per step), one
+    /// set per reference run.
+    pub(crate) reference: Vec<BTreeMap<String, f64>>,
     /// Default runs of the single cases, one per round.
     pub(crate) single: BTreeMap<Harness, Vec<(SingleReport, Outcome)>>,
     /// Quick runs of the single cases (absent: the default is the quickest setting).
@@ -94,7 +95,7 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
     let mut measured = Measured {
         rounds,
         comparisons,
-        reference_ns: Vec::new(),
+        reference: Vec::new(),
         single: BTreeMap::new(),
         quick: BTreeMap::new(),
         verdicts: BTreeMap::new(),
@@ -131,9 +132,7 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
     // reference before each round.
     for round in 0..rounds {
         eprintln!("round {}/{rounds}: single cases", round + 1);
-        measured
-            .reference_ns
-            .push(reference_step_ns(&exes.reference)?);
+        measured.reference.push(reference_steps(&exes.reference)?);
         for harness in rotated(round) {
             for quick in [false, true] {
                 let Some(invocation) = harness.single(&exes, &scratch, quick) else {
@@ -156,9 +155,7 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
             }
         }
     }
-    measured
-        .reference_ns
-        .push(reference_step_ns(&exes.reference)?);
+    measured.reference.push(reference_steps(&exes.reference)?);
 
     // The comparisons: each harness's own, alternating.
     let most = HARNESSES
@@ -208,7 +205,7 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
 }
 
 fn parse_args(args: &[String]) -> Result<(usize, usize), String> {
-    let (mut rounds, mut comparisons) = (5, 10);
+    let (mut rounds, mut comparisons) = (4, 10);
     let mut it = args.iter();
     while let Some(flag) = it.next() {
         let value = it.next().ok_or_else(|| USAGE.to_owned())?;
@@ -244,14 +241,25 @@ fn run_one(
     })
 }
 
-fn reference_step_ns(exe: &PathBuf) -> Result<f64, String> {
+/// The reference's output: `loop <n> <ns>` lines and a `single <ns>` line.
+fn reference_steps(exe: &PathBuf) -> Result<BTreeMap<String, f64>, String> {
     let out = std::process::Command::new(exe)
         .output()
         .map_err(|e| format!("cannot run the reference: {e}"))?;
-    String::from_utf8_lossy(&out.stdout)
-        .trim()
-        .parse()
-        .map_err(|e| format!("the reference printed no number: {e}"))
+    let mut steps = BTreeMap::new();
+    for line in String::from_utf8_lossy(&out.stdout).lines() {
+        let (key, value) = line
+            .rsplit_once(' ')
+            .ok_or_else(|| format!("the reference printed {line:?}"))?;
+        let value: f64 = value
+            .parse()
+            .map_err(|e| format!("the reference printed {line:?}: {e}"))?;
+        steps.insert(key.to_owned(), value);
+    }
+    if steps.len() != 4 {
+        return Err(format!("the reference printed {steps:?}"));
+    }
+    Ok(steps)
 }
 
 fn loadavg() -> String {

@@ -13,6 +13,9 @@ pub(crate) struct Invocation {
     pub(crate) exe: PathBuf,
     pub(crate) args: Vec<String>,
     pub(crate) env: Vec<(String, String)>,
+    /// An exit code that is an answer rather than a failure (tango's `compare` exits with 1
+    /// when it finds a regression).
+    pub(crate) answer_code: Option<i32>,
 }
 
 impl Invocation {
@@ -21,7 +24,13 @@ impl Invocation {
             exe: exe.to_owned(),
             args: args.iter().map(|a| (*a).to_owned()).collect(),
             env: Vec::new(),
+            answer_code: None,
         }
+    }
+
+    pub(crate) fn answer_code(mut self, code: i32) -> Invocation {
+        self.answer_code = Some(code);
+        self
     }
 
     pub(crate) fn env(mut self, key: &str, value: impl Into<String>) -> Invocation {
@@ -29,14 +38,26 @@ impl Invocation {
         self
     }
 
-    /// The command line, for error messages and the doc.
+    /// The command line, for error messages and the doc: the bench target's name without
+    /// cargo's hash, paths relative to the repository.
     pub(crate) fn display(&self) -> String {
         let name = self
             .exe
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
-        let env: String = self.env.iter().map(|(k, v)| format!("{k}={v} ")).collect();
+        let name = match name.rsplit_once('-') {
+            Some((target, hash)) if hash.chars().all(|c| c.is_ascii_hexdigit()) => {
+                target.to_owned()
+            }
+            _ => name,
+        };
+        let root = format!("{}/", crate::cargo::root().display());
+        let env: String = self
+            .env
+            .iter()
+            .map(|(k, v)| format!("{k}={} ", v.replace(&root, "")))
+            .collect();
         format!("{env}{name} {}", self.args.join(" "))
     }
 }
@@ -97,7 +118,7 @@ pub(crate) fn run(
         .map_err(|e| format!("cannot wait for {}: {e}", invocation.display()))?;
     let wall_s = started.elapsed().as_secs_f64();
     let stderr = stderr_reader.join().unwrap_or_default();
-    if !status.success() {
+    if !status.success() && status.code() != invocation.answer_code {
         return Err(format!(
             "`{}` failed ({status}):\n{}\n{}",
             invocation.display(),

@@ -156,11 +156,11 @@ function drawHistogram(target: HTMLElement, c: PanelCase, width: number): void {
   const xs = h.edges.map((e) => e + h.width / 2);
   const opts: uPlot.Options = {
     width,
-    height: 240,
+    height: 200,
     legend: { show: false },
     cursor: { show: true, drag: { x: false, y: false } },
     scales: { x: { time: false, range: [h.edges[0]!, h.edges[h.edges.length - 1]! + h.width] }, y: { range: (_u, _min, max) => [0, Math.max(1, max) * 1.08] } },
-    axes: axes(t, (_u, vals) => vals.map((v) => axisNs(v)), (_u, vals) => vals.map((v) => String(v))),
+    axes: axes(t, (_u, vals) => axisNs(vals), (_u, vals) => vals.map((v) => String(v))),
     series: [
       {},
       {
@@ -195,11 +195,13 @@ function drawHistogram(target: HTMLElement, c: PanelCase, width: number): void {
           const w = ctx.measureText(label).width;
           const px = 6 * devicePixelRatio;
           // Right of the line, or left of it when it would leave the plot.
-          const lx0 = mx + px + w > u.bbox.left + u.bbox.width ? mx - px - w : mx + px;
-          ctx.fillStyle = cssVar("--vscode-editor-background", "#1e1e1e");
-          ctx.globalAlpha = 0.85;
-          ctx.fillRect(lx0 - 3 * devicePixelRatio, top + 2 * devicePixelRatio, w + 6 * devicePixelRatio, 16 * devicePixelRatio);
-          ctx.globalAlpha = 1;
+          const right = u.bbox.left + u.bbox.width;
+          const lx0 = mx + px + w <= right ? mx + px : Math.max(u.bbox.left, mx - px - w);
+          // A halo in the background colour keeps the label readable over the bars.
+          ctx.lineJoin = "round";
+          ctx.lineWidth = 4 * devicePixelRatio;
+          ctx.strokeStyle = cssVar("--vscode-editor-background", "#1e1e1e");
+          ctx.strokeText(label, lx0, top + 14 * devicePixelRatio);
           ctx.fillStyle = t.fg;
           ctx.fillText(label, lx0, top + 14 * devicePixelRatio);
           ctx.restore();
@@ -208,7 +210,8 @@ function drawHistogram(target: HTMLElement, c: PanelCase, width: number): void {
     },
   };
   plots.push(new uPlot(opts, [xs, h.counts], target));
-  if (h.above > 0) target.append(el("p", { class: "note" }, `${h.above} samples above the 99th percentile are not drawn (outliers are kept in the statistics).`));
+  const off = [h.above ? `${h.above} slow` : "", h.below ? `${h.below} fast` : ""].filter(Boolean).join(" and ");
+  if (off) target.append(el("p", { class: "note" }, `${off} outlying samples are off the chart (they are kept in the statistics).`));
 }
 
 function drawHistory(target: HTMLElement, c: PanelCase, width: number): void {
@@ -223,14 +226,14 @@ function drawHistory(target: HTMLElement, c: PanelCase, width: number): void {
   for (let i = 1; i < xs.length; i++) if (xs[i]! <= xs[i - 1]!) xs[i] = xs[i - 1]! + 1;
   const opts: uPlot.Options = {
     width,
-    height: 240,
+    height: 200,
     legend: { show: false },
     cursor: { drag: { x: false, y: false } },
     scales: {
       x: { time: true, ...(xs.length === 1 ? { range: [xs[0]! - 60, xs[0]! + 60] as uPlot.Range.MinMax } : {}) },
       y: { range: (_u, min, max) => [Math.max(0, min - (max - min) * 0.2 - max * 0.02), max + (max - min) * 0.2 + max * 0.02] },
     },
-    axes: axes(t, undefined, (_u, vals) => vals.map((v) => axisNs(v))),
+    axes: axes(t, undefined, (_u, vals) => axisNs(vals)),
     series: [
       {},
       { label: "high", stroke: "transparent", points: { show: false } },
