@@ -186,21 +186,6 @@ pub fn markdown(results: &[&BenchResult]) -> String {
     md
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn durations_have_three_significant_digits() {
-        assert_eq!(duration(0.8123), "812 ps");
-        assert_eq!(duration(12.34), "12.3 ns");
-        assert_eq!(duration(1234.0), "1.23 µs");
-        assert_eq!(duration(45_600_000.0), "45.6 ms");
-        assert_eq!(duration(1.2e9), "1.20 s");
-        assert_eq!(duration(f64::NAN), "—");
-    }
-}
-
 /// The run's machine and clock in one line, for the output channel: what every case's
 /// overhead figures were measured with.
 pub fn manifest_line(manifest: &knotmeter_protocol::Manifest) -> String {
@@ -216,4 +201,19 @@ pub fn manifest_line(manifest: &knotmeter_protocol::Manifest) -> String {
         duration(manifest.timer.precision_ns),
         duration(manifest.timer.read_cost_ns),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_have_three_significant_digits() {
+        assert_eq!(duration(0.8123), "812 ps");
+        assert_eq!(duration(12.34), "12.3 ns");
+        assert_eq!(duration(1234.0), "1.23 µs");
+        assert_eq!(duration(45_600_000.0), "45.6 ms");
+        assert_eq!(duration(1.2e9), "1.20 s");
+        assert_eq!(duration(f64::NAN), "—");
+    }
 }
