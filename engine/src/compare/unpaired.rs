@@ -12,8 +12,10 @@
 use super::{RatioEstimate, LEVEL};
 use crate::stats;
 
-/// Without enough stored runs to estimate it, the run-to-run noise is taken to be this.
-pub(crate) const DEFAULT_RUN_TO_RUN_NOISE: f64 = 0.03;
+/// Without enough stored runs to estimate it, the run-to-run noise is taken to be this: on the
+/// shared 2-core machines we measure on, whole runs of unchanged code shift by 3–4% now and then
+/// (docs/comparison.md), and criterion's users settle on 3–6% thresholds in CI.
+pub(crate) const DEFAULT_RUN_TO_RUN_NOISE: f64 = 0.05;
 /// Stored runs needed to estimate the run-to-run noise from history.
 const MIN_RUNS_FOR_NOISE: usize = 5;
 /// The noise estimate is this many times the 75th percentile of the absolute changes between
