@@ -177,7 +177,10 @@ fn render(reports: &[Report], reference_ns: &[f64], quick: &Report, default_run_
         s,
         "\nEach round runs `engine/benches/harness.rs` with `--format json` and then \
          `engine/examples/chain_reference.rs` (the fastest of five timed calls of \
-         `chain(20_000_000)`, after one untimed call), alternating, so both see the same machine. Spreads are (max − min) / mean."
+         `chain(20_000_000)`, after one untimed call), alternating, so both see the same machine. \
+         Spreads are (max − min) / mean. Where the harness-free reference varies between runs as \
+         much as the benchmark does, the spread is the machine's (process placement, frequency, \
+         neighbours), which no harness can average away inside one process."
     );
     s
 }
