@@ -1,92 +1,29 @@
 //! `--format json`: one pretty-printed [`Report`] written when the run finishes.
 //!
-//! Results are kept as `case_finished` delivers them; `case_compared` fills in their
-//! `comparison` by id, and `bench_finished` adds to `benches`.
+//! The run is collected by [`super::collect::AtEnd`]: results as `case_finished` delivers them,
+//! their `comparison` filled in by `case_compared`, and `benches` from `bench_finished`.
 
 use std::io::{self, Write};
 
-use knotmeter_protocol::{
-    BenchResult, BenchSummary, CaseFailure, Comparison, ListEntry, Manifest, Report, RunSummary,
-    VERSION,
-};
+use knotmeter_protocol::{Report, RunSummary};
 
-use super::Reporter;
+use super::collect::Finish;
 
-/// Collects results, failures and analyses, and writes them as one document at the end.
+/// Writes the collected run as one document (see [`super::collect::AtEnd`]).
 pub(crate) struct Json {
     /// Where the document goes.
     out: Box<dyn Write + Send>,
-    /// The manifest, once the run has started.
-    manifest: Option<Manifest>,
-    /// Results in run order.
-    results: Vec<BenchResult>,
-    /// Failures in run order.
-    failures: Vec<CaseFailure>,
-    /// Benchmark analyses in run order.
-    benches: Vec<BenchSummary>,
 }
 
 impl Json {
-    /// A reporter writing its document to `out`.
+    /// A format writing its document to `out`.
     pub(crate) fn new(out: Box<dyn Write + Send>) -> Self {
-        Self {
-            out,
-            manifest: None,
-            results: Vec::new(),
-            failures: Vec::new(),
-            benches: Vec::new(),
-        }
+        Self { out }
     }
 }
 
-impl Reporter for Json {
-    fn run_started(&mut self, manifest: &Manifest, _cases: &[ListEntry]) -> io::Result<()> {
-        self.manifest = Some(manifest.clone());
-        Ok(())
-    }
-
-    fn case_started(&mut self, _id: &str) -> io::Result<()> {
-        Ok(())
-    }
-
-    fn progress(&mut self, _id: &str, _samples: u64, _fraction: f64) -> io::Result<()> {
-        Ok(())
-    }
-
-    fn case_finished(&mut self, result: &BenchResult) -> io::Result<()> {
-        self.results.push(result.clone());
-        Ok(())
-    }
-
-    fn case_failed(&mut self, failure: &CaseFailure) -> io::Result<()> {
-        self.failures.push(failure.clone());
-        Ok(())
-    }
-
-    fn bench_finished(&mut self, summary: &BenchSummary) -> io::Result<()> {
-        self.benches.push(summary.clone());
-        Ok(())
-    }
-
-    fn case_compared(&mut self, id: &str, comparison: &Comparison) -> io::Result<()> {
-        if let Some(result) = self.results.iter_mut().find(|result| result.id == id) {
-            result.comparison = Some(comparison.clone());
-        }
-        Ok(())
-    }
-
-    fn run_finished(&mut self, _summary: &RunSummary) -> io::Result<()> {
-        let manifest = self
-            .manifest
-            .take()
-            .ok_or_else(|| io::Error::other("json report: run finished before it started"))?;
-        let report = Report {
-            version: VERSION,
-            manifest,
-            results: std::mem::take(&mut self.results),
-            failures: std::mem::take(&mut self.failures),
-            benches: std::mem::take(&mut self.benches),
-        };
+impl Finish for Json {
+    fn finish(&mut self, report: Report, _summary: &RunSummary) -> io::Result<()> {
         serde_json::to_writer_pretty(&mut self.out, &report)?;
         self.out.write_all(b"\n")?;
         self.out.flush()
@@ -95,8 +32,10 @@ impl Reporter for Json {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{fixtures, Format};
+    use super::super::collect::AtEnd;
+    use super::super::{fixtures, Format, Reporter};
     use super::*;
+    use knotmeter_protocol::VERSION;
 
     #[test]
     fn writes_one_report_with_every_result_and_failure() {
@@ -134,7 +73,7 @@ mod tests {
     #[test]
     fn a_comparison_for_an_unknown_case_is_ignored() {
         let buf = fixtures::SharedBuf::default();
-        let mut reporter = Json::new(Box::new(buf.clone()));
+        let mut reporter = AtEnd::new(Json::new(Box::new(buf.clone())));
         reporter.run_started(&fixtures::manifest(), &[]).unwrap();
         reporter.case_finished(&fixtures::results()[0]).unwrap();
         let (_, comparison) = &fixtures::comparisons()[0];
@@ -148,7 +87,7 @@ mod tests {
     #[test]
     fn writes_nothing_before_the_run_finishes() {
         let buf = fixtures::SharedBuf::default();
-        let mut reporter = Json::new(Box::new(buf.clone()));
+        let mut reporter = AtEnd::new(Json::new(Box::new(buf.clone())));
         reporter.run_started(&fixtures::manifest(), &[]).unwrap();
         reporter.case_finished(&fixtures::results()[0]).unwrap();
         assert_eq!(buf.text(), "");
@@ -156,7 +95,7 @@ mod tests {
 
     #[test]
     fn finishing_without_a_start_is_an_error() {
-        let mut reporter = Json::new(Box::new(fixtures::SharedBuf::default()));
+        let mut reporter = AtEnd::new(Json::new(Box::new(fixtures::SharedBuf::default())));
         assert!(reporter.run_finished(&fixtures::summary()).is_err());
     }
 }

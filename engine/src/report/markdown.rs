@@ -14,29 +14,19 @@
 
 use std::io::{self, Write};
 
-use knotmeter_protocol::{
-    BenchResult, BenchSummary, CaseFailure, Comparison, ListEntry, Manifest, RunSummary, Severity,
-};
+use knotmeter_protocol::{BenchResult, BenchSummary, Report, RunSummary, Severity};
 
+use super::collect::Finish;
 use super::text::{
     allocations_text, case_label, complexity_text, failure_text, manifest_line, optimized_away,
     ratio_text, samples_text, summary_line, verdict_word, warning_mark, EMPTY_ESTIMATE,
 };
 use super::units::{format_duration_ns, format_rate, ops_per_sec, MISSING};
-use super::Reporter;
 
-/// Collects the run and writes one Markdown document at the end.
+/// Writes the collected run (see [`super::collect::AtEnd`]) as one Markdown document.
 pub(crate) struct Markdown {
     /// Where the document goes.
     out: Box<dyn Write + Send>,
-    /// The manifest, once the run has started.
-    manifest: Option<Manifest>,
-    /// Results in run order.
-    results: Vec<BenchResult>,
-    /// Failures in run order.
-    failures: Vec<CaseFailure>,
-    /// Benchmark analyses in run order.
-    benches: Vec<BenchSummary>,
 }
 
 /// `text` made safe for a table cell: `|` escaped, line breaks as `<br>`.
@@ -130,60 +120,53 @@ fn result_row(result: &BenchResult, allocations: bool) -> String {
 impl Markdown {
     /// A reporter writing its document to `out`.
     pub(crate) fn new(out: Box<dyn Write + Send>) -> Self {
-        Self {
-            out,
-            manifest: None,
-            results: Vec::new(),
-            failures: Vec::new(),
-            benches: Vec::new(),
-        }
+        Self { out }
     }
+}
 
-    /// The whole document for the collected run.
-    fn document(&self, summary: &RunSummary) -> String {
-        let mut doc = String::new();
-        if let Some(manifest) = &self.manifest {
-            doc.push_str(&one_line(&manifest_line(manifest)));
-            doc.push_str("\n\n");
-            for warning in &manifest.warnings {
-                let title = match warning.severity {
-                    Severity::Warning => "Warning",
-                    Severity::Info => "Note",
-                };
-                let text = format!("> **{title}** {}: {}", code(&warning.code), warning.message);
-                doc.push_str(&one_line(&text));
-                doc.push_str("\n\n");
-            }
-        }
-        if !self.results.is_empty() {
-            doc.push_str(&results_table(&self.results));
-            doc.push('\n');
-        }
-        doc.push_str(&scaling_section(&self.benches));
-        let warned = self.results.iter().flat_map(|result| {
-            let label = case_label(&result.id);
-            result.warnings.iter().map(move |warning| {
-                format!(
-                    "{} {} {}: {}",
-                    code(label),
-                    warning_mark(warning.severity),
-                    code(&warning.code),
-                    warning.message
-                )
-            })
-        });
-        push_list(&mut doc, "Warnings", warned);
-        let failed = self.failures.iter().map(|failure| {
-            format!(
-                "{}: {}",
-                code(case_label(&failure.id)),
-                failure_text(failure)
-            )
-        });
-        push_list(&mut doc, "Failures", failed);
-        doc.push_str(&format!("**{}**\n", summary_line(summary)));
-        doc
+/// The whole document for the collected run.
+fn document(report: &Report, summary: &RunSummary) -> String {
+    let mut doc = String::new();
+    let manifest = &report.manifest;
+    doc.push_str(&one_line(&manifest_line(manifest)));
+    doc.push_str("\n\n");
+    for warning in &manifest.warnings {
+        let title = match warning.severity {
+            Severity::Warning => "Warning",
+            Severity::Info => "Note",
+        };
+        let text = format!("> **{title}** {}: {}", code(&warning.code), warning.message);
+        doc.push_str(&one_line(&text));
+        doc.push_str("\n\n");
     }
+    if !report.results.is_empty() {
+        doc.push_str(&results_table(&report.results));
+        doc.push('\n');
+    }
+    doc.push_str(&scaling_section(&report.benches));
+    let warned = report.results.iter().flat_map(|result| {
+        let label = case_label(&result.id);
+        result.warnings.iter().map(move |warning| {
+            format!(
+                "{} {} {}: {}",
+                code(label),
+                warning_mark(warning.severity),
+                code(&warning.code),
+                warning.message
+            )
+        })
+    });
+    push_list(&mut doc, "Warnings", warned);
+    let failed = report.failures.iter().map(|failure| {
+        format!(
+            "{}: {}",
+            code(case_label(&failure.id)),
+            failure_text(failure)
+        )
+    });
+    push_list(&mut doc, "Failures", failed);
+    doc.push_str(&format!("**{}**\n", summary_line(summary)));
+    doc
 }
 
 /// The "Scaling" list: per benchmark its complexity fit, and its warnings and notes as
@@ -222,52 +205,17 @@ fn push_list(doc: &mut String, title: &str, items: impl Iterator<Item = String>)
     }
 }
 
-impl Reporter for Markdown {
-    fn run_started(&mut self, manifest: &Manifest, _cases: &[ListEntry]) -> io::Result<()> {
-        self.manifest = Some(manifest.clone());
-        Ok(())
-    }
-
-    fn case_started(&mut self, _id: &str) -> io::Result<()> {
-        Ok(())
-    }
-
-    fn progress(&mut self, _id: &str, _samples: u64, _fraction: f64) -> io::Result<()> {
-        Ok(())
-    }
-
-    fn case_finished(&mut self, result: &BenchResult) -> io::Result<()> {
-        self.results.push(result.clone());
-        Ok(())
-    }
-
-    fn case_failed(&mut self, failure: &CaseFailure) -> io::Result<()> {
-        self.failures.push(failure.clone());
-        Ok(())
-    }
-
-    fn bench_finished(&mut self, summary: &BenchSummary) -> io::Result<()> {
-        self.benches.push(summary.clone());
-        Ok(())
-    }
-
-    fn case_compared(&mut self, id: &str, comparison: &Comparison) -> io::Result<()> {
-        if let Some(result) = self.results.iter_mut().find(|result| result.id == id) {
-            result.comparison = Some(comparison.clone());
-        }
-        Ok(())
-    }
-
-    fn run_finished(&mut self, summary: &RunSummary) -> io::Result<()> {
-        let doc = self.document(summary);
-        self.out.write_all(doc.as_bytes())?;
+impl Finish for Markdown {
+    fn finish(&mut self, report: Report, summary: &RunSummary) -> io::Result<()> {
+        self.out.write_all(document(&report, summary).as_bytes())?;
         self.out.flush()
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::super::{fixtures, Format};
+    use super::super::collect::AtEnd;
+    use super::super::{fixtures, Format, Reporter};
     use super::*;
 
     /// The number of `|` in `line` that are not escaped, i.e. cell borders.
@@ -352,7 +300,7 @@ mod tests {
     #[test]
     fn info_notes_in_the_manifest_are_not_warnings() {
         let buf = fixtures::SharedBuf::default();
-        let mut markdown = Markdown::new(Box::new(buf.clone()));
+        let mut markdown = AtEnd::new(Markdown::new(Box::new(buf.clone())));
         let mut manifest = fixtures::manifest();
         manifest.warnings = vec![knotmeter_protocol::Warning::info("tsc", "timer is the TSC")];
         markdown.run_started(&manifest, &[]).unwrap();
@@ -365,7 +313,7 @@ mod tests {
     #[test]
     fn writes_nothing_until_the_run_finishes_and_drops_empty_sections() {
         let buf = fixtures::SharedBuf::default();
-        let mut markdown = Markdown::new(Box::new(buf.clone()));
+        let mut markdown = AtEnd::new(Markdown::new(Box::new(buf.clone())));
         markdown.run_started(&fixtures::manifest(), &[]).unwrap();
         let mut result = fixtures::results()[0].clone();
         result.estimate.median_ns = 0.0;

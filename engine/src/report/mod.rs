@@ -24,6 +24,7 @@ use knotmeter_protocol::{
     BenchResult, BenchSummary, CaseFailure, Comparison, ListEntry, Manifest, RunSummary,
 };
 
+mod collect;
 mod compared;
 mod csv;
 mod json;
@@ -104,10 +105,10 @@ pub(crate) fn reporter(
 ) -> Box<dyn Reporter + Send> {
     match format {
         Format::Pretty => Box::new(pretty::Pretty::new(out, color)),
-        Format::Json => Box::new(json::Json::new(out)),
+        Format::Json => Box::new(collect::AtEnd::new(json::Json::new(out))),
         Format::Jsonl => Box::new(jsonl::Jsonl::new(out)),
         Format::Csv => Box::new(csv::Csv::new(out)),
-        Format::Markdown => Box::new(markdown::Markdown::new(out)),
+        Format::Markdown => Box::new(collect::AtEnd::new(markdown::Markdown::new(out))),
     }
 }
 

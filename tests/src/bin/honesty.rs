@@ -2,18 +2,7 @@
 //! checks must flag the first kind and never the second (`tests/honesty.rs`).
 
 use knotmeter::bench;
-
-/// Seed 001's dependency chain: about 1.4 ns per step on a 3 GHz machine.
-fn chain(n: u64) -> u64 {
-    let mut state = 0x9E37_79B9_7F4A_7C15_u64;
-    for _ in 0..n {
-        state = state
-            .wrapping_mul(6_364_136_223_846_793_005)
-            .wrapping_add(1_442_695_040_888_963_407);
-        state ^= state >> 33;
-    }
-    state
-}
+use knotmeter_tests::chain;
 
 mod nothing {
     use knotmeter::bench;

@@ -2,18 +2,7 @@
 //! with 1% and 5% more work (`tests/pairs.rs`, and `cargo xtask perf` for the rates).
 
 use knotmeter::{bench, black_box};
-
-/// Seed 001's dependency chain: the cost is exactly proportional to n.
-fn chain(n: u64) -> u64 {
-    let mut state = 0x9E37_79B9_7F4A_7C15_u64;
-    for _ in 0..n {
-        state = state
-            .wrapping_mul(6_364_136_223_846_793_005)
-            .wrapping_add(1_442_695_040_888_963_407);
-        state ^= state >> 33;
-    }
-    state
-}
+use knotmeter_tests::chain;
 
 #[bench(group = "aa", baseline)]
 fn aa_base() -> u64 {
