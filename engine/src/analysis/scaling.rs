@@ -128,7 +128,9 @@ fn numeric_arg(text: &str) -> Option<f64> {
         digits[..end].parse::<f64>().ok().filter(|v| v.is_finite())
     };
     match text.split_once("<<") {
-        Some((base, shift)) => Some(number(base)? * 2f64.powf(number(shift)?)),
+        Some((base, shift)) => {
+            Some(number(base)? * 2f64.powf(number(shift)?)).filter(|v| v.is_finite())
+        }
         None => number(text),
     }
 }
@@ -158,6 +160,7 @@ mod tests {
         assert_eq!(numeric_arg("-5"), Some(-5.0));
         assert_eq!(numeric_arg("2.5"), Some(2.5));
         assert_eq!(numeric_arg("1e5"), Some(100_000.0));
+        assert_eq!(numeric_arg("1<<2000"), None);
         assert_eq!(numeric_arg("\"abc\""), None);
         assert_eq!(numeric_arg("vec![1]"), None);
     }

@@ -11,7 +11,7 @@
 use std::time::Instant;
 
 use super::sampler::Sampler;
-use super::schedule::{tune_and_warm, warm_up_deadline, Schedule, Stop};
+use super::schedule::{tune_only, warm_only, warm_up_deadline, Schedule, Stop};
 use super::{MeasureConfig, Measurement};
 use crate::alloc;
 use crate::compare::paired_ratio;
@@ -40,8 +40,13 @@ pub(crate) fn measure_pair(
         let cancelled = cfg.cancelled();
         return (b.finish(started, cancelled), m.finish(started, cancelled));
     }
+    // Both sides are tuned before either warms up, so a baseline that is slow to settle cannot
+    // spend the member's tuning time; each then warms up in its own half of what is left.
     let warm = warm_up_deadline(started, cfg.budget);
-    let ops = tune_and_warm(cfg, base, warm).max(tune_and_warm(cfg, member, warm));
+    let ops = tune_only(cfg, base, warm).max(tune_only(cfg, member, warm));
+    let now = Instant::now();
+    warm_only(base, ops, now + warm.saturating_duration_since(now) / 2);
+    warm_only(member, ops, warm);
     b.ops_per_sample = ops;
     m.ops_per_sample = ops;
     if cfg.cancelled() {

@@ -33,10 +33,21 @@ pub(super) fn tune_and_warm(
     sampler: &mut dyn Sampler,
     deadline: Instant,
 ) -> u64 {
-    let mut sample = |ops: u64| sampler.workload(ops);
-    let ops = tune(target_sample_ns(&cfg.timer), deadline, &mut sample);
-    warm_up(ops, deadline, &mut sample);
+    let ops = tune_only(cfg, sampler, deadline);
+    warm_only(sampler, ops, deadline);
     ops
+}
+
+/// Tunes `sampler`'s operations per sample, within `deadline`.
+pub(super) fn tune_only(cfg: &MeasureConfig, sampler: &mut dyn Sampler, deadline: Instant) -> u64 {
+    tune(target_sample_ns(&cfg.timer), deadline, |ops| {
+        sampler.workload(ops)
+    })
+}
+
+/// Samples `sampler` at `ops` until its timings stop trending, within `deadline`.
+pub(super) fn warm_only(sampler: &mut dyn Sampler, ops: u64, deadline: Instant) {
+    warm_up(ops, deadline, |ops| sampler.workload(ops));
 }
 
 /// The end of the warm-up phase for a case started at `started` with `budget`.

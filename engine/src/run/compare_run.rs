@@ -16,7 +16,19 @@ const NOISE_HISTORY: usize = 20;
 
 /// Every comparison of the run with its corrected p-value and verdict, in run order.
 pub(super) fn finish(session: &Session<'_>, store: &mut Store) -> Vec<(String, Comparison)> {
-    let mut pending = session.paired.clone();
+    // A cut-short or optimised-away result gets no verdict, paired or not.
+    let comparable = |id: &str| {
+        session
+            .results
+            .iter()
+            .any(|r| r.id == id && !r.partial && !optimized_away(r))
+    };
+    let mut pending: Vec<Pending> = session
+        .paired
+        .iter()
+        .filter(|p| comparable(&p.id))
+        .cloned()
+        .collect();
     if !cancel::requested() {
         let key = machine_key(&session.manifest);
         for result in &session.results {

@@ -70,6 +70,7 @@ pub(crate) fn pair(
     let measured: RefCell<Option<(Measurement, Measurement)>> = RefCell::new(None);
     let in_member = Cell::new(false);
     let member_end: RefCell<Option<Outcome>> = RefCell::new(None);
+    let member_twice = Cell::new(false);
     let mut consume_base = |base_sampler: &mut dyn Sampler| {
         in_member.set(true);
         let mut consume_member = |member_sampler: &mut dyn Sampler| {
@@ -85,6 +86,7 @@ pub(crate) fn pair(
         if bencher.calls() == 0 {
             *member_end.borrow_mut() = Some(Err(not_measured(member)));
         }
+        member_twice.set(bencher.calls() > 1);
         in_member.set(false);
     };
     let mut bencher = Bencher::new(cfg.timer, &mut consume_base);
@@ -96,11 +98,14 @@ pub(crate) fn pair(
     let measured = measured.into_inner();
     match (ran, measured) {
         (Err(_), _) if in_member.get() => (None, Some(Err(panicked(member)))),
-        (Err(_), Some((_, m))) => (Some(Err(panicked(base))), Some(Ok((m, false)))),
+        (Err(_), Some((_, m))) => (Some(Err(panicked(base))), Some(Ok((m, member_twice.get())))),
         (Err(_), None) => (Some(Err(panicked(base))), None),
         (Ok(()), _) if base_calls == 0 => (Some(Err(not_measured(base))), None),
         (Ok(()), _) if member_end.is_some() => (None, member_end),
-        (Ok(()), Some((b, m))) => (Some(Ok((b, base_calls > 1))), Some(Ok((m, false)))),
+        (Ok(()), Some((b, m))) => (
+            Some(Ok((b, base_calls > 1))),
+            Some(Ok((m, member_twice.get()))),
+        ),
         (Ok(()), None) => (None, None),
     }
 }
