@@ -3,9 +3,7 @@
 //! cost `cargo xtask perf` compares with a harness-free reference.
 
 use knotmeter::bench;
-
-#[path = "chain.rs"]
-mod chain;
+use quickstart::chain;
 
 /// Nothing at all: the corrected estimate must be indistinguishable from zero, and the
 /// overhead column is the harness's own cost per operation.
@@ -15,7 +13,7 @@ fn empty() {}
 /// The dependency chain; per-step cost = median / n.
 #[bench(args = [1_000, 10_000, 100_000])]
 fn chain_n(n: u64) -> u64 {
-    chain::chain(n)
+    chain(n)
 }
 
 knotmeter::main!();

@@ -5,18 +5,17 @@
 use std::hint::black_box;
 use std::time::Instant;
 
-#[path = "../benches/chain.rs"]
-mod chain;
+use quickstart::chain;
 
 const STEPS: u64 = 20_000_000;
 
 fn main() {
     // One untimed call first, so the page faults and frequency ramp-up are behind us.
-    black_box(chain::chain(black_box(STEPS)));
+    black_box(chain(black_box(STEPS)));
     let fastest = (0..5)
         .map(|_| {
             let start = Instant::now();
-            black_box(chain::chain(black_box(STEPS)));
+            black_box(chain(black_box(STEPS)));
             start.elapsed().as_nanos() as f64
         })
         .fold(f64::INFINITY, f64::min);

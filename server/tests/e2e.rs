@@ -51,19 +51,25 @@ fn message_of(states: &[Value], id: &str) -> String {
         .unwrap_or_default()
 }
 
-/// The leaf ids `knotmeter list --format json` discovers, without building.
-fn discovered_leaves(dir: &Path) -> Vec<String> {
-    let out = Command::new(common::knotmeter())
-        .args(["list", "--format", "json"])
-        .current_dir(dir)
-        .output()
-        .unwrap();
+/// Runs `command`, which must succeed, and returns its standard output.
+fn succeed(command: &mut Command) -> Vec<u8> {
+    let out = command.output().unwrap();
     assert!(
         out.status.success(),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    out.stdout
+}
+
+/// The leaf ids `knotmeter list --format json` discovers, without building.
+fn discovered_leaves(dir: &Path) -> Vec<String> {
+    let stdout = succeed(
+        Command::new(common::knotmeter())
+            .args(["list", "--format", "json"])
+            .current_dir(dir),
+    );
+    let doc: Value = serde_json::from_slice(&stdout).unwrap();
     let items = doc["items"].as_array().unwrap();
     items
         .iter()
@@ -77,18 +83,13 @@ fn discovered_leaves(dir: &Path) -> Vec<String> {
 
 /// Builds the fixture's bench targets and returns what each binary lists.
 fn listed_by_binaries(dir: &Path) -> Vec<String> {
-    let out = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
-        .args(["bench", "--no-run", "--message-format=json"])
-        .current_dir(dir)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let stdout = succeed(
+        Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+            .args(["bench", "--no-run", "--message-format=json"])
+            .current_dir(dir),
     );
     let mut ids = Vec::new();
-    for line in String::from_utf8_lossy(&out.stdout).lines() {
+    for line in String::from_utf8_lossy(&stdout).lines() {
         let Ok(message) = serde_json::from_str::<Value>(line) else {
             continue;
         };
@@ -100,11 +101,8 @@ fn listed_by_binaries(dir: &Path) -> Vec<String> {
             continue;
         }
         let exe = message["executable"].as_str().unwrap();
-        let list = Command::new(exe)
-            .args(["--list", "--format", "json"])
-            .output()
-            .unwrap();
-        let doc: Value = serde_json::from_slice(&list.stdout).unwrap();
+        let list = succeed(Command::new(exe).args(["--list", "--format", "json"]));
+        let doc: Value = serde_json::from_slice(&list).unwrap();
         ids.extend(
             doc["cases"]
                 .as_array()
