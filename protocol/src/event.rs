@@ -31,6 +31,13 @@ pub enum Event {
         samples: u64,
         /// Fraction of the case's time budget spent, 0 to 1.
         fraction: f64,
+        /// The longest single step of this case so far, in nanoseconds: the cold call, one
+        /// warm-up or tuning batch, or one sample. A consumer that has heard nothing for much
+        /// longer than this (and than its own floor) may take the case for hung; a slow case
+        /// is told from a hang this way, not by a fixed wall time. `null` before the first
+        /// step ends, and from engines that predate the field.
+        #[serde(default)]
+        longest_step_ns: Option<f64>,
     },
     /// A case finished with a result.
     CaseFinished {

@@ -717,7 +717,15 @@ samples: number,
 /**
  * Fraction of the case's time budget spent, 0 to 1.
  */
-fraction: number, } | { "event": "case_finished", 
+fraction: number, 
+/**
+ * The longest single step of this case so far, in nanoseconds: the cold call, one
+ * warm-up or tuning batch, or one sample. A consumer that has heard nothing for much
+ * longer than this (and than its own floor) may take the case for hung; a slow case
+ * is told from a hang this way, not by a fixed wall time. `null` before the first
+ * step ends, and from engines that predate the field.
+ */
+longest_step_ns: number | null, } | { "event": "case_finished", 
 /**
  * The result, the same object as in `--format json`.
  */

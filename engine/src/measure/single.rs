@@ -153,13 +153,16 @@ mod tests {
     fn noisy_work_stops_at_the_budget_and_says_so() {
         let cfg = config(Duration::from_millis(200));
         let started = Instant::now();
-        // Alternates between 10 and 30 ns: the median's interval never narrows to ±1%.
+        // Alternates between 10 and 30 µs per operation: the median's interval never narrows
+        // to ±1%, whatever operation count tuning picks. (With 10 and 30 ns, the fake's fixed
+        // 20 µs per sample dominated at one operation per sample, which tuning picks when the
+        // clock is coarse: the samples then differed by 0.1% and the run stopped as precise.)
         let sleep = Duration::from_micros(50);
         let m = measure(
             &cfg,
             &mut |_, _| {},
             &mut Fake {
-                per_op: |i| if i % 2 == 0 { 10.0 } else { 30.0 },
+                per_op: |i| if i % 2 == 0 { 10_000.0 } else { 30_000.0 },
                 calls: 0,
                 sleep,
             },

@@ -49,6 +49,8 @@ impl Reporter for Jsonl {
             id: id.to_owned(),
             samples,
             fraction,
+            // Filled in by the engine's slow-case progress (issue 10 §6); absent until then.
+            longest_step_ns: None,
         })
     }
 
@@ -106,6 +108,7 @@ mod tests {
                 id: case.id.clone(),
                 samples: 10,
                 fraction: 0.5,
+                longest_step_ns: None,
             });
             expected.push(match results.get(index) {
                 Some(result) => Event::CaseFinished {
