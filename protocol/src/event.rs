@@ -91,10 +91,15 @@ pub enum FailureKind {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct RunSummary {
-    /// Cases that produced a result.
+    /// Cases that produced a complete result.
     pub passed: u64,
-    /// Cases that failed.
+    /// Cases that failed (a panic, or a benchmark declared wrongly).
     pub failed: u64,
+    /// Cases the cancel cut short: a partial result, or none when the case had not taken a
+    /// sample yet (`case_failed` with kind `cancelled`). Counted in neither `passed` nor
+    /// `failed`; 0 from engines that predate the field, which counted partial results as passed.
+    #[serde(default)]
+    pub partial: u64,
     /// True when the run was cancelled before every case finished.
     pub cancelled: bool,
     /// Wall time of the whole run in nanoseconds.

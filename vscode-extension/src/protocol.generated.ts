@@ -770,13 +770,19 @@ export type FailureKind = "panic" | "cancelled" | "misuse";
  */
 export type RunSummary = { 
 /**
- * Cases that produced a result.
+ * Cases that produced a complete result.
  */
 passed: number, 
 /**
- * Cases that failed.
+ * Cases that failed (a panic, or a benchmark declared wrongly).
  */
 failed: number, 
+/**
+ * Cases the cancel cut short: a partial result, or none when the case had not taken a
+ * sample yet (`case_failed` with kind `cancelled`). Counted in neither `passed` nor
+ * `failed`; 0 from engines that predate the field, which counted partial results as passed.
+ */
+partial: number, 
 /**
  * True when the run was cancelled before every case finished.
  */
