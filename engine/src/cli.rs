@@ -2,10 +2,23 @@
 //!
 //! libtest's conventions where they exist (`--bench`, filters, `--exact`, `--skip`, `--list`),
 //! knotmeter's own flags beside them. Bad flags and values exit with code 2, as clap does.
+//!
+//! A flag is never silently ignored when the user relies on what it promises. Flags that only
+//! shape measurement (`--quick`, `--time`, `--precision`, `--seed`, `--timer`, `--color`,
+//! `--stdin-cancel`) are accepted anywhere, so a tool can add `--list` to the command line it
+//! measures with. Flags that promise an outcome (a stored baseline, a comparison, a gate, an
+//! output format) are errors where that outcome cannot happen: `--save-baseline` or
+//! `--baseline` with `--no-history`, anything but `--format pretty|json` with `--list`, and
+//! the measuring flags without `--bench` (test mode measures nothing).
 
 use std::ffi::OsString;
 use std::time::Duration;
 
+use std::io::Write;
+use std::process::ExitCode;
+
+use clap::error::ErrorKind;
+use clap::parser::ValueSource;
 use clap::{value_parser, Arg, ArgAction, ArgMatches, Command};
 
 use crate::measure::TimerKind;
@@ -40,8 +53,9 @@ pub(crate) struct Options {
     pub(crate) bench: bool,
     /// The clock.
     pub(crate) timer: TimerKind,
-    /// Colour in the pretty output.
-    pub(crate) color: bool,
+    /// Colour in the pretty output: `Some` when `--color always|never` decided it, `None` to
+    /// decide from where the report goes (see [`auto_color`]).
+    pub(crate) color: Option<bool>,
     /// Seed for the sample-length jitter; from the clock when not given.
     pub(crate) seed: Option<u64>,
     /// Cancel the run when standard input closes (the daemon's lifeline).
@@ -258,8 +272,98 @@ fn parse_fraction(text: &str) -> Result<f64, String> {
 
 /// Parses the command line (without the program name's special meaning: pass `std::env::args_os()`).
 pub(crate) fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Options, clap::Error> {
-    let matches = command().try_get_matches_from(args)?;
+    let mut command = command();
+    let matches = command.try_get_matches_from_mut(args)?;
+    if let Some(conflict) = conflict(&matches) {
+        return Err(command.error(ErrorKind::ArgumentConflict, conflict));
+    }
     Ok(options(&matches))
+}
+
+/// What is wrong with a combination of flags that parsed one by one, if anything.
+fn conflict(m: &ArgMatches) -> Option<String> {
+    let given = |name: &str| m.value_source(name) == Some(ValueSource::CommandLine);
+    let format = m.get_one::<String>("format").map(String::as_str);
+    let outcome_flags = [
+        "save-baseline",
+        "baseline",
+        "fail-on-regression",
+        "noise-threshold",
+    ];
+    if m.get_flag("no-history") {
+        if given("save-baseline") {
+            return Some(
+                "--save-baseline records this run in the history, which --no-history turns off: \
+                 drop one of the two"
+                    .into(),
+            );
+        }
+        if given("baseline") {
+            return Some(
+                "--baseline compares with a run stored in the history, which --no-history does \
+                 not open at all: drop --no-history (the run is then recorded too)"
+                    .into(),
+            );
+        }
+    }
+    if m.get_flag("list") {
+        if let Some(format) = format.filter(|f| !matches!(*f, "pretty" | "json")) {
+            return Some(format!(
+                "--list prints `pretty` (libtest's `name: benchmark` lines) or `json`, not \
+                 `{format}`"
+            ));
+        }
+        if let Some(flag) = outcome_flags.into_iter().find(|flag| given(flag)) {
+            return Some(format!(
+                "--list only lists the cases, so --{flag} would do nothing: drop one of the two"
+            ));
+        }
+        return None;
+    }
+    if !m.get_flag("bench") {
+        let measuring = outcome_flags
+            .into_iter()
+            .find(|flag| given(flag))
+            .map(|flag| format!("--{flag}"))
+            .or_else(|| {
+                format
+                    .filter(|f| *f != "pretty")
+                    .map(|f| format!("--format {f}"))
+            });
+        if let Some(flag) = measuring {
+            return Some(format!(
+                "{flag} needs --bench: without it each benchmark runs once, as a test, and \
+                 nothing is measured (`cargo bench` passes --bench; run the binary with \
+                 `--bench {flag}`)"
+            ));
+        }
+    }
+    None
+}
+
+/// Prints a command-line error (or `--help`) where it belongs and returns its exit status:
+/// help and version on the report channel, errors on standard error.
+pub(crate) fn report_error(err: &clap::Error, out: &mut impl Write) -> ExitCode {
+    let text = err.render().to_string();
+    if err.use_stderr() {
+        eprint!("{text}");
+    } else {
+        let _ = write!(out, "{text}").and_then(|()| out.flush());
+    }
+    ExitCode::from(err.exit_code().clamp(0, 255) as u8)
+}
+
+/// Colour for `--color auto`: when the report goes to a terminal, unless `NO_COLOR` is set or
+/// `CARGO_TERM_COLOR` says otherwise (`cargo bench` passes its environment on).
+pub(crate) fn auto_color(terminal: bool) -> bool {
+    if std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty()) {
+        return false;
+    }
+    match std::env::var("CARGO_TERM_COLOR").as_deref() {
+        Ok("always") => true,
+        Ok("never") => false,
+        _ => terminal,
+    }
 }
 
 fn options(m: &ArgMatches) -> Options {
@@ -276,12 +380,9 @@ fn options(m: &ArgMatches) -> Options {
         .and_then(|f| Format::parse(f))
         .unwrap_or(Format::Pretty);
     let color = match m.get_one::<String>("color").map(String::as_str) {
-        Some("always") => true,
-        Some("never") => false,
-        _ => {
-            use std::io::IsTerminal;
-            std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none()
-        }
+        Some("always") => Some(true),
+        Some("never") => Some(false),
+        _ => None,
     };
     Options {
         filter: Filter {

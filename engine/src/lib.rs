@@ -89,6 +89,7 @@ mod cli;
 mod compare;
 mod manifest;
 mod measure;
+mod output;
 mod profile;
 mod registry;
 mod report;

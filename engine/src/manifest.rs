@@ -43,12 +43,7 @@ pub(crate) fn manifest(
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get() as u32);
     if let Some(load) = load_average() {
         if load >= f64::from(cores) * HIGH_LOAD_PER_CORE {
-            warnings.push(Warning::new(
-                "high_load",
-                format!(
-                    "other work is keeping the CPU busy (load average {load:.1} over the last minute on                      {cores} cores): figures will be noisier and slower than on an idle machine, and                      before/after comparisons with quieter runs less reliable; close other programs                      or wait for builds to finish"
-                ),
-            ));
+            warnings.push(high_load(load, cores));
         }
     }
     Manifest {
@@ -74,6 +69,19 @@ pub(crate) fn manifest(
         target_precision: settings.precision,
         warnings,
     }
+}
+
+/// The `high_load` warning for a one-minute load average of `load` on `cores` cores.
+fn high_load(load: f64, cores: u32) -> Warning {
+    Warning::new(
+        "high_load",
+        format!(
+            "other work is keeping the CPU busy (load average {load:.1} over the last minute on \
+             {cores} cores): figures will be noisier and slower than on an idle machine, and \
+             before/after comparisons with quieter runs less reliable; close other programs or \
+             wait for builds to finish"
+        ),
+    )
 }
 
 fn cpu_model() -> Option<String> {
@@ -112,4 +120,19 @@ fn git_commit() -> Option<String> {
         .ok()?;
     let commit = String::from_utf8(out.stdout).ok()?.trim().to_owned();
     (out.status.success() && !commit.is_empty()).then_some(commit)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The message once carried runs of 22 spaces from a string broken over lines without `\`.
+    #[test]
+    fn high_load_message_has_no_runs_of_spaces() {
+        let warning = high_load(8.1, 2);
+        assert!(!warning.message.contains("  "), "{:?}", warning.message);
+        assert!(warning.message.starts_with(
+            "other work is keeping the CPU busy (load average 8.1 over the last minute on 2 cores)"
+        ));
+    }
 }

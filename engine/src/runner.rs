@@ -1,9 +1,11 @@
-//! The bench binary's `main`: parse the command line, select cases, then list them, run each
-//! once (test mode), or measure them (`--bench`, see `run`).
+//! The bench binary's `main`: claim standard output for the report, parse, select cases, then
+//! list them, run each once (test mode), or measure them (`--bench`, see `run`).
 //!
 //! Every case runs in this one process, one after another on the main thread. A panicking
-//! case is caught, reported as failed with its message and location, and the run goes on;
-//! the exit status is 1 when any case failed, 2 for a bad command line, 130 when cancelled.
+//! case is caught, reported as failed with its message and location, and the run goes on. Exit
+//! statuses: 0 when every case passed (or none was selected), 1 when a case failed or the gate
+//! of `--fail-on-regression` tripped, 2 for a bad command line, 130 after SIGINT or the end of
+//! standard input under `--stdin-cancel`, 143 after SIGTERM.
 
 use std::io::{self, Write};
 use std::process::ExitCode;
@@ -13,18 +15,18 @@ use knotmeter_protocol::{ListDocument, VERSION};
 use crate::cancel;
 use crate::cli;
 use crate::measure::Timer;
+use crate::output::{self, ReportOut};
 use crate::registry::{self, Case, BENCHES};
 use crate::report::Format;
 use crate::run;
 
 /// Entry point behind `knotmeter::main!()`.
 pub(crate) fn main(debug_assertions: bool) -> ExitCode {
+    // First, before any benchmark code runs: nothing but the report may reach standard output.
+    let mut out = output::claim_stdout();
     let options = match cli::parse(std::env::args_os()) {
         Ok(options) => options,
-        Err(err) => {
-            let _ = err.print();
-            return ExitCode::from(err.exit_code().clamp(0, 255) as u8);
-        }
+        Err(err) => return cli::report_error(&err, &mut out),
     };
     let all = registry::cases(&BENCHES);
     let selected: Vec<Case> = all
@@ -33,12 +35,12 @@ pub(crate) fn main(debug_assertions: bool) -> ExitCode {
         .cloned()
         .collect();
     if options.list {
-        return match list(&selected, options.format) {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(err) => {
+        return match list(&selected, options.format, &mut out) {
+            Err(err) if !output::is_broken_pipe(&err) => {
                 eprintln!("knotmeter: cannot write the list: {err}");
                 ExitCode::FAILURE
             }
+            _ => ExitCode::SUCCESS,
         };
     }
     if selected.is_empty() {
@@ -47,7 +49,9 @@ pub(crate) fn main(debug_assertions: bool) -> ExitCode {
             options.filter.patterns,
             all.len()
         );
-        return ExitCode::SUCCESS;
+        if !options.bench || options.format == Format::Pretty {
+            return ExitCode::SUCCESS;
+        }
     }
     let timer = match Timer::calibrate(options.timer) {
         Ok(timer) => timer,
@@ -56,23 +60,25 @@ pub(crate) fn main(debug_assertions: bool) -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    if selected.is_empty() {
+        return run::report_empty(&options, timer, debug_assertions, out);
+    }
     run::install_panic_hook();
     cancel::install(options.stdin_cancel);
     if options.bench {
-        run::measure_all(&options, &selected, &all, timer, debug_assertions)
+        run::measure_all(&options, &selected, &all, timer, debug_assertions, out)
     } else {
-        run::run_once(&selected, timer)
+        run::run_once(&selected, timer, out)
     }
 }
 
-fn list(cases: &[Case], format: Format) -> io::Result<()> {
-    let mut out = io::stdout().lock();
+fn list(cases: &[Case], format: Format, out: &mut ReportOut) -> io::Result<()> {
     if format == Format::Json {
         let document = ListDocument {
             version: VERSION,
             cases: cases.iter().map(Case::list_entry).collect(),
         };
-        serde_json::to_writer_pretty(&mut out, &document)?;
+        serde_json::to_writer_pretty(&mut *out, &document)?;
         writeln!(out)?;
     } else {
         for case in cases {

@@ -36,9 +36,21 @@ fn read_until(
     panic!("the stream ended before `{event}`: {seen:#?}");
 }
 
+/// Reads events until a `progress` event with at least one sample (the first `progress`
+/// comes right after the cold call, before any sample).
+fn read_until_sampled(lines: &mut impl Iterator<Item = std::io::Result<String>>) {
+    loop {
+        let events = read_until(lines, "progress");
+        if events.last().unwrap()["samples"].as_u64().unwrap() > 0 {
+            return;
+        }
+    }
+}
+
 fn assert_cancelled_gracefully(
     mut child: Child,
     mut lines: impl Iterator<Item = std::io::Result<String>>,
+    status: i32,
 ) {
     let rest = read_until(&mut lines, "run_finished");
     let finished = rest
@@ -61,25 +73,48 @@ fn assert_cancelled_gracefully(
     );
     let summary = rest.last().unwrap();
     assert_eq!(summary["cancelled"], true);
-    assert_eq!(child.wait().unwrap().code(), Some(130));
+    // The cut-short case is partial, not passed (it once counted as passed).
+    assert_eq!(
+        (&summary["passed"], &summary["partial"], &summary["failed"]),
+        (
+            &serde_json::json!(0),
+            &serde_json::json!(1),
+            &serde_json::json!(0)
+        ),
+        "{summary}"
+    );
+    assert_eq!(child.wait().unwrap().code(), Some(status));
 }
 
 #[test]
 fn closing_stdin_cancels_with_stdin_cancel() {
     let (mut child, mut lines) = spawn(&["--stdin-cancel"]);
-    read_until(&mut lines, "progress");
+    read_until_sampled(&mut lines);
     drop(child.stdin.take());
-    assert_cancelled_gracefully(child, lines);
+    assert_cancelled_gracefully(child, lines, 130);
 }
 
+/// SIGTERM once exited 130, the status of SIGINT.
 #[test]
-fn sigterm_cancels() {
+fn sigterm_cancels_and_exits_143() {
     let (child, mut lines) = spawn(&[]);
-    read_until(&mut lines, "progress");
+    read_until_sampled(&mut lines);
     let status = Command::new("kill")
         .args(["-TERM", &child.id().to_string()])
         .status()
         .unwrap();
     assert!(status.success());
-    assert_cancelled_gracefully(child, lines);
+    assert_cancelled_gracefully(child, lines, 143);
+}
+
+#[test]
+fn sigint_cancels_and_exits_130() {
+    let (child, mut lines) = spawn(&[]);
+    read_until_sampled(&mut lines);
+    let status = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    assert_cancelled_gracefully(child, lines, 130);
 }

@@ -156,3 +156,110 @@ fn without_bench_flag_each_case_runs_once_like_a_test() {
     assert_eq!(failing.status.code(), Some(1));
     assert!(stdout(&failing).contains("test failing::panics ... FAILED"));
 }
+
+/// `--no-history --save-baseline X` ran, stored nothing and said nothing.
+#[test]
+fn no_history_with_save_baseline_or_baseline_is_an_error() {
+    for flag in ["--save-baseline", "--baseline"] {
+        let out = fixture(&["--bench", "--quick", "--no-history", flag, "main", "plain"]);
+        assert_eq!(out.status.code(), Some(2), "{flag}");
+        let err = stderr(&out);
+        assert!(err.contains(flag) && err.contains("--no-history"), "{err}");
+        assert!(stdout(&out).is_empty(), "nothing ran: {}", stdout(&out));
+    }
+}
+
+/// `--list --format csv` printed the pretty list as if the format had not been given.
+#[test]
+fn list_with_a_format_it_cannot_print_or_an_outcome_flag_is_an_error() {
+    for args in [
+        &["--list", "--format", "csv"][..],
+        &["--list", "--format", "jsonl"],
+        &["--list", "--save-baseline", "main"],
+        &["--list", "--fail-on-regression", "5"],
+    ] {
+        let out = fixture(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stdout(&out));
+        assert!(
+            stderr(&out).contains("--list"),
+            "{args:?}: {}",
+            stderr(&out)
+        );
+    }
+    // Measurement settings change nothing about a list, and a tool may pass them along.
+    let out = fixture(&["--list", "--format", "json", "--quick", "--time", "3"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+}
+
+/// Without `--bench`, `--format json` printed libtest's text and `--save-baseline` stored
+/// nothing.
+#[test]
+fn measuring_flags_without_bench_are_errors() {
+    for args in [
+        &["--format", "json"][..],
+        &["--save-baseline", "main"],
+        &["--fail-on-regression", "5"],
+    ] {
+        let out = fixture(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stdout(&out));
+        let err = stderr(&out);
+        assert!(err.contains("needs --bench"), "{args:?}: {err}");
+    }
+}
+
+/// A filter matching nothing printed nothing at all in json and jsonl.
+#[test]
+fn filter_matching_nothing_prints_an_empty_document_in_json_and_jsonl() {
+    let out = fixture(&["--bench", "--format", "json", "no_such_benchmark"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stderr(&out).contains("no benchmark matches"));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["version"], 1);
+    assert_eq!(report["results"], serde_json::json!([]));
+    assert_eq!(report["failures"], serde_json::json!([]));
+
+    let out = fixture(&["--bench", "--format", "jsonl", "no_such_benchmark"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let events: Vec<serde_json::Value> = stdout(&out)
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    assert_eq!(events.len(), 2, "{events:?}");
+    assert_eq!(events[0]["event"], "run_started");
+    assert_eq!(events[0]["cases"], serde_json::json!([]));
+    assert_eq!(events[1]["event"], "run_finished");
+    assert_eq!(events[1]["passed"], 0);
+}
+
+/// `cargo bench | head` printed `Broken pipe` and exited 1.
+#[test]
+fn a_closed_pipe_ends_the_run_quietly() {
+    use std::io::{BufRead, BufReader};
+    use std::process::Stdio;
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_fixture"))
+        .env("KNOTMETER_HISTORY", history_file())
+        .args([
+            "--bench",
+            "--quick",
+            "--exact",
+            "plain",
+            "sized/10",
+            "sized/1000",
+            "explicit",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    // Like `head -1`: the manifest line, then the reader goes away.
+    assert!(lines.next().unwrap().unwrap().starts_with("knotmeter "));
+    drop(lines);
+    let out = child.wait_with_output().unwrap();
+    let err = stderr(&out);
+    assert!(
+        !err.contains("Broken pipe") && !err.contains("cannot write"),
+        "{err}"
+    );
+    assert_eq!(out.status.code(), Some(0), "{err}");
+}

@@ -23,6 +23,9 @@ use crate::stats;
 
 /// Confidence level of every interval the engine reports.
 pub(crate) const LEVEL: f64 = 0.95;
+/// The fewest samples whose median has a distribution-free 95% interval: with fewer, even
+/// [min, max] covers the median with less than 95% probability (1 − 2⁻⁴ < 0.95 < 1 − 2⁻⁵).
+pub(crate) const MIN_SAMPLES_FOR_INTERVAL: usize = 6;
 
 /// Workload samples with the harness overhead subtracted.
 pub(crate) struct Corrected {
@@ -75,7 +78,12 @@ pub(crate) fn analyse(case: &Case, m: Measurement, cx: &Context) -> BenchResult 
     let median = stats::median(&sorted);
     let ci = stats::median_ci(&sorted, LEVEL);
     let tukey = stats::tukey(&sorted);
-    let relative = stats::relative_half_width(&ci, median);
+    // Too few samples for a 95% interval: the precision is unknown, not the width of [min, max].
+    let relative = if sorted.len() >= MIN_SAMPLES_FOR_INTERVAL {
+        stats::relative_half_width(&ci, median)
+    } else {
+        f64::NAN
+    };
 
     let half = m.baseline_ns.len() / 2;
     let drift = if half >= 1 {
@@ -92,6 +100,18 @@ pub(crate) fn analyse(case: &Case, m: Measurement, cx: &Context) -> BenchResult 
             format!(
                 "the run was cancelled after {} samples; this estimate is from those alone",
                 m.workload_ns.len()
+            ),
+        ));
+    } else if sorted.len() < MIN_SAMPLES_FOR_INTERVAL {
+        warnings.push(Warning::new(
+            "imprecise",
+            format!(
+                "only {} sample{} fitted in the time budget (each takes about {}), too few for \
+                 a 95% interval of the median (that needs {MIN_SAMPLES_FOR_INTERVAL}), so its \
+                 precision is unknown; give it more time with `--time SECS`",
+                sorted.len(),
+                if sorted.len() == 1 { "" } else { "s" },
+                crate::report::units::format_duration_ns(median * m.ops_per_sample.max(1) as f64),
             ),
         ));
     } else if m.budget_exhausted && relative.is_finite() && relative > cx.target_precision {
@@ -161,4 +181,67 @@ pub(crate) fn optimized_away(result: &BenchResult) -> bool {
         .warnings
         .iter()
         .any(|w| w.code == validity::OPTIMIZED_AWAY)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::measure::TimerKind;
+    use crate::registry::BenchDef;
+
+    static DEF: BenchDef = BenchDef {
+        name: "slow",
+        module_path: "q",
+        file: "benches/q.rs",
+        line: 1,
+        group: None,
+        baseline: false,
+        args: &[],
+        run: |_, _| {},
+    };
+
+    /// The result of `n` samples around 30 ms, out of a budget that ran out.
+    fn result_of(n: usize) -> BenchResult {
+        let case = Case {
+            def: &DEF,
+            index: 0,
+            bench_id: "q::slow".into(),
+            id: "q::slow".into(),
+            args: None,
+        };
+        let m = Measurement {
+            cold_ns: 31e6,
+            ops_per_sample: 1,
+            workload_ns: (0..n).map(|i| 30e6 + i as f64 * 1e5).collect(),
+            baseline_ns: vec![20.0; n],
+            budget_exhausted: true,
+            ..Measurement::default()
+        };
+        let cx = Context {
+            timer: Timer::calibrate(TimerKind::Instant).unwrap(),
+            target_precision: 0.03,
+        };
+        analyse(&case, m, &cx)
+    }
+
+    #[test]
+    fn too_few_samples_for_an_interval_have_no_precision_and_say_so() {
+        for n in 1..MIN_SAMPLES_FOR_INTERVAL {
+            let result = result_of(n);
+            assert_eq!(result.precision, None, "{n} samples");
+            let imprecise = result.warnings.iter().find(|w| w.code == "imprecise");
+            let message = &imprecise
+                .unwrap_or_else(|| panic!("{n}: {result:?}"))
+                .message;
+            assert!(message.contains(&format!("only {n} sample")), "{message}");
+            // The interval of the median is not a 95% one below the minimum ...
+            let sorted = stats::sorted(&result.raw.workload_ns);
+            assert!(stats::median_ci(&sorted, LEVEL).level < LEVEL);
+        }
+        // ... and is from the minimum on.
+        let result = result_of(MIN_SAMPLES_FOR_INTERVAL);
+        assert!(result.precision.is_some());
+        let sorted = stats::sorted(&result.raw.workload_ns);
+        assert!(stats::median_ci(&sorted, LEVEL).level >= LEVEL);
+    }
 }

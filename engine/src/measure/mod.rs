@@ -7,6 +7,7 @@
 //! clock reads.
 
 pub(crate) mod executor;
+mod pace;
 mod paired;
 pub(crate) mod routine;
 mod sampler;
@@ -45,6 +46,17 @@ impl MeasureConfig {
     pub(crate) fn cancelled(&self) -> bool {
         self.cancel.load(Ordering::Relaxed)
     }
+}
+
+/// What a case reports while it is measured (the `progress` event).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Progress {
+    /// Workload samples taken so far.
+    pub(crate) samples: u64,
+    /// Share of the case's expected wall time spent, 0 to 1 (below 1 until it ends).
+    pub(crate) fraction: f64,
+    /// The longest step of the case so far (cold call, tuning or warm-up batch, round).
+    pub(crate) longest_step_ns: f64,
 }
 
 /// Raw figures of one case, before statistics.

@@ -1,13 +1,20 @@
-//! The shared rules of a sampling schedule: warm-up, jitter, when to stop, progress.
+//! The shared rules of a sampling schedule: warm-up, jitter, when to stop.
 //!
 //! Samples of the workload and its empty baseline alternate in ABBA order (W B, B W, B W,
 //! W B, …) so that a linear drift of the machine affects both alike. Each round's operation
 //! count is stretched by a random 0–20% (nanobench does the same), so samples cannot fall into
 //! lockstep with periodic noise such as a timer interrupt. Sampling stops at a sample boundary
-//! when the estimate is precise enough, when the budget is spent, or when the run is cancelled.
+//! when the estimate is precise enough, when the next round would overrun the budget, or when
+//! the run is cancelled.
+//!
+//! The budget is a bound, not a target to exceed by a fixed number of samples: a benchmark
+//! whose single call outlasts the budget gets its cold call and one sample (which may be the
+//! last tuning sample, when tuning settled on one operation and no warm-up fitted), flagged
+//! `imprecise`, rather than a minimum number of samples that multiplies its cost.
 
 use std::time::{Duration, Instant};
 
+use super::pace::Pace;
 use super::sampler::Sampler;
 use super::tune::{target_sample_ns, tune, warm_up};
 use super::MeasureConfig;
@@ -18,41 +25,63 @@ pub(super) const MIN_SAMPLES_FOR_PRECISION: usize = 100;
 /// milliseconds of samples can look precise while missing slower disturbances (frequency
 /// changes, other processes) that a longer window averages in.
 const MIN_SAMPLING_FRACTION: u32 = 10;
-/// Even when the budget is spent, take at least this many samples.
-const MIN_SAMPLES: usize = 5;
 /// Upper bound on samples per side, which also bounds the raw data kept.
 pub(super) const MAX_SAMPLES: usize = 10_000;
 /// Tuning and warm-up take at most a fifth of the budget, and never more than this.
 const MAX_WARM_UP: Duration = Duration::from_millis(500);
-/// How often progress is reported.
-const PROGRESS_EVERY: Duration = Duration::from_millis(100);
 
-/// Tunes `sampler`'s operations per sample and warms it up, within `deadline`.
-pub(super) fn tune_and_warm(
-    cfg: &MeasureConfig,
-    sampler: &mut dyn Sampler,
-    deadline: Instant,
-) -> u64 {
-    let ops = tune_only(cfg, sampler, deadline);
-    warm_only(sampler, ops, deadline);
-    ops
+/// The result of tuning: the operations per sample, and the last tuning sample (nanoseconds,
+/// at that count).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Tuned {
+    /// Operations per sample.
+    pub(super) ops: u64,
+    /// The last tuning sample, taken at `ops` operations.
+    pub(super) last_ns: f64,
 }
 
-/// Tunes `sampler`'s operations per sample, within `deadline`.
-pub(super) fn tune_only(cfg: &MeasureConfig, sampler: &mut dyn Sampler, deadline: Instant) -> u64 {
-    tune(target_sample_ns(&cfg.timer), deadline, |ops| {
-        sampler.workload(ops)
+/// Tunes `sampler`'s operations per sample, within `deadline`; every batch is a step of `pace`.
+pub(super) fn tune_only(
+    cfg: &MeasureConfig,
+    sampler: &mut dyn Sampler,
+    pace: &mut Pace<'_>,
+    deadline: Instant,
+) -> Tuned {
+    let mut last_ns = 0.0;
+    let ops = tune(target_sample_ns(&cfg.timer), deadline, |ops| {
+        last_ns = sampler.workload(ops);
+        pace.step(0);
+        last_ns
+    });
+    Tuned { ops, last_ns }
+}
+
+/// Samples `sampler` at `ops` until its timings stop trending, within `deadline`; returns how
+/// many batches it took. Every batch is a step of `pace`.
+pub(super) fn warm_only(
+    sampler: &mut dyn Sampler,
+    ops: u64,
+    pace: &mut Pace<'_>,
+    deadline: Instant,
+) -> usize {
+    warm_up(ops, deadline, |ops| {
+        let ns = sampler.workload(ops);
+        pace.step(0);
+        ns
     })
 }
 
-/// Samples `sampler` at `ops` until its timings stop trending, within `deadline`.
-pub(super) fn warm_only(sampler: &mut dyn Sampler, ops: u64, deadline: Instant) {
-    warm_up(ops, deadline, |ops| sampler.workload(ops));
+/// The end of the warm-up phase for a case whose budget `pace` keeps.
+pub(super) fn warm_up_deadline(pace: &Pace<'_>, budget: Duration) -> Instant {
+    (pace.started() + (budget / 5).min(MAX_WARM_UP)).min(pace.deadline())
 }
 
-/// The end of the warm-up phase for a case started at `started` with `budget`.
-pub(super) fn warm_up_deadline(started: Instant, budget: Duration) -> Instant {
-    started + (budget / 5).min(MAX_WARM_UP)
+/// Whether the last tuning sample can count as the first round's workload sample: tuning
+/// settled on one operation (so the round's count, jittered, is one too) and no warm-up batch
+/// came after it. Only a benchmark slow enough to use up its warm-up time in one call gets
+/// here, and for it one call saved is a large share of its budget.
+pub(super) fn reuse_tuning_sample(tuned: Tuned, warm_batches: usize) -> bool {
+    tuned.ops == 1 && warm_batches == 0
 }
 
 /// Why a sampling loop stops, if it should stop now.
@@ -62,7 +91,7 @@ pub(super) enum Stop {
     No,
     /// The estimate is precise enough.
     Precise,
-    /// The budget is spent.
+    /// The next round would overrun the budget.
     Budget,
     /// Too many samples to keep.
     Full,
@@ -70,30 +99,23 @@ pub(super) enum Stop {
     Cancelled,
 }
 
-/// The bookkeeping of one sampling loop: jitter, checkpoints, progress.
+/// The bookkeeping of one sampling loop: jitter and checkpoints.
 pub(super) struct Schedule {
-    started: Instant,
     sampling_started: Instant,
-    deadline: Instant,
     min_sampling: Duration,
     next_check: usize,
-    last_progress: Instant,
-    budget_ns: f64,
+    last_round: Duration,
     jitter: SplitMix64,
 }
 
 impl Schedule {
-    /// A schedule for a case that started at `started`, now beginning to sample.
-    pub(super) fn new(cfg: &MeasureConfig, started: Instant) -> Self {
-        let now = Instant::now();
+    /// A schedule for a case now beginning to sample.
+    pub(super) fn new(cfg: &MeasureConfig) -> Self {
         Schedule {
-            started,
-            sampling_started: now,
-            deadline: started + cfg.budget,
+            sampling_started: Instant::now(),
             min_sampling: cfg.budget / MIN_SAMPLING_FRACTION,
             next_check: MIN_SAMPLES_FOR_PRECISION,
-            last_progress: now,
-            budget_ns: cfg.budget.as_nanos() as f64,
+            last_round: Duration::ZERO,
             jitter: SplitMix64(cfg.seed),
         }
     }
@@ -103,44 +125,36 @@ impl Schedule {
         ops + self.jitter.below(ops / 5 + 1)
     }
 
+    /// Records how long the last round took: the next one is expected to take as long.
+    pub(super) fn round_took(&mut self, duration: Duration) {
+        self.last_round = duration;
+    }
+
     /// Decides after `samples` rounds whether to stop. `precise()` is asked only at
     /// geometrically spaced checkpoints, so its cost stays O(log n) sorts per case.
     pub(super) fn stop(
         &mut self,
         cfg: &MeasureConfig,
+        pace: &Pace<'_>,
         samples: usize,
         precise: impl FnOnce() -> bool,
     ) -> Stop {
-        let now = Instant::now();
         if cfg.cancelled() {
             return Stop::Cancelled;
         }
         if samples >= MAX_SAMPLES {
             return Stop::Full;
         }
-        if now >= self.deadline && samples >= MIN_SAMPLES {
+        if samples >= 1 && !pace.fits(self.last_round) {
             return Stop::Budget;
         }
-        if samples >= self.next_check
-            && now.duration_since(self.sampling_started) >= self.min_sampling
-        {
+        if samples >= self.next_check && self.sampling_started.elapsed() >= self.min_sampling {
             if precise() {
                 return Stop::Precise;
             }
             self.next_check = samples + samples / 8;
         }
         Stop::No
-    }
-
-    /// Calls `progress` at most every 100 ms.
-    pub(super) fn progress(&mut self, samples: usize, progress: &mut dyn FnMut(u64, f64)) {
-        let now = Instant::now();
-        if now.duration_since(self.last_progress) >= PROGRESS_EVERY {
-            self.last_progress = now;
-            let fraction =
-                (now.duration_since(self.started).as_nanos() as f64 / self.budget_ns).min(1.0);
-            progress(samples as u64, fraction);
-        }
     }
 }
 

@@ -3,37 +3,66 @@
 
 use std::time::Instant;
 
+use super::pace::Pace;
 use super::sampler::Sampler;
-use super::schedule::{tune_and_warm, warm_up_deadline, Schedule, Stop};
-use super::{MeasureConfig, Measurement};
+use super::schedule::{
+    reuse_tuning_sample, tune_only, warm_only, warm_up_deadline, Schedule, Stop,
+};
+use super::{MeasureConfig, Measurement, Progress};
 use crate::{alloc, stats};
 
 /// An interval narrower than this (± nanoseconds) is precise whatever the median: it is far
 /// below any clock's resolution, and a relative target means nothing for an estimate near 0.
 const ABSOLUTE_PRECISION_NS: f64 = 0.01;
 
-/// Measures one case. `progress(samples, fraction)` is called between samples.
+/// Measures one case. `progress` hears after the cold call and then after every long step
+/// (see `pace`).
 pub(crate) fn measure(
     cfg: &MeasureConfig,
-    progress: &mut dyn FnMut(u64, f64),
+    progress: &mut dyn FnMut(&Progress),
     sampler: &mut dyn Sampler,
 ) -> Measurement {
     let started = Instant::now();
+    let mut pace = Pace::new(cfg, progress);
     let mut m = Measurement {
         cold_ns: sampler.cold(),
         ..Measurement::default()
     };
+    pace.step(0);
     if cfg.run_once || cfg.cancelled() {
         return m.finish(started, cfg.cancelled());
     }
-    let ops = tune_and_warm(cfg, sampler, warm_up_deadline(started, cfg.budget));
+    let warm_deadline = warm_up_deadline(&pace, cfg.budget);
+    let tuned = tune_only(cfg, sampler, &mut pace, warm_deadline);
+    let tuning_step = pace.last_step();
+    let warm_batches = warm_only(sampler, tuned.ops, &mut pace, warm_deadline);
+    let ops = tuned.ops;
     m.ops_per_sample = ops;
     if cfg.cancelled() {
         return m.finish(started, true);
     }
-    let mut schedule = Schedule::new(cfg, started);
+    let mut schedule = Schedule::new(cfg);
+    if reuse_tuning_sample(tuned, warm_batches) {
+        // Round 0 is workload first: the tuning sample was it.
+        m.workload_ns.push(tuned.last_ns);
+        m.baseline_ns.push(sampler.baseline(1));
+        pace.step(1);
+        schedule.round_took(tuning_step + pace.last_step());
+    }
     loop {
         let round = m.workload_ns.len();
+        if round > 0 {
+            match schedule.stop(cfg, &pace, round, || precise(&m, cfg.target_precision)) {
+                Stop::No => {}
+                Stop::Precise | Stop::Full => break,
+                Stop::Budget => {
+                    m.budget_exhausted = true;
+                    break;
+                }
+                Stop::Cancelled => return m.finish(started, true),
+            }
+        }
+        let round_started = Instant::now();
         let n = schedule.jittered(ops);
         let (w, b) = if matches!(round % 4, 0 | 3) {
             let w = sampler.workload(n);
@@ -44,15 +73,8 @@ pub(crate) fn measure(
         };
         m.workload_ns.push(w / n as f64);
         m.baseline_ns.push(b / n as f64);
-        match schedule.stop(cfg, round + 1, || precise(&m, cfg.target_precision)) {
-            Stop::No => schedule.progress(round + 1, progress),
-            Stop::Precise | Stop::Full => break,
-            Stop::Budget => {
-                m.budget_exhausted = true;
-                break;
-            }
-            Stop::Cancelled => return m.finish(started, true),
-        }
+        pace.step(round + 1);
+        schedule.round_took(round_started.elapsed());
     }
     if alloc::installed() {
         m.allocations = Some(sampler.allocations(ops));
@@ -92,6 +114,19 @@ mod tests {
         per_op: F,
         calls: usize,
         sleep: Duration,
+        /// When each workload batch began.
+        starts: Vec<Instant>,
+    }
+
+    impl<F: FnMut(usize) -> f64> Fake<F> {
+        fn new(per_op: F, sleep: Duration) -> Self {
+            Fake {
+                per_op,
+                calls: 0,
+                sleep,
+                starts: Vec::new(),
+            }
+        }
     }
 
     impl<F: FnMut(usize) -> f64> Sampler for Fake<F> {
@@ -100,6 +135,7 @@ mod tests {
         }
         fn workload(&mut self, ops: u64) -> f64 {
             self.calls += 1;
+            self.starts.push(Instant::now());
             std::thread::sleep(self.sleep);
             (self.per_op)(self.calls) * ops as f64 + 20_000.0
         }
@@ -127,15 +163,7 @@ mod tests {
         let cfg = config(Duration::from_millis(500));
         let started = Instant::now();
         let sleep = Duration::from_micros(20);
-        let m = measure(
-            &cfg,
-            &mut |_, _| {},
-            &mut Fake {
-                per_op: |_| 10.0,
-                calls: 0,
-                sleep,
-            },
-        );
+        let m = measure(&cfg, &mut |_| {}, &mut Fake::new(|_| 10.0, sleep));
         let elapsed = started.elapsed();
         assert!(!m.budget_exhausted, "{m:?}");
         assert!(
@@ -160,36 +188,63 @@ mod tests {
         let sleep = Duration::from_micros(50);
         let m = measure(
             &cfg,
-            &mut |_, _| {},
-            &mut Fake {
-                per_op: |i| if i % 2 == 0 { 10_000.0 } else { 30_000.0 },
-                calls: 0,
-                sleep,
-            },
+            &mut |_| {},
+            &mut Fake::new(|i| if i % 2 == 0 { 10_000.0 } else { 30_000.0 }, sleep),
         );
         let elapsed = started.elapsed();
         assert!(m.budget_exhausted, "{} samples", m.workload_ns.len());
+        // It stops when the next round would overrun: most of the budget is used, no more.
         assert!(
-            elapsed >= cfg.budget && elapsed < cfg.budget * 2,
+            elapsed >= cfg.budget * 9 / 10 && elapsed < cfg.budget * 2,
             "{elapsed:?}"
         );
     }
 
     #[test]
-    fn slow_work_still_takes_five_samples() {
+    fn slow_work_stays_within_about_the_budget_with_fewer_samples() {
+        // Every call takes 30 ms against a 50 ms budget: after the cold call (instant here)
+        // and one sample, a second would end at ~60 ms. Once, the engine took five samples
+        // whatever the budget, and a 30 s call cost 210 s under `--quick`.
         let cfg = config(Duration::from_millis(50));
-        // Every sample takes 30 ms: the budget is gone after two.
-        let m = measure(
-            &cfg,
-            &mut |_, _| {},
-            &mut Fake {
-                per_op: |_| 1e6,
-                calls: 0,
-                sleep: Duration::from_millis(30),
-            },
-        );
-        assert_eq!(m.workload_ns.len(), 5);
+        let mut fake = Fake::new(|_| 30e6, Duration::from_millis(30));
+        let m = measure(&cfg, &mut |_| {}, &mut fake);
+        assert_eq!(m.workload_ns.len(), 1, "{m:?}");
+        assert_eq!(fake.calls, 1, "the tuning sample is the sample");
         assert!(m.budget_exhausted);
+        assert_eq!(m.ops_per_sample, 1);
+    }
+
+    #[test]
+    fn a_call_longer_than_the_budget_costs_the_cold_call_and_one_more() {
+        // 120 ms calls against a 5 ms budget.
+        let cfg = config(Duration::from_millis(5));
+        let mut reports = Vec::new();
+        let mut fake = Fake::new(|_| 120e6, Duration::from_millis(120));
+        let m = measure(&cfg, &mut |p| reports.push(*p), &mut fake);
+        assert_eq!((fake.calls, m.workload_ns.len()), (1, 1), "{m:?}");
+        assert!(m.budget_exhausted);
+        // Heard from after the cold call and after the long sample, never as done.
+        assert_eq!(reports.len(), 2, "{reports:?}");
+        assert!(reports[1].longest_step_ns >= 120e6, "{reports:?}");
+        assert!(reports.iter().all(|p| p.fraction < 1.0));
+    }
+
+    #[test]
+    fn no_batch_starts_that_would_end_after_the_budget() {
+        // 4 ms per call against a 100 ms budget: tuning takes one call, warm-up what fits in
+        // 20 ms, and sampling goes on while the next round still fits.
+        let cfg = config(Duration::from_millis(100));
+        let started = Instant::now();
+        let mut fake = Fake::new(|_| 4e6, Duration::from_millis(4));
+        let m = measure(&cfg, &mut |_| {}, &mut fake);
+        let calls = fake.calls;
+        assert!(m.budget_exhausted, "{m:?}");
+        assert!(m.workload_ns.len() >= 2, "{}", m.workload_ns.len());
+        let latest = fake.starts.iter().max().unwrap().duration_since(started);
+        assert!(
+            latest <= cfg.budget,
+            "a 4 ms call began {latest:?} into a 100 ms budget ({calls} calls)"
+        );
     }
 
     #[test]
@@ -212,7 +267,7 @@ mod tests {
                 (0.0, 0.0)
             }
         }
-        let m = measure(&cfg, &mut |_, _| {}, &mut Recording(&mut ops_seen));
+        let m = measure(&cfg, &mut |_| {}, &mut Recording(&mut ops_seen));
         let tuned = m.ops_per_sample;
         let sampled = &ops_seen[ops_seen.len() - m.workload_ns.len()..];
         assert!(

@@ -5,7 +5,8 @@
 //! 100× or more). Tuning starts at one operation and grows geometrically towards that length.
 //! Warm-up then keeps sampling at the tuned count until two consecutive windows of samples
 //! agree within 2%, so caches, branch predictors and CPU frequency have settled, bounded by a
-//! fifth of the case's budget.
+//! fifth of the case's budget. Neither starts a sample that would end past its deadline (the
+//! last sample's length predicts the next one's).
 
 use std::time::{Duration, Instant};
 
@@ -25,13 +26,14 @@ pub(super) fn target_sample_ns(timer: &Timer) -> f64 {
     (timer.precision_ns.max(timer.read_cost_ns) * CLOCK_MULTIPLE).max(MIN_SAMPLE.as_nanos() as f64)
 }
 
-/// Grows the operation count until one sample reaches `target_ns` or `deadline` passes.
-/// `sample(ops)` times `ops` operations and returns nanoseconds.
+/// Grows the operation count until one sample reaches `target_ns`, or until the next, larger
+/// sample would end after `deadline`. `sample(ops)` times `ops` operations and returns
+/// nanoseconds.
 pub(super) fn tune(target_ns: f64, deadline: Instant, mut sample: impl FnMut(u64) -> f64) -> u64 {
     let mut ops: u64 = 1;
     loop {
         let ns = sample(ops);
-        if ns >= target_ns || Instant::now() >= deadline {
+        if ns >= target_ns {
             return ops;
         }
         // Aim straight at the target once a sample is long enough to be trusted, but never
@@ -41,24 +43,40 @@ pub(super) fn tune(target_ns: f64, deadline: Instant, mut sample: impl FnMut(u64
         } else {
             10.0
         };
+        let next = Duration::from_nanos((ns * growth).min(1e18) as u64);
+        if Instant::now() + next > deadline {
+            return ops;
+        }
         ops = ((ops as f64 * growth).ceil() as u64).min(u64::MAX / 4);
     }
 }
 
-/// Samples at `ops` until the per-operation time stops trending or `deadline` passes.
-pub(super) fn warm_up(ops: u64, deadline: Instant, mut sample: impl FnMut(u64) -> f64) {
+/// Samples at `ops` until the per-operation time stops trending, or until the next sample
+/// would end after `deadline`; returns how many samples it took.
+pub(super) fn warm_up(ops: u64, deadline: Instant, mut sample: impl FnMut(u64) -> f64) -> usize {
     let mut previous: Option<f64> = None;
-    while Instant::now() < deadline {
-        let mut window: Vec<f64> = (0..WINDOW).map(|_| sample(ops)).collect();
+    let mut window = Vec::with_capacity(WINDOW);
+    let mut taken = 0;
+    let mut last = Duration::ZERO;
+    while Instant::now() + last <= deadline {
+        let started = Instant::now();
+        window.push(sample(ops));
+        last = started.elapsed();
+        taken += 1;
+        if window.len() < WINDOW {
+            continue;
+        }
         window.sort_by(f64::total_cmp);
         let median = window[WINDOW / 2];
+        window.clear();
         if let Some(previous) = previous {
             if previous > 0.0 && (median / previous - 1.0).abs() <= STEADY {
-                return;
+                break;
             }
         }
         previous = Some(median);
     }
+    taken
 }
 
 #[cfg(test)]
@@ -82,6 +100,30 @@ mod tests {
     }
 
     #[test]
+    fn tune_does_not_start_a_batch_that_would_end_after_the_deadline() {
+        // 2 ms per operation against a 1 s target: the next batch (10 operations, 20 ms) would
+        // end after a deadline 10 ms away.
+        let mut batches = 0;
+        let ops = tune(1e9, Instant::now() + Duration::from_millis(10), |ops| {
+            batches += 1;
+            ops as f64 * 2e6
+        });
+        assert_eq!((ops, batches), (1, 1));
+    }
+
+    #[test]
+    fn warm_up_does_not_start_a_sample_that_would_end_after_the_deadline() {
+        let mut calls = 0;
+        let taken = warm_up(1, Instant::now() + Duration::from_millis(50), |_| {
+            calls += 1;
+            std::thread::sleep(Duration::from_millis(30));
+            30e6
+        });
+        // The first sample ends after ~30 ms; a second would end after ~60 ms.
+        assert_eq!((taken, calls), (1, 1));
+    }
+
+    #[test]
     fn slow_operation_needs_one_op() {
         let ops = tune(20_000.0, Instant::now() + Duration::from_secs(1), |ops| {
             ops as f64 * 1e6
@@ -93,7 +135,7 @@ mod tests {
     fn warm_up_ends_when_steady() {
         let mut calls = 0;
         // Slows down for the first 12 samples (a cold cache), then stays at 100 ns.
-        warm_up(1, Instant::now() + Duration::from_secs(5), |_| {
+        let taken = warm_up(1, Instant::now() + Duration::from_secs(5), |_| {
             calls += 1;
             if calls < 12 {
                 200.0 - calls as f64 * 8.0
@@ -102,5 +144,6 @@ mod tests {
             }
         });
         assert!((15..=25).contains(&calls), "{calls}");
+        assert_eq!(taken, calls);
     }
 }

@@ -10,6 +10,7 @@ use knotmeter_protocol::{
 };
 
 use super::Reporter;
+use crate::measure::Progress;
 
 /// A format that writes the whole run at once.
 pub(crate) trait Finish {
@@ -49,7 +50,7 @@ impl<F: Finish> Reporter for AtEnd<F> {
         Ok(())
     }
 
-    fn progress(&mut self, _id: &str, _samples: u64, _fraction: f64) -> io::Result<()> {
+    fn progress(&mut self, _id: &str, _progress: &Progress) -> io::Result<()> {
         Ok(())
     }
 

@@ -36,6 +36,7 @@ use knotmeter_protocol::{
 use super::text::{failure_text, verdict_word};
 use super::units::ops_per_sec;
 use super::Reporter;
+use crate::measure::Progress;
 
 /// The header row.
 const HEADER: &[&str] = &[
@@ -182,7 +183,7 @@ impl Reporter for Csv {
         Ok(())
     }
 
-    fn progress(&mut self, _id: &str, _samples: u64, _fraction: f64) -> io::Result<()> {
+    fn progress(&mut self, _id: &str, _progress: &Progress) -> io::Result<()> {
         Ok(())
     }
 

@@ -10,6 +10,14 @@ use knotmeter_protocol::{
 };
 
 use super::{reporter, Format};
+use crate::measure::Progress;
+
+/// The progress every case of the sample run reports once.
+pub(crate) const PROGRESS: Progress = Progress {
+    samples: 10,
+    fraction: 0.5,
+    longest_step_ns: 2_500_000.0,
+};
 
 /// A manifest with one environment warning.
 pub(crate) fn manifest() -> Manifest {
@@ -229,6 +237,7 @@ pub(crate) fn summary() -> RunSummary {
     RunSummary {
         passed: 4,
         failed: 1,
+        partial: 0,
         cancelled: false,
         wall_ns: 8.4e9,
     }
@@ -263,13 +272,13 @@ impl Write for SharedBuf {
 /// comparisons come after every case, then the run finishes.
 pub(crate) fn run(format: Format, color: bool) -> String {
     let buf = SharedBuf::default();
-    let mut reporter = reporter(format, Box::new(buf.clone()), color);
+    let mut reporter = reporter(format, Box::new(buf.clone()), color, false);
     let cases = cases();
     reporter.run_started(&manifest(), &cases).unwrap();
     let mut results = results().into_iter();
     for (index, case) in cases.iter().enumerate() {
         reporter.case_started(&case.id).unwrap();
-        reporter.progress(&case.id, 10, 0.5).unwrap();
+        reporter.progress(&case.id, &PROGRESS).unwrap();
         match results.next() {
             Some(result) => reporter.case_finished(&result).unwrap(),
             None => reporter.case_failed(&failure(&case.id)).unwrap(),

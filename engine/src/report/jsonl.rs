@@ -1,6 +1,7 @@
 //! `--format jsonl`: one [`Event`] per line, flushed after every line.
 //!
-//! The daemon reads this stream as it comes, so nothing is buffered across events.
+//! The daemon reads this stream as it comes, so nothing is buffered across events. Each event
+//! is serialised first and handed to the writer whole, in one `write`, then flushed.
 
 use std::io::{self, Write};
 
@@ -10,6 +11,7 @@ use knotmeter_protocol::{
 };
 
 use super::Reporter;
+use crate::measure::Progress;
 
 /// Writes every call as one JSON line.
 pub(crate) struct Jsonl {
@@ -23,10 +25,11 @@ impl Jsonl {
         Self { out }
     }
 
-    /// Writes `event` as one line and flushes it.
+    /// Writes `event` as one line, in one write, and flushes it.
     fn emit(&mut self, event: &Event) -> io::Result<()> {
-        serde_json::to_writer(&mut self.out, event)?;
-        self.out.write_all(b"\n")?;
+        let mut line = serde_json::to_vec(event)?;
+        line.push(b'\n');
+        self.out.write_all(&line)?;
         self.out.flush()
     }
 }
@@ -44,13 +47,12 @@ impl Reporter for Jsonl {
         self.emit(&Event::CaseStarted { id: id.to_owned() })
     }
 
-    fn progress(&mut self, id: &str, samples: u64, fraction: f64) -> io::Result<()> {
+    fn progress(&mut self, id: &str, progress: &Progress) -> io::Result<()> {
         self.emit(&Event::Progress {
             id: id.to_owned(),
-            samples,
-            fraction,
-            // Filled in by the engine's slow-case progress (issue 10 §6); absent until then.
-            longest_step_ns: None,
+            samples: progress.samples,
+            fraction: progress.fraction,
+            longest_step_ns: Some(progress.longest_step_ns),
         })
     }
 
@@ -108,7 +110,7 @@ mod tests {
                 id: case.id.clone(),
                 samples: 10,
                 fraction: 0.5,
-                longest_step_ns: None,
+                longest_step_ns: Some(fixtures::PROGRESS.longest_step_ns),
             });
             expected.push(match results.get(index) {
                 Some(result) => Event::CaseFinished {
@@ -183,12 +185,45 @@ mod tests {
         }
     }
 
+    /// A writer that keeps each `write` call apart.
+    #[derive(Clone, Default)]
+    struct WriteLog(std::sync::Arc<std::sync::Mutex<Vec<Vec<u8>>>>);
+
+    impl Write for WriteLog {
+        /// Records one write.
+        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+            self.0.lock().unwrap().push(buf.to_vec());
+            Ok(buf.len())
+        }
+
+        /// Nothing is buffered.
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn each_event_is_one_write_so_no_other_write_can_split_it() {
+        let log = WriteLog::default();
+        let mut reporter = Jsonl::new(Box::new(log.clone()));
+        reporter.case_started("q::a").unwrap();
+        reporter.case_finished(&fixtures::results()[0]).unwrap();
+        reporter.run_finished(&fixtures::summary()).unwrap();
+        let writes = log.0.lock().unwrap().clone();
+        assert_eq!(writes.len(), 3);
+        for write in &writes {
+            assert_eq!(write.iter().filter(|&&b| b == b'\n').count(), 1);
+            assert!(write.ends_with(b"\n"));
+            serde_json::from_slice::<Event>(write).unwrap();
+        }
+    }
+
     #[test]
     fn each_line_is_flushed_as_soon_as_it_is_complete() {
         let log = FlushLog::default();
         let mut reporter = Jsonl::new(Box::new(log.clone()));
         reporter.case_started("q::a").unwrap();
-        reporter.progress("q::a", 3, 0.25).unwrap();
+        reporter.progress("q::a", &fixtures::PROGRESS).unwrap();
         reporter.bench_finished(&fixtures::summaries()[0]).unwrap();
         let (id, comparison) = &fixtures::comparisons()[0];
         reporter.case_compared(id, comparison).unwrap();

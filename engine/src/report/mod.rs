@@ -24,11 +24,14 @@ use knotmeter_protocol::{
     BenchResult, BenchSummary, CaseFailure, Comparison, ListEntry, Manifest, RunSummary,
 };
 
+use crate::measure::Progress;
+
 mod collect;
 mod compared;
 mod csv;
 mod json;
 mod jsonl;
+mod live;
 mod markdown;
 mod pretty;
 mod style;
@@ -80,8 +83,9 @@ pub(crate) trait Reporter {
     fn run_started(&mut self, manifest: &Manifest, cases: &[ListEntry]) -> io::Result<()>;
     /// The case `id` begins.
     fn case_started(&mut self, id: &str) -> io::Result<()>;
-    /// The case `id` has taken `samples` samples and spent `fraction` (0 to 1) of its budget.
-    fn progress(&mut self, id: &str, samples: u64, fraction: f64) -> io::Result<()>;
+    /// The case `id` progressed: after its cold call, then at most every 100 ms or once per
+    /// step when steps are longer.
+    fn progress(&mut self, id: &str, progress: &Progress) -> io::Result<()>;
     /// A case produced a result.
     fn case_finished(&mut self, result: &BenchResult) -> io::Result<()>;
     /// A case ended without a result.
@@ -97,14 +101,19 @@ pub(crate) trait Reporter {
     fn run_finished(&mut self, summary: &RunSummary) -> io::Result<()>;
 }
 
-/// A reporter for `format` writing to `out`. `color` enables ANSI colors (pretty only).
+/// A reporter for `format` writing to `out`. `color` enables ANSI colors and `live` the
+/// in-progress line that is redrawn on a terminal (pretty only).
+///
+/// `out` is the report channel alone (see `crate::output`): nothing else writes to it, and a
+/// reporter that flushes once per event hands each event to it in one write.
 pub(crate) fn reporter(
     format: Format,
     out: Box<dyn Write + Send>,
     color: bool,
+    live: bool,
 ) -> Box<dyn Reporter + Send> {
     match format {
-        Format::Pretty => Box::new(pretty::Pretty::new(out, color)),
+        Format::Pretty => Box::new(pretty::Pretty::new(out, color, live)),
         Format::Json => Box::new(collect::AtEnd::new(json::Json::new(out))),
         Format::Jsonl => Box::new(jsonl::Jsonl::new(out)),
         Format::Csv => Box::new(csv::Csv::new(out)),

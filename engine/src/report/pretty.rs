@@ -17,7 +17,8 @@
 //! `bench_finished` follows a benchmark's last row with its complexity fit
 //! (`complexity: O(n) (runner-up O(n log n), distinguishable)`) and scaling warnings,
 //! indented. `case_compared` only collects: `run_finished` prints the comparison tables
-//! (see `compared`), then the totals. Progress is not shown.
+//! (see `compared`), then the totals. A case's row is begun before the case runs, and on a
+//! terminal shows its progress until the row is complete (see `live`).
 
 use std::collections::HashMap;
 use std::io::{self, Write};
@@ -28,6 +29,7 @@ use knotmeter_protocol::{
 };
 
 use super::compared;
+use super::live::InProgress;
 use super::style::{Painter, Tone};
 use super::table::{Align, Column, Table, GAP};
 use super::text::{
@@ -36,6 +38,7 @@ use super::text::{
 };
 use super::units::{format_duration_ns, format_rate, ops_per_sec, MISSING};
 use super::Reporter;
+use crate::measure::Progress;
 
 /// Indentation of a group member under its heading.
 const MEMBER_INDENT: &str = "  ";
@@ -56,6 +59,8 @@ pub(crate) struct Pretty {
     current_group: Option<String>,
     /// The final comparisons, in the order they arrived, for the closing tables.
     compared: Vec<(String, Comparison)>,
+    /// The row begun for the case in progress.
+    in_progress: InProgress,
 }
 
 /// The row layout with a case column `case_width` characters wide.
@@ -79,8 +84,9 @@ fn row_label(id: &str, group: Option<&str>) -> String {
 }
 
 impl Pretty {
-    /// A reporter writing to `out`, with ANSI colors when `color` is true.
-    pub(crate) fn new(out: Box<dyn Write + Send>, color: bool) -> Self {
+    /// A reporter writing to `out`, with ANSI colors when `color` is true and a redrawn
+    /// in-progress line when `live` is (on a terminal).
+    pub(crate) fn new(out: Box<dyn Write + Send>, color: bool, live: bool) -> Self {
         Self {
             out,
             painter: Painter::new(color),
@@ -88,6 +94,7 @@ impl Pretty {
             groups: HashMap::new(),
             current_group: None,
             compared: Vec::new(),
+            in_progress: InProgress::new(live),
         }
     }
 
@@ -95,6 +102,7 @@ impl Pretty {
     /// returns the row's label.
     fn open_row(&mut self, id: &str, group: Option<&str>) -> io::Result<String> {
         if self.current_group.as_deref() != group {
+            write!(self.out, "{}", self.in_progress.interrupt())?;
             if let Some(name) = group {
                 let heading = self.painter.paint(Tone::Bold, &format!("group {name}"));
                 writeln!(self.out, "{heading}")?;
@@ -185,12 +193,26 @@ impl Reporter for Pretty {
         self.out.flush()
     }
 
-    fn case_started(&mut self, _id: &str) -> io::Result<()> {
-        Ok(())
+    fn case_started(&mut self, id: &str) -> io::Result<()> {
+        if self.in_progress.is_open() {
+            return Ok(());
+        }
+        let group = self.groups.get(id).cloned().flatten();
+        let label = self.open_row(id, group.as_deref())?;
+        let prefix = format!("{}{GAP}", self.table.cell(0, &label));
+        let begun = self.in_progress.begin(id, prefix, self.painter);
+        write!(self.out, "{begun}")?;
+        self.out.flush()
     }
 
-    fn progress(&mut self, _id: &str, _samples: u64, _fraction: f64) -> io::Result<()> {
-        Ok(())
+    fn progress(&mut self, id: &str, progress: &Progress) -> io::Result<()> {
+        match self.in_progress.progress(id, progress, self.painter) {
+            Some(line) => {
+                write!(self.out, "{line}")?;
+                self.out.flush()
+            }
+            None => Ok(()),
+        }
     }
 
     fn case_finished(&mut self, result: &BenchResult) -> io::Result<()> {
@@ -208,11 +230,12 @@ impl Reporter for Pretty {
         ];
         let row = self.table.row(&cells);
         let suffix = self.suffix(result);
-        if suffix.is_empty() {
-            writeln!(self.out, "{row}")?;
+        let line = if suffix.is_empty() {
+            row
         } else {
-            writeln!(self.out, "{row}{GAP}{suffix}")?;
-        }
+            format!("{row}{GAP}{suffix}")
+        };
+        writeln!(self.out, "{}", self.in_progress.finish(&result.id, &line))?;
         let indent = " ".repeat(label.len() - label.trim_start().len() + 2);
         let (empty, others): (Vec<&Warning>, Vec<&Warning>) = result
             .warnings
@@ -230,12 +253,12 @@ impl Reporter for Pretty {
         let text = format!("FAILED: {}", failure_text(failure));
         let mut lines = text.lines();
         let first = lines.next().unwrap_or_default();
-        writeln!(
-            self.out,
+        let line = format!(
             "{}{GAP}{}",
             self.table.cell(0, &label),
             self.painter.paint(Tone::Error, first)
-        )?;
+        );
+        writeln!(self.out, "{}", self.in_progress.finish(&failure.id, &line))?;
         let indent = " ".repeat(self.table.cell(0, "").len() + GAP.len());
         for line in lines {
             writeln!(
@@ -248,6 +271,7 @@ impl Reporter for Pretty {
     }
 
     fn bench_finished(&mut self, summary: &BenchSummary) -> io::Result<()> {
+        write!(self.out, "{}", self.in_progress.interrupt())?;
         let member = if self.current_group.is_some() {
             MEMBER_INDENT
         } else {
@@ -269,6 +293,7 @@ impl Reporter for Pretty {
     }
 
     fn run_finished(&mut self, summary: &RunSummary) -> io::Result<()> {
+        write!(self.out, "{}", self.in_progress.interrupt())?;
         for line in compared::section(&self.compared, &self.groups, self.painter) {
             writeln!(self.out, "{line}")?;
         }
@@ -354,7 +379,7 @@ against the previous run (run 12)
 
     /// A pretty reporter over `buf`, started with the sample cases.
     fn started(buf: &fixtures::SharedBuf) -> Pretty {
-        let mut pretty = Pretty::new(Box::new(buf.clone()), false);
+        let mut pretty = Pretty::new(Box::new(buf.clone()), false, false);
         pretty
             .run_started(&fixtures::manifest(), &fixtures::cases())
             .unwrap();
@@ -460,7 +485,7 @@ against the previous run (run 12)
     #[test]
     fn the_case_column_fits_the_longest_label_and_result_warnings_follow_rows() {
         let buf = fixtures::SharedBuf::default();
-        let mut pretty = Pretty::new(Box::new(buf.clone()), false);
+        let mut pretty = Pretty::new(Box::new(buf.clone()), false, false);
         let mut manifest = fixtures::manifest();
         manifest.warnings.clear();
         let mut cases = fixtures::cases();
@@ -485,7 +510,7 @@ against the previous run (run 12)
     #[test]
     fn the_summary_notes_a_cancelled_run() {
         let buf = fixtures::SharedBuf::default();
-        let mut pretty = Pretty::new(Box::new(buf.clone()), false);
+        let mut pretty = Pretty::new(Box::new(buf.clone()), false, false);
         let mut summary = fixtures::summary();
         summary.cancelled = true;
         pretty.run_finished(&summary).unwrap();

@@ -185,7 +185,14 @@ pub(crate) fn allocations_text(allocations: &Allocations) -> String {
 
 /// The closing line: `10 passed, 1 failed in 8.40 s`, noting a cancelled run.
 pub(crate) fn summary_line(summary: &RunSummary) -> String {
-    let counts = format!("{} passed, {} failed", summary.passed, summary.failed);
+    let counts = if summary.partial > 0 {
+        format!(
+            "{} passed, {} partial, {} failed",
+            summary.passed, summary.partial, summary.failed
+        )
+    } else {
+        format!("{} passed, {} failed", summary.passed, summary.failed)
+    };
     let wall = format_duration_ns(summary.wall_ns);
     if summary.cancelled {
         format!("{counts}, cancelled after {wall}")
@@ -258,6 +265,13 @@ mod tests {
         assert_eq!(
             summary_line(&summary),
             "4 passed, 1 failed, cancelled after 8.40 s"
+        );
+        // A case the cancel cut short is counted apart, never as passed.
+        summary.passed = 3;
+        summary.partial = 1;
+        assert_eq!(
+            summary_line(&summary),
+            "3 passed, 1 partial, 1 failed, cancelled after 8.40 s"
         );
     }
 

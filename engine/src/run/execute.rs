@@ -5,34 +5,21 @@
 //! runs first; when it calls `iter`, its sampler is handed to a closure that runs the member's
 //! function, whose `iter` hands over the second sampler, and the pair is measured there, with
 //! both closures' stack frames (and the set-up they captured) still alive.
+//!
+//! A panic on another thread while a case runs (one the benchmark spawned) fails the case too
+//! (see `panics`); during a paired measurement it fails both sides, since either could have
+//! spawned the thread.
 
 use std::cell::{Cell, RefCell};
 use std::panic::{self, AssertUnwindSafe};
 
+use super::panics::{self, ThreadPanic};
+
 use knotmeter_protocol::{CaseFailure, FailureKind};
 
 use crate::bencher::Bencher;
-use crate::measure::{self, MeasureConfig, Measurement, Sampler};
+use crate::measure::{self, MeasureConfig, Measurement, Progress, Sampler};
 use crate::registry::Case;
-
-thread_local! {
-    /// The message and location of the last panic on this thread, recorded by the hook.
-    static LAST_PANIC: RefCell<Option<(String, Option<String>)>> = const { RefCell::new(None) };
-}
-
-/// Records every panic's message and location for the case that caused it, instead of
-/// printing it in the middle of the output.
-pub(crate) fn install_panic_hook() {
-    panic::set_hook(Box::new(|info| {
-        let message = info
-            .payload_as_str()
-            .map_or_else(|| "Box<dyn Any>".to_owned(), str::to_owned);
-        let location = info
-            .location()
-            .map(|l| format!("{}:{}:{}", l.file(), l.line(), l.column()));
-        LAST_PANIC.with(|last| *last.borrow_mut() = Some((message, location)));
-    }));
-}
 
 /// A measured case: its measurement, and whether it called a timing method more than once.
 pub(crate) type Outcome = Result<(Measurement, bool), CaseFailure>;
@@ -41,16 +28,21 @@ pub(crate) type Outcome = Result<(Measurement, bool), CaseFailure>;
 pub(crate) fn single(
     case: &Case,
     cfg: &MeasureConfig,
-    progress: &mut dyn FnMut(u64, f64),
+    progress: &mut dyn FnMut(&Progress),
 ) -> Outcome {
     let mut measured = None;
     let mut consume =
         |sampler: &mut dyn Sampler| measured = Some(measure::measure(cfg, progress, sampler));
     let mut bencher = Bencher::new(cfg.timer, &mut consume);
     let ran = panic::catch_unwind(AssertUnwindSafe(|| {
-        (case.def.run)(&mut bencher, case.index)
+        panics::in_case(|| (case.def.run)(&mut bencher, case.index))
     }));
     let calls = bencher.calls();
+    let threads = panics::take_thread_panics();
+    if !threads.is_empty() {
+        let own = ran.is_err().then(panics::take_case_panic).flatten();
+        return Err(thread_panicked(case, &threads, own));
+    }
     match ran {
         Err(_) => Err(panicked(case)),
         Ok(()) => measured
@@ -65,7 +57,7 @@ pub(crate) fn pair(
     base: &Case,
     member: &Case,
     cfg: &MeasureConfig,
-    progress: &mut dyn FnMut(u64, f64),
+    progress: &mut dyn FnMut(&Progress),
 ) -> (Option<Outcome>, Option<Outcome>) {
     let measured: RefCell<Option<(Measurement, Measurement)>> = RefCell::new(None);
     let in_member = Cell::new(false);
@@ -91,9 +83,17 @@ pub(crate) fn pair(
     };
     let mut bencher = Bencher::new(cfg.timer, &mut consume_base);
     let ran = panic::catch_unwind(AssertUnwindSafe(|| {
-        (base.def.run)(&mut bencher, base.index)
+        panics::in_case(|| (base.def.run)(&mut bencher, base.index))
     }));
     let base_calls = bencher.calls();
+    let threads = panics::take_thread_panics();
+    if !threads.is_empty() {
+        let own = ran.is_err().then(panics::take_case_panic).flatten();
+        return (
+            Some(Err(thread_panicked(base, &threads, own.clone()))),
+            Some(Err(thread_panicked(member, &threads, own))),
+        );
+    }
     let member_end = member_end.into_inner();
     let measured = measured.into_inner();
     match (ran, measured) {
@@ -111,14 +111,39 @@ pub(crate) fn pair(
 }
 
 fn panicked(case: &Case) -> CaseFailure {
-    let (message, location) = LAST_PANIC
-        .with(|last| last.borrow_mut().take())
-        .unwrap_or_else(|| ("panicked".to_owned(), None));
+    let (message, location) =
+        panics::take_case_panic().unwrap_or_else(|| ("panicked".to_owned(), None));
     CaseFailure {
         id: case.id.clone(),
         kind: FailureKind::Panic,
         message,
         location,
+    }
+}
+
+/// The failure of a case during which other threads panicked; `own` is the benchmark
+/// thread's own panic, if it panicked too (often because it joined a panicked thread).
+fn thread_panicked(
+    case: &Case,
+    threads: &[ThreadPanic],
+    own: Option<panics::Panic>,
+) -> CaseFailure {
+    let first = &threads[0];
+    let mut message = format!("a thread of this benchmark panicked: {}", first.describe());
+    if threads.len() > 1 {
+        message.push_str(&format!(
+            " (and {} more panics in threads)",
+            threads.len() - 1
+        ));
+    }
+    if let Some((own, _)) = own {
+        message.push_str(&format!("; then the benchmark itself panicked: {own}"));
+    }
+    CaseFailure {
+        id: case.id.clone(),
+        kind: FailureKind::Panic,
+        message,
+        location: first.location.clone(),
     }
 }
 

@@ -4,36 +4,111 @@
 //! Results stream to the reporter as each case ends. What needs every case first comes at the
 //! end: before/after comparisons against the history, the Benjamini–Hochberg correction over
 //! every comparison of the run, and the verdicts (`case_compared`), then the history record.
+//!
+//! The report is written through [`Output`]: the first error writing it (the reader went away,
+//! the disk is full) cancels the run like a signal would, and nothing more is written; a broken
+//! pipe ends the run quietly, as `cargo bench | head` expects.
 
 mod compare_run;
 mod execute;
+mod panics;
 mod plan;
 
 use std::cell::RefCell;
 use std::collections::HashMap;
-use std::io;
+use std::io::{self, Write};
 use std::process::ExitCode;
 use std::rc::Rc;
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
-use knotmeter_protocol::{BenchResult, CaseFailure, Manifest, RunSummary, Verdict, Warning};
+use knotmeter_protocol::{
+    BenchResult, CaseFailure, FailureKind, Manifest, RunSummary, Verdict, Warning,
+};
 
-pub(crate) use execute::install_panic_hook;
+pub(crate) use panics::install as install_panic_hook;
 
 use crate::analysis::{self, Context};
-use crate::cancel;
-use crate::cli::Options;
+use crate::cancel::{self, Cause};
+use crate::cli::{self, Options};
 use crate::compare::Pending;
 use crate::manifest::manifest;
-use crate::measure::{MeasureConfig, Measurement, Timer};
+use crate::measure::{MeasureConfig, Measurement, Progress, Timer};
+use crate::output::{self, ReportOut};
 use crate::registry::Case;
 use crate::report::{self, Reporter};
 use crate::store::Store;
 use execute::Outcome;
 use plan::Step;
 
-/// Exit status of a cancelled run, as a shell reports a process ended by SIGINT.
-const INTERRUPTED: u8 = 130;
+/// The reporter, and the first error met writing the report.
+struct Output {
+    reporter: Box<dyn Reporter + Send>,
+    failed: Option<io::Error>,
+}
+
+impl Output {
+    /// Hands `event` to the reporter, unless writing already failed. The first failure
+    /// cancels the run: nobody can read what it would measure.
+    fn emit(&mut self, event: impl FnOnce(&mut dyn Reporter) -> io::Result<()>) {
+        if self.failed.is_some() {
+            return;
+        }
+        if let Err(err) = event(self.reporter.as_mut()) {
+            cancel::cancel(Cause::OutputFailed);
+            self.failed = Some(err);
+        }
+    }
+}
+
+/// The manifest of a run with these settings.
+fn run_manifest(options: &Options, timer: &Timer, debug_assertions: bool, seed: u64) -> Manifest {
+    manifest(timer, debug_assertions, seed, options)
+}
+
+/// The seed of the sample-length jitter: `--seed`, or from the clock.
+fn seed(options: &Options) -> u64 {
+    options.seed.unwrap_or_else(|| {
+        SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos() as u64)
+    })
+}
+
+/// Reports a run that selected no case: the machine-readable formats still print a valid,
+/// empty document (`cargo bench FILTER` passes the filter to every bench binary of the
+/// package, so most of them match nothing; like libtest, that is not an error).
+pub(crate) fn report_empty(
+    options: &Options,
+    timer: Timer,
+    debug_assertions: bool,
+    out: ReportOut,
+) -> ExitCode {
+    let color = options
+        .color
+        .unwrap_or_else(|| cli::auto_color(out.is_terminal()));
+    let mut output = Output {
+        reporter: report::reporter(options.format, Box::new(out), color, false),
+        failed: None,
+    };
+    let manifest = run_manifest(options, &timer, debug_assertions, seed(options));
+    output.emit(|r| r.run_started(&manifest, &[]));
+    output.emit(|r| {
+        r.run_finished(&RunSummary {
+            passed: 0,
+            failed: 0,
+            partial: 0,
+            cancelled: false,
+            wall_ns: 0.0,
+        })
+    });
+    match output.failed {
+        Some(err) if !output::is_broken_pipe(&err) => {
+            eprintln!("knotmeter: cannot write the report: {err}");
+            ExitCode::FAILURE
+        }
+        _ => ExitCode::SUCCESS,
+    }
+}
 
 /// Measures `selected` (out of `all`) and reports; returns the process's exit status.
 pub(crate) fn measure_all(
@@ -42,37 +117,33 @@ pub(crate) fn measure_all(
     all: &[Case],
     timer: Timer,
     debug_assertions: bool,
+    out: ReportOut,
 ) -> ExitCode {
-    let seed = options.seed.unwrap_or_else(|| {
-        SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos() as u64)
-    });
+    let seed = seed(options);
+    let color = options
+        .color
+        .unwrap_or_else(|| cli::auto_color(out.is_terminal()));
+    let live = out.is_terminal();
     let mut session = Session {
         options,
         timer,
         seed,
-        manifest: manifest(&timer, debug_assertions, seed, options),
-        reporter: Rc::new(RefCell::new(report::reporter(
-            options.format,
-            Box::new(io::stdout()),
-            options.color,
-        ))),
+        manifest: run_manifest(options, &timer, debug_assertions, seed),
+        output: Rc::new(RefCell::new(Output {
+            reporter: report::reporter(options.format, Box::new(out), color, live),
+            failed: None,
+        })),
         results: Vec::new(),
         failed: 0,
+        partial: 0,
+        stray_panics: 0,
         paired: Vec::new(),
         remaining: HashMap::new(),
     };
     for case in selected {
         *session.remaining.entry(case.bench_id.clone()).or_default() += 1;
     }
-    match session.run(selected, all) {
-        Ok(code) => code,
-        Err(err) => {
-            eprintln!("knotmeter: cannot write the output: {err}");
-            ExitCode::FAILURE
-        }
-    }
+    session.run(selected, all)
 }
 
 /// The state of one run.
@@ -81,10 +152,15 @@ struct Session<'o> {
     timer: Timer,
     seed: u64,
     manifest: Manifest,
-    reporter: Rc<RefCell<Box<dyn Reporter + Send>>>,
+    output: Rc<RefCell<Output>>,
     /// Every reported result, in run order.
     results: Vec<BenchResult>,
+    /// Cases that failed (not counting those the cancel cut short).
     failed: u64,
+    /// Cases the cancel cut short, with a partial result or none.
+    partial: u64,
+    /// Panics of threads that happened between cases, so no case could fail for them.
+    stray_panics: usize,
     /// Paired comparisons found during the run, waiting for the run-wide correction.
     paired: Vec<Pending>,
     /// Cases of each benchmark function still to report, to know when to summarise it.
@@ -92,34 +168,44 @@ struct Session<'o> {
 }
 
 impl Session<'_> {
-    fn run(&mut self, selected: &[Case], all: &[Case]) -> io::Result<ExitCode> {
+    /// Hands `event` to the reporter (see [`Output::emit`]).
+    fn emit(&self, event: impl FnOnce(&mut dyn Reporter) -> io::Result<()>) {
+        self.output.borrow_mut().emit(event);
+    }
+
+    fn run(&mut self, selected: &[Case], all: &[Case]) -> ExitCode {
         let started = Instant::now();
         let entries: Vec<_> = selected.iter().map(Case::list_entry).collect();
-        self.reporter
-            .borrow_mut()
-            .run_started(&self.manifest, &entries)?;
+        self.emit(|r| r.run_started(&self.manifest, &entries));
+        let mut previous: Option<&str> = None;
         for step in plan::plan(selected, all) {
+            self.check_stray_panics(previous);
             if cancel::requested() {
                 break;
             }
             match step {
                 Step::Single(case) => {
-                    self.reporter.borrow_mut().case_started(&case.id)?;
+                    self.emit(|r| r.case_started(&case.id));
                     let outcome =
                         execute::single(case, &self.config(case, 1), &mut self.progress(case));
-                    self.report(case, outcome)?;
+                    self.report(case, outcome);
+                    previous = Some(&case.id);
                 }
                 Step::Pair {
                     base,
                     member,
                     report_base,
-                } => self.pair(base, member, report_base)?,
+                } => {
+                    self.pair(base, member, report_base);
+                    previous = Some(&member.id);
+                }
             }
         }
+        self.check_stray_panics(previous);
         let mut store = Store::open(self.options.no_history);
         let comparisons = compare_run::finish(self, &mut store);
         for (id, comparison) in &comparisons {
-            self.reporter.borrow_mut().case_compared(id, comparison)?;
+            self.emit(|r| r.case_compared(id, comparison));
             if let Some(result) = self.results.iter_mut().find(|r| &r.id == id) {
                 result.comparison = Some(comparison.clone());
             }
@@ -131,21 +217,42 @@ impl Session<'_> {
                 self.options.save_baseline.as_deref(),
             );
         }
+        let partial_results = self.results.iter().filter(|r| r.partial).count() as u64;
         let summary = RunSummary {
-            passed: self.results.len() as u64,
+            passed: self.results.len() as u64 - partial_results,
             failed: self.failed,
+            partial: self.partial + partial_results,
             cancelled: cancel::requested(),
             wall_ns: started.elapsed().as_nanos() as f64,
         };
-        self.reporter.borrow_mut().run_finished(&summary)?;
-        Ok(self.exit_code(&summary))
+        self.emit(|r| r.run_finished(&summary));
+        self.exit_code(&summary)
     }
 
-    fn pair(&mut self, base: &Case, member: &Case, report_base: bool) -> io::Result<()> {
-        if report_base {
-            self.reporter.borrow_mut().case_started(&base.id)?;
+    /// Counts the panics of threads that happened while no case ran, and says so: they fail
+    /// the run, since the case that left the thread running was already reported.
+    fn check_stray_panics(&mut self, previous: Option<&str>) {
+        let stray = panics::take_thread_panics();
+        if stray.is_empty() {
+            return;
         }
-        self.reporter.borrow_mut().case_started(&member.id)?;
+        self.stray_panics += stray.len();
+        let after = previous.map_or(String::new(), |id| {
+            format!(", probably left running by `{id}`, which was already reported")
+        });
+        for panic in &stray {
+            eprintln!(
+                "knotmeter: {} between cases{after}; the run fails",
+                panic.describe()
+            );
+        }
+    }
+
+    fn pair(&mut self, base: &Case, member: &Case, report_base: bool) {
+        if report_base {
+            self.emit(|r| r.case_started(&base.id));
+        }
+        self.emit(|r| r.case_started(&member.id));
         let cfg = self.config(member, 2);
         let (base_end, member_end) = execute::pair(base, member, &cfg, &mut self.progress(member));
         if let (Some(Ok((b, _))), Some(Ok((m, _)))) = (&base_end, &member_end) {
@@ -163,13 +270,13 @@ impl Session<'_> {
                 Some(outcome) => outcome,
                 None => execute::single(base, &self.config(base, 1), &mut self.progress(base)),
             };
-            self.report(base, base_end)?;
+            self.report(base, base_end);
         }
         let member_end = match member_end {
             Some(outcome) => outcome,
             None => execute::single(member, &self.config(member, 1), &mut self.progress(member)),
         };
-        self.report(member, member_end)
+        self.report(member, member_end);
     }
 
     /// The measuring configuration of `case`, with `shares` cases' worth of time budget.
@@ -184,20 +291,18 @@ impl Session<'_> {
         }
     }
 
-    fn progress(&self, case: &Case) -> impl FnMut(u64, f64) {
-        let reporter = Rc::clone(&self.reporter);
+    fn progress(&self, case: &Case) -> impl FnMut(&Progress) {
+        let output = Rc::clone(&self.output);
         let id = case.id.clone();
-        move |samples, fraction| {
-            let _ = reporter.borrow_mut().progress(&id, samples, fraction);
-        }
+        move |progress| output.borrow_mut().emit(|r| r.progress(&id, progress))
     }
 
     /// Reports one case's outcome, then the benchmark's summary if it was its last case.
-    fn report(&mut self, case: &Case, outcome: Outcome) -> io::Result<()> {
+    fn report(&mut self, case: &Case, outcome: Outcome) {
         match outcome {
-            Ok((m, _)) if m.workload_ns.is_empty() => self.fail(&execute::cancelled(case))?,
-            Ok((m, twice)) => self.finish(case, m, twice)?,
-            Err(failure) => self.fail(&failure)?,
+            Ok((m, _)) if m.workload_ns.is_empty() => self.fail(&execute::cancelled(case)),
+            Ok((m, twice)) => self.finish(case, m, twice),
+            Err(failure) => self.fail(&failure),
         }
         let remaining = self.remaining.entry(case.bench_id.clone()).or_default();
         *remaining = remaining.saturating_sub(1);
@@ -208,13 +313,12 @@ impl Session<'_> {
                 .filter(|r| is_case_of(&r.id, &case.bench_id))
                 .collect();
             if let Some(summary) = analysis::summarise(&case.bench_id, case.def.name, &results) {
-                self.reporter.borrow_mut().bench_finished(&summary)?;
+                self.emit(|r| r.bench_finished(&summary));
             }
         }
-        Ok(())
     }
 
-    fn finish(&mut self, case: &Case, m: Measurement, twice: bool) -> io::Result<()> {
+    fn finish(&mut self, case: &Case, m: Measurement, twice: bool) {
         let cx = Context {
             timer: self.timer,
             target_precision: self.options.precision,
@@ -227,19 +331,28 @@ impl Session<'_> {
                  split it into two #[bench] functions",
             ));
         }
-        self.reporter.borrow_mut().case_finished(&result)?;
+        self.emit(|r| r.case_finished(&result));
         self.results.push(result);
-        Ok(())
     }
 
-    fn fail(&mut self, failure: &CaseFailure) -> io::Result<()> {
-        self.failed += 1;
-        self.reporter.borrow_mut().case_failed(failure)
+    fn fail(&mut self, failure: &CaseFailure) {
+        if failure.kind == FailureKind::Cancelled {
+            self.partial += 1;
+        } else {
+            self.failed += 1;
+        }
+        self.emit(|r| r.case_failed(failure));
     }
 
     fn exit_code(&self, summary: &RunSummary) -> ExitCode {
-        if summary.cancelled {
-            return ExitCode::from(INTERRUPTED);
+        if let Some(err) = &self.output.borrow().failed {
+            if !output::is_broken_pipe(err) {
+                eprintln!("knotmeter: cannot write the report, so the run stopped: {err}");
+                return ExitCode::FAILURE;
+            }
+        }
+        if let Some(status) = cancel::cause().and_then(Cause::exit_status) {
+            return ExitCode::from(status);
         }
         if let Some(limit) = self.options.fail_on_regression {
             let regressions: Vec<&BenchResult> = self
@@ -264,7 +377,7 @@ impl Session<'_> {
                 return ExitCode::FAILURE;
             }
         }
-        if summary.failed > 0 {
+        if summary.failed > 0 || self.stray_panics > 0 {
             ExitCode::FAILURE
         } else {
             ExitCode::SUCCESS
@@ -288,43 +401,71 @@ fn fnv1a(text: &str) -> u64 {
 }
 
 /// Test mode (no `--bench`, as under `cargo test`): each case runs once to prove it works,
-/// reported in libtest's words.
-pub(crate) fn run_once(cases: &[Case], timer: Timer) -> ExitCode {
-    println!(
-        "\nrunning {} benchmarks once (pass --bench to measure)",
-        cases.len()
-    );
+/// reported in libtest's words. Each case's line starts before it runs, so a crash names it.
+pub(crate) fn run_once(cases: &[Case], timer: Timer, mut out: ReportOut) -> ExitCode {
     let mut failures = Vec::new();
-    for case in cases {
-        let cfg = MeasureConfig {
-            timer,
-            budget: std::time::Duration::ZERO,
-            target_precision: 1.0,
-            seed: 0,
-            run_once: true,
-            cancel: &cancel::CANCEL,
+    let mut ran = 0;
+    let written = (|| -> io::Result<()> {
+        writeln!(
+            out,
+            "\nrunning {} benchmarks once (pass --bench to measure)",
+            cases.len()
+        )?;
+        for case in cases {
+            if cancel::requested() {
+                break;
+            }
+            write!(out, "test {} ... ", case.short_name())?;
+            out.flush()?;
+            let cfg = MeasureConfig {
+                timer,
+                budget: std::time::Duration::ZERO,
+                target_precision: 1.0,
+                seed: 0,
+                run_once: true,
+                cancel: &cancel::CANCEL,
+            };
+            let failure = execute::single(case, &cfg, &mut |_| {}).err();
+            ran += 1;
+            writeln!(out, "{}", if failure.is_some() { "FAILED" } else { "ok" })?;
+            failures.extend(failure);
+        }
+        for failure in &failures {
+            let at = failure
+                .location
+                .as_ref()
+                .map_or(String::new(), |l| format!(" at {l}"));
+            writeln!(out, "\n---- {} ----\n{}{at}", failure.id, failure.message)?;
+        }
+        if ran < cases.len() {
+            writeln!(
+                out,
+                "\ncancelled: {} benchmarks did not run",
+                cases.len() - ran
+            )?;
+        }
+        let status = if failures.is_empty() && ran == cases.len() {
+            "ok"
+        } else {
+            "FAILED"
         };
-        let failure = execute::single(case, &cfg, &mut |_, _| {}).err();
-        println!(
-            "test {} ... {}",
-            case.short_name(),
-            if failure.is_some() { "FAILED" } else { "ok" }
-        );
-        failures.extend(failure);
+        writeln!(
+            out,
+            "\ntest result: {status}. {} passed; {} failed; 0 ignored; 0 measured; 0 filtered out\n",
+            ran - failures.len(),
+            failures.len(),
+        )?;
+        out.flush()
+    })();
+    if let Err(err) = written {
+        if !output::is_broken_pipe(&err) {
+            eprintln!("knotmeter: cannot write the report: {err}");
+            return ExitCode::FAILURE;
+        }
     }
-    for failure in &failures {
-        let at = failure
-            .location
-            .as_ref()
-            .map_or(String::new(), |l| format!(" at {l}"));
-        println!("\n---- {} ----\n{}{at}", failure.id, failure.message);
+    if let Some(status) = cancel::cause().and_then(Cause::exit_status) {
+        return ExitCode::from(status);
     }
-    let status = if failures.is_empty() { "ok" } else { "FAILED" };
-    println!(
-        "\ntest result: {status}. {} passed; {} failed; 0 ignored; 0 measured; 0 filtered out\n",
-        cases.len() - failures.len(),
-        failures.len()
-    );
     if failures.is_empty() {
         ExitCode::SUCCESS
     } else {

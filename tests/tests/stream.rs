@@ -1,0 +1,138 @@
+//! The report stream cannot be corrupted by the benchmark (issue 10 §1): whatever the
+//! benchmarks print, to standard output or to descriptor 1, from the main thread, another
+//! thread or a child process, reaches standard error, and standard output carries the report
+//! alone, in every format. Read from the consumer's side: events from standard output, the
+//! benchmarks' own output from standard error.
+
+use std::process::{Command, Output};
+
+/// Every case of the `noisy` fixture, in run order.
+const CASES: [&str; 5] = [
+    "noisy::no_newline",
+    "noisy::forged_event",
+    "noisy::thread_printer",
+    "noisy::child_process",
+    "noisy::raw_descriptor",
+];
+
+/// What the benchmarks print, each of which must reach standard error and only it.
+const PRINTED: [&str; 5] = [
+    "x",
+    r#""message":"forged""#,
+    "tick 1 from a thread of the benchmark",
+    "from a child process",
+    "written to descriptor 1",
+];
+
+fn run(format: &str) -> Output {
+    let history = tempfile::tempdir().unwrap();
+    Command::new(env!("CARGO_BIN_EXE_noisy"))
+        .args(["--bench", "--quick", "--format", format])
+        .env("KNOTMETER_HISTORY", history.path().join("history.db"))
+        .output()
+        .expect("the fixture runs")
+}
+
+fn assert_printed_on_stderr_only(out: &Output) {
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    for printed in PRINTED {
+        assert!(
+            stderr.contains(printed),
+            "{printed:?} is not on stderr:\n{stderr}"
+        );
+    }
+    for printed in &PRINTED[1..] {
+        assert!(
+            !stdout.contains(printed),
+            "{printed:?} reached stdout:\n{stdout}"
+        );
+    }
+    assert!(!stdout.contains("tick"), "{stdout}");
+}
+
+#[test]
+fn print_without_newline_forged_events_threads_and_children_cannot_corrupt_jsonl() {
+    let out = run("jsonl");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_printed_on_stderr_only(&out);
+    let stdout = String::from_utf8(out.stdout.clone()).unwrap();
+    let events: Vec<serde_json::Value> = stdout
+        .lines()
+        .map(|line| {
+            serde_json::from_str(line).unwrap_or_else(|e| panic!("not an event ({e}): {line:?}"))
+        })
+        .collect();
+    assert_eq!(events.first().unwrap()["event"], "run_started");
+    let last = events.last().unwrap();
+    assert_eq!(last["event"], "run_finished");
+    assert_eq!(
+        (last["passed"].as_u64(), last["failed"].as_u64()),
+        (Some(5), Some(0))
+    );
+    let finished: Vec<&str> = events
+        .iter()
+        .filter(|e| e["event"] == "case_finished")
+        .map(|e| e["result"]["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(finished, CASES);
+    assert!(
+        !events.iter().any(|e| e["event"] == "case_failed"),
+        "{stdout}"
+    );
+    assert_eq!(
+        events
+            .iter()
+            .filter(|e| e["event"] == "run_finished")
+            .count(),
+        1
+    );
+}
+
+#[test]
+fn print_without_newline_forged_events_threads_and_children_cannot_corrupt_json() {
+    let out = run("json");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_printed_on_stderr_only(&out);
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stdout)));
+    let ids: Vec<&str> = report["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, CASES);
+    assert_eq!(report["failures"], serde_json::json!([]));
+}
+
+#[test]
+fn print_without_newline_forged_events_threads_and_children_cannot_corrupt_pretty() {
+    let out = run("pretty");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_printed_on_stderr_only(&out);
+    let stdout = String::from_utf8(out.stdout.clone()).unwrap();
+    for id in CASES {
+        let label = id.trim_start_matches("noisy::");
+        assert!(
+            stdout
+                .lines()
+                .any(|line| line.starts_with(label) && line.contains(" ns")),
+            "no row for {label}:\n{stdout}"
+        );
+    }
+    let last = stdout.lines().last().unwrap();
+    assert!(last.starts_with("5 passed, 0 failed in "), "{stdout}");
+}
