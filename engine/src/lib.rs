@@ -87,6 +87,7 @@ mod bencher;
 mod cancel;
 mod cli;
 mod compare;
+mod harness;
 mod manifest;
 mod measure;
 mod output;
@@ -117,12 +118,34 @@ pub use std::hint::black_box;
 pub use knotmeter_macros::bench;
 
 /// Defines `fn main` for a bench target: parses the command line and runs every registered
-/// benchmark. Put `knotmeter::main!();` at the end of each `benches/*.rs` file.
+/// benchmark. Put `knotmeter::main!();` at the end of each `benches/*.rs` file, and give the
+/// target `harness = false` in Cargo.toml:
+///
+/// ```toml
+/// [[bench]]
+/// name = "demo"
+/// harness = false
+/// ```
+///
+/// Without it, cargo builds the target with libtest's harness, which would never call this
+/// `main`; the build then fails with a message that says what to add.
 #[macro_export]
 macro_rules! main {
     () => {
         fn main() -> ::std::process::ExitCode {
             $crate::__private::main(::std::cfg!(debug_assertions))
+        }
+
+        /// Fails the build when cargo compiles this target with libtest's harness, which would
+        /// never call the `main` above: `#[test]` keeps this function only under `--test`, and
+        /// cargo sets `CARGO_TARGET_TMPDIR` only for bench and test targets (not for the
+        /// unit tests of a binary, which are fine). See `knotmeter::__private::check_harness`.
+        #[test]
+        fn knotmeter_harness_check() {
+            const _: () = $crate::__private::check_harness(
+                ::std::option_env!("CARGO_TARGET_TMPDIR").is_some(),
+                ::std::file!(),
+            );
         }
     };
 }
@@ -130,6 +153,7 @@ macro_rules! main {
 /// What the macros' output needs. Not public API: no SemVer guarantees.
 #[doc(hidden)]
 pub mod __private {
+    pub use crate::harness::check as check_harness;
     pub use crate::registry::{BenchDef, BENCHES};
     pub use crate::Bencher;
     pub use linkme;
