@@ -4,11 +4,13 @@
 use std::io::{BufRead, BufReader};
 use std::process::{Child, ChildStdout, Command, Stdio};
 
+/// Runs `plain` then `sized/10` with a budget so long (a precision stop needs a tenth of it)
+/// that `plain` is still sampling when the test cancels, however slow the machine.
 fn spawn(extra: &[&str]) -> (Child, std::io::Lines<BufReader<ChildStdout>>) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_fixture"))
         .arg("--no-history")
         .args([
-            "--bench", "--format", "jsonl", "--time", "30", "--exact", "plain", "sized/10",
+            "--bench", "--format", "jsonl", "--time", "600", "--exact", "plain", "sized/10",
         ])
         .args(extra)
         .stdin(Stdio::piped())
