@@ -238,9 +238,11 @@ fn a_closed_pipe_ends_the_run_quietly() {
     use std::process::Stdio;
     let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_fixture"))
         .env("KNOTMETER_HISTORY", history_file())
+        // About a second per case: the reader is gone long before the run could end.
         .args([
             "--bench",
-            "--quick",
+            "--time",
+            "1",
             "--exact",
             "plain",
             "sized/10",

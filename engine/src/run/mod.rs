@@ -10,13 +10,15 @@
 //! pipe ends the run quietly, as `cargo bench | head` expects.
 
 mod compare_run;
+mod emit;
 mod execute;
+mod once;
 mod panics;
 mod plan;
 
 use std::cell::RefCell;
 use std::collections::HashMap;
-use std::io::{self, Write};
+use std::io;
 use std::process::ExitCode;
 use std::rc::Rc;
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
@@ -25,45 +27,22 @@ use knotmeter_protocol::{
     BenchResult, CaseFailure, FailureKind, Manifest, RunSummary, Verdict, Warning,
 };
 
+pub(crate) use once::run_once;
 pub(crate) use panics::install as install_panic_hook;
 
 use crate::analysis::{self, Context};
 use crate::cancel::{self, Cause};
-use crate::cli::{self, Options};
+use crate::cli::Options;
 use crate::compare::Pending;
 use crate::manifest::manifest;
 use crate::measure::{MeasureConfig, Measurement, Progress, Timer};
-use crate::output::{self, ReportOut};
+use crate::output::ReportOut;
 use crate::registry::Case;
-use crate::report::{self, Reporter};
+use crate::report::Reporter;
 use crate::store::Store;
+use emit::Output;
 use execute::Outcome;
 use plan::Step;
-
-/// The reporter, and the first error met writing the report.
-struct Output {
-    reporter: Box<dyn Reporter + Send>,
-    failed: Option<io::Error>,
-}
-
-impl Output {
-    /// Hands `event` to the reporter, unless writing already failed. The first failure
-    /// cancels the run: nobody can read what it would measure.
-    fn emit(&mut self, event: impl FnOnce(&mut dyn Reporter) -> io::Result<()>) {
-        if self.failed.is_some() {
-            return;
-        }
-        if let Err(err) = event(self.reporter.as_mut()) {
-            cancel::cancel(Cause::OutputFailed);
-            self.failed = Some(err);
-        }
-    }
-}
-
-/// The manifest of a run with these settings.
-fn run_manifest(options: &Options, timer: &Timer, debug_assertions: bool, seed: u64) -> Manifest {
-    manifest(timer, debug_assertions, seed, options)
-}
 
 /// The seed of the sample-length jitter: `--seed`, or from the clock.
 fn seed(options: &Options) -> u64 {
@@ -83,14 +62,8 @@ pub(crate) fn report_empty(
     debug_assertions: bool,
     out: ReportOut,
 ) -> ExitCode {
-    let color = options
-        .color
-        .unwrap_or_else(|| cli::auto_color(out.is_terminal()));
-    let mut output = Output {
-        reporter: report::reporter(options.format, Box::new(out), color, false),
-        failed: None,
-    };
-    let manifest = run_manifest(options, &timer, debug_assertions, seed(options));
+    let mut output = Output::new(options, out);
+    let manifest = manifest(&timer, debug_assertions, seed(options), options);
     output.emit(|r| r.run_started(&manifest, &[]));
     output.emit(|r| {
         r.run_finished(&RunSummary {
@@ -101,12 +74,10 @@ pub(crate) fn report_empty(
             wall_ns: 0.0,
         })
     });
-    match output.failed {
-        Some(err) if !output::is_broken_pipe(&err) => {
-            eprintln!("knotmeter: cannot write the report: {err}");
-            ExitCode::FAILURE
-        }
-        _ => ExitCode::SUCCESS,
+    if output.failed_loudly() {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
     }
 }
 
@@ -120,19 +91,12 @@ pub(crate) fn measure_all(
     out: ReportOut,
 ) -> ExitCode {
     let seed = seed(options);
-    let color = options
-        .color
-        .unwrap_or_else(|| cli::auto_color(out.is_terminal()));
-    let live = out.is_terminal();
     let mut session = Session {
         options,
         timer,
         seed,
-        manifest: run_manifest(options, &timer, debug_assertions, seed),
-        output: Rc::new(RefCell::new(Output {
-            reporter: report::reporter(options.format, Box::new(out), color, live),
-            failed: None,
-        })),
+        manifest: manifest(&timer, debug_assertions, seed, options),
+        output: Rc::new(RefCell::new(Output::new(options, out))),
         results: Vec::new(),
         failed: 0,
         partial: 0,
@@ -345,13 +309,17 @@ impl Session<'_> {
     }
 
     fn exit_code(&self, summary: &RunSummary) -> ExitCode {
-        if let Some(err) = &self.output.borrow().failed {
-            if !output::is_broken_pipe(err) {
-                eprintln!("knotmeter: cannot write the report, so the run stopped: {err}");
-                return ExitCode::FAILURE;
-            }
+        if self.output.borrow().failed_loudly() {
+            return ExitCode::FAILURE;
         }
-        if let Some(status) = cancel::cause().and_then(Cause::exit_status) {
+        // The status follows what the report said: a cancel that came after `run_finished`
+        // changed nothing.
+        let cancelled_by = summary
+            .cancelled
+            .then(cancel::cause)
+            .flatten()
+            .and_then(Cause::exit_status);
+        if let Some(status) = cancelled_by {
             return ExitCode::from(status);
         }
         if let Some(limit) = self.options.fail_on_regression {
@@ -398,77 +366,4 @@ fn fnv1a(text: &str) -> u64 {
     text.bytes().fold(0xcbf2_9ce4_8422_2325, |hash, byte| {
         (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3)
     })
-}
-
-/// Test mode (no `--bench`, as under `cargo test`): each case runs once to prove it works,
-/// reported in libtest's words. Each case's line starts before it runs, so a crash names it.
-pub(crate) fn run_once(cases: &[Case], timer: Timer, mut out: ReportOut) -> ExitCode {
-    let mut failures = Vec::new();
-    let mut ran = 0;
-    let written = (|| -> io::Result<()> {
-        writeln!(
-            out,
-            "\nrunning {} benchmarks once (pass --bench to measure)",
-            cases.len()
-        )?;
-        for case in cases {
-            if cancel::requested() {
-                break;
-            }
-            write!(out, "test {} ... ", case.short_name())?;
-            out.flush()?;
-            let cfg = MeasureConfig {
-                timer,
-                budget: std::time::Duration::ZERO,
-                target_precision: 1.0,
-                seed: 0,
-                run_once: true,
-                cancel: &cancel::CANCEL,
-            };
-            let failure = execute::single(case, &cfg, &mut |_| {}).err();
-            ran += 1;
-            writeln!(out, "{}", if failure.is_some() { "FAILED" } else { "ok" })?;
-            failures.extend(failure);
-        }
-        for failure in &failures {
-            let at = failure
-                .location
-                .as_ref()
-                .map_or(String::new(), |l| format!(" at {l}"));
-            writeln!(out, "\n---- {} ----\n{}{at}", failure.id, failure.message)?;
-        }
-        if ran < cases.len() {
-            writeln!(
-                out,
-                "\ncancelled: {} benchmarks did not run",
-                cases.len() - ran
-            )?;
-        }
-        let status = if failures.is_empty() && ran == cases.len() {
-            "ok"
-        } else {
-            "FAILED"
-        };
-        writeln!(
-            out,
-            "\ntest result: {status}. {} passed; {} failed; 0 ignored; 0 measured; 0 filtered out\n",
-            ran - failures.len(),
-            failures.len(),
-        )?;
-        out.flush()
-    })();
-    if let Err(err) = written {
-        if !output::is_broken_pipe(&err) {
-            eprintln!("knotmeter: cannot write the report: {err}");
-            return ExitCode::FAILURE;
-        }
-    }
-    if let Some(status) = cancel::cause().and_then(Cause::exit_status) {
-        return ExitCode::from(status);
-    }
-    if failures.is_empty() {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::FAILURE
-    }
 }
