@@ -99,9 +99,14 @@ pub(crate) fn cause() -> Option<Cause> {
 pub(crate) fn requested() -> bool {
     let cancelled = CANCEL.load(Ordering::Relaxed);
     if cancelled {
-        SEEN.store(true, Ordering::Relaxed);
+        reached_boundary();
     }
     cancelled
+}
+
+/// Tells the watchdog that the run saw the cancel at a sample boundary or between cases.
+pub(crate) fn reached_boundary() {
+    SEEN.store(true, Ordering::SeqCst);
 }
 
 /// Installs the signal handlers and, with `stdin_cancel`, the standard-input watcher.

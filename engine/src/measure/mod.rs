@@ -42,9 +42,14 @@ pub(crate) struct MeasureConfig {
 }
 
 impl MeasureConfig {
-    /// True once cancellation was requested.
+    /// True once cancellation was requested. Asked only at sample boundaries, so a true
+    /// answer also tells the watchdog that the benchmark is not stuck.
     pub(crate) fn cancelled(&self) -> bool {
-        self.cancel.load(Ordering::Relaxed)
+        let cancelled = self.cancel.load(Ordering::Relaxed);
+        if cancelled {
+            crate::cancel::reached_boundary();
+        }
+        cancelled
     }
 }
 
