@@ -10,6 +10,12 @@
 //! output. (Consumers read events from standard output and the benchmark's own output from
 //! standard error: docs/json-format.md describes this as part of the protocol.)
 //!
+//! Why this and not a pipe the daemon passes in: a dedicated descriptor would protect only the
+//! runs a tool sets up for, while `cargo bench -- --format json > report.json` needs the same
+//! guarantee; moving descriptor 1 protects every consumer, needs no negotiation, and keeps the
+//! contract consumers already had (events on standard output, everything else on standard
+//! error).
+//!
 //! [`ReportOut`] buffers what the reporter writes and hands it to the descriptor on `flush`,
 //! so a reporter that flushes once per event writes each event with one `write`.
 //!
