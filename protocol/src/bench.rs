@@ -47,8 +47,14 @@ pub struct BenchResult {
     /// Allocations per operation; `null` unless the bench binary installs
     /// `knotmeter::CountingAlloc` as its global allocator.
     pub allocations: Option<Allocations>,
-    /// Raw per-operation timings, before overhead subtraction, in nanoseconds.
+    /// Raw per-operation timings, before overhead subtraction, in nanoseconds. In a result read
+    /// back from the history store they are evenly spaced order statistics (see [`RawSamples`]).
     pub raw: RawSamples,
+    /// When the result was stored in the history, in seconds since the Unix epoch: set on a
+    /// result read back from the store (the daemon shows those after a restart), absent on a
+    /// result just measured.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stored_at: Option<u64>,
 }
 
 /// Heap allocations made by one operation, counted outside the timed samples.
@@ -111,6 +117,11 @@ pub struct Overhead {
 }
 
 /// Raw per-operation timings in nanoseconds, in the order they were taken. Bounded in size.
+///
+/// The history store keeps a compact form: each vector sorted ascending and, when it held more
+/// than the store's limit, reduced to that many evenly spaced order statistics (its minimum,
+/// its median and its maximum among them). A stored result's `samples` still counts what was
+/// measured. See `docs/history.md`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct RawSamples {

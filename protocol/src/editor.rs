@@ -20,6 +20,7 @@
 //! | `knotmeter/runEnd` | notification to the editor | [`RunEndParams`] | |
 //! | `knotmeter/cancel` | request to the daemon | [`CancelParams`] | `null` |
 //! | `knotmeter/history` | request to the daemon | [`HistoryParams`] | [`HistoryResult`] |
+//! | `knotmeter/stored` | notification to the editor | [`StoredParams`] | |
 
 use serde::{Deserialize, Serialize};
 
@@ -120,6 +121,17 @@ impl Request for HistoryRequest {
     const METHOD: &'static str = "knotmeter/history";
     type Params = HistoryParams;
     type Result = HistoryResult;
+}
+
+/// `knotmeter/stored`: the last stored result of each benchmark case the history holds, sent
+/// once the daemon has read it (after it starts, before anything is run). Live results from
+/// `knotmeter/runState` replace them.
+#[derive(Debug)]
+pub enum StoredNotification {}
+
+impl Notification for StoredNotification {
+    const METHOD: &'static str = "knotmeter/stored";
+    type Params = StoredParams;
 }
 
 /// The command of the "▶ Run" code lens. Its one argument is a [`RunParams`]; a client may
@@ -350,6 +362,15 @@ pub struct HistoryParams {
 pub struct HistoryResult {
     /// Newest first. Empty when there is no history (yet).
     pub points: Vec<HistoryPoint>,
+}
+
+/// Params of `knotmeter/stored`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
+pub struct StoredParams {
+    /// The latest complete (not partial) stored result of each case, each with its
+    /// `stored_at`. Cases never stored are absent.
+    pub results: Vec<BenchResult>,
 }
 
 /// The daemon's settings: the `initializationOptions` of `initialize`, and the `settings`

@@ -1,7 +1,8 @@
-//! What the history store hands to charts: one point per recorded run of a case.
+//! What the history store hands out: one point per recorded result of a case (for charts and
+//! `knotmeter history ID`), and one summary per recorded run (`knotmeter history`).
 //!
-//! The store (the knotmeter-history crate) builds these; the daemon sends them to the editor
-//! in the result of `knotmeter/history`, and `knotmeter history ID` prints them.
+//! The store (the knotmeter-history crate) builds these; the daemon sends points to the editor
+//! in the result of `knotmeter/history`, and `knotmeter history` prints both.
 
 use std::fmt;
 
@@ -22,6 +23,42 @@ pub struct HistoryRunId(pub i64);
 impl fmt::Display for HistoryRunId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         self.0.fmt(f)
+    }
+}
+
+/// How a recorded run ended. A run is recorded when it starts and each case is stored when it
+/// finishes, so a run that never ended still holds the cases it finished.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
+#[serde(rename_all = "snake_case")]
+pub enum RunStatus {
+    /// Still measuring: its process is alive.
+    Running,
+    /// Every selected case was run (some may have failed).
+    #[default]
+    Complete,
+    /// Stopped by the user (Ctrl-C, SIGTERM, a cancel from the editor).
+    Cancelled,
+    /// Its process ended without closing the run: a crash, an abort, `process::exit`, a kill
+    /// (a per-case timeout), running out of memory.
+    Interrupted,
+}
+
+impl RunStatus {
+    /// The status as one lowercase word, as it is stored and printed.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RunStatus::Running => "running",
+            RunStatus::Complete => "complete",
+            RunStatus::Cancelled => "cancelled",
+            RunStatus::Interrupted => "interrupted",
+        }
+    }
+}
+
+impl fmt::Display for RunStatus {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
     }
 }
 
@@ -49,4 +86,44 @@ pub struct HistoryPoint {
     pub high_ns: f64,
     /// The verdict of the comparison made during that run, if one was made.
     pub verdict: Option<Verdict>,
+    /// How the run ended. Absent from daemons of knotmeter 0.1.0, as are the fields below.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<RunStatus>,
+    /// The case was cut short by a cancel: never used as a baseline.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub partial: Option<bool>,
+    /// The run's time budget per case, in milliseconds (100 is `--quick`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub budget_ms: Option<u64>,
+    /// When the result was stored, in seconds since the Unix epoch.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stored_at: Option<u64>,
+}
+
+/// One recorded run, as `knotmeter history` lists it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct HistoryRun {
+    /// The run.
+    pub run: HistoryRunId,
+    /// The run's start, in seconds since the Unix epoch.
+    pub timestamp: u64,
+    /// When the run was closed, in seconds since the Unix epoch; absent while it runs and for a
+    /// run that never closed.
+    pub ended_at: Option<u64>,
+    /// How the run ended.
+    pub status: RunStatus,
+    /// The time budget per case, in milliseconds (100 is `--quick`).
+    pub budget_ms: u64,
+    /// The run's git commit, where there was one.
+    pub git_commit: Option<String>,
+    /// The run's machine key: only runs with equal keys are comparable.
+    pub machine_key: String,
+    /// The baseline name the run was saved under, if any.
+    pub baseline: Option<String>,
+    /// Results stored for the run.
+    pub results: u64,
+    /// Of those, results cut short by a cancel.
+    pub partial: u64,
 }

@@ -29,7 +29,7 @@ pub use bench::{
     Verdict, Warning,
 };
 pub use event::{CaseFailure, Event, FailureKind, RunSummary};
-pub use history::{HistoryPoint, HistoryRunId};
+pub use history::{HistoryPoint, HistoryRun, HistoryRunId, RunStatus};
 pub use ids::{canonical_arg, case_id};
 pub use list::{ListDocument, ListEntry};
 pub use manifest::{Manifest, TimerInfo};

@@ -52,6 +52,7 @@ fn generate() -> String {
     notification::<editor::RunEndNotification>("runEnd", &mut out);
     method::<editor::CancelRequest>("cancel", &mut out);
     method::<editor::HistoryRequest>("history", &mut out);
+    notification::<editor::StoredNotification>("stored", &mut out);
     out.push_str("} as const;\n\n");
     out.push_str(&format!(
         "/** The command of the \"▶ Run\" code lens; its argument is a `RunParams`. */\n\
@@ -78,9 +79,12 @@ fn generate() -> String {
         editor::CancelParams,
         editor::HistoryParams,
         editor::HistoryResult,
+        editor::StoredParams,
         editor::Settings,
         HistoryRunId,
+        RunStatus,
         HistoryPoint,
+        HistoryRun,
         BenchResult,
         Estimate,
         Quantiles,

@@ -11,6 +11,7 @@ export const Methods = {
   runEnd: "knotmeter/runEnd",
   cancel: "knotmeter/cancel",
   history: "knotmeter/history",
+  stored: "knotmeter/stored",
 } as const;
 
 /** The command of the "▶ Run" code lens; its argument is a `RunParams`. */
@@ -226,6 +227,16 @@ export type HistoryResult = {
 points: Array<HistoryPoint>, };
 
 /**
+ * Params of `knotmeter/stored`.
+ */
+export type StoredParams = { 
+/**
+ * The latest complete (not partial) stored result of each case, each with its
+ * `stored_at`. Cases never stored are absent.
+ */
+results: Array<BenchResult>, };
+
+/**
  * The daemon's settings: the `initializationOptions` of `initialize`, and the `settings`
  * of `workspace/didChangeConfiguration` (either this object itself or `{"knotmeter": ...}`).
  * Absent fields keep their current value.
@@ -263,6 +274,12 @@ cancelGraceMs?: number | null, };
  * since it started.
  */
 export type HistoryRunId = number;
+
+/**
+ * How a recorded run ended. A run is recorded when it starts and each case is stored when it
+ * finishes, so a run that never ended still holds the cases it finished.
+ */
+export type RunStatus = "running" | "complete" | "cancelled" | "interrupted";
 
 /**
  * One case's result in one recorded run, reduced to what a chart or `knotmeter history ID`
@@ -304,7 +321,69 @@ highNs: number,
 /**
  * The verdict of the comparison made during that run, if one was made.
  */
-verdict: Verdict | null, };
+verdict: Verdict | null, 
+/**
+ * How the run ended. Absent from daemons of knotmeter 0.1.0, as are the fields below.
+ */
+status?: RunStatus | null, 
+/**
+ * The case was cut short by a cancel: never used as a baseline.
+ */
+partial?: boolean | null, 
+/**
+ * The run's time budget per case, in milliseconds (100 is `--quick`).
+ */
+budgetMs?: number | null, 
+/**
+ * When the result was stored, in seconds since the Unix epoch.
+ */
+storedAt?: number | null, };
+
+/**
+ * One recorded run, as `knotmeter history` lists it.
+ */
+export type HistoryRun = { 
+/**
+ * The run.
+ */
+run: HistoryRunId, 
+/**
+ * The run's start, in seconds since the Unix epoch.
+ */
+timestamp: number, 
+/**
+ * When the run was closed, in seconds since the Unix epoch; absent while it runs and for a
+ * run that never closed.
+ */
+endedAt: number | null, 
+/**
+ * How the run ended.
+ */
+status: RunStatus, 
+/**
+ * The time budget per case, in milliseconds (100 is `--quick`).
+ */
+budgetMs: number, 
+/**
+ * The run's git commit, where there was one.
+ */
+gitCommit: string | null, 
+/**
+ * The run's machine key: only runs with equal keys are comparable.
+ */
+machineKey: string, 
+/**
+ * The baseline name the run was saved under, if any.
+ */
+baseline: string | null, 
+/**
+ * Results stored for the run.
+ */
+results: number, 
+/**
+ * Of those, results cut short by a cancel.
+ */
+partial: number, };
 
 /**
  * Everything measured for one case. The same object appears in `--format json`'s `results`,
@@ -390,9 +469,16 @@ comparison: Comparison | null,
  */
 allocations: Allocations | null, 
 /**
- * Raw per-operation timings, before overhead subtraction, in nanoseconds.
+ * Raw per-operation timings, before overhead subtraction, in nanoseconds. In a result read
+ * back from the history store they are evenly spaced order statistics (see [`RawSamples`]).
  */
-raw: RawSamples, };
+raw: RawSamples, 
+/**
+ * When the result was stored in the history, in seconds since the Unix epoch: set on a
+ * result read back from the store (the daemon shows those after a restart), absent on a
+ * result just measured.
+ */
+stored_at?: number | null, };
 
 /**
  * The per-operation estimate of a case, in nanoseconds.
@@ -472,6 +558,11 @@ capped: number, };
 
 /**
  * Raw per-operation timings in nanoseconds, in the order they were taken. Bounded in size.
+ *
+ * The history store keeps a compact form: each vector sorted ascending and, when it held more
+ * than the store's limit, reduced to that many evenly spaced order statistics (its minimum,
+ * its median and its maximum among them). A stored result's `samples` still counts what was
+ * measured. See `docs/history.md`.
  */
 export type RawSamples = { 
 /**
