@@ -7,44 +7,61 @@
 //!   `<cargo target dir>/knotmeter/history.db`, so `cargo clean` forgets it together with the
 //!   builds it measured. `KNOTMETER_HISTORY` names another file. [`resolve_path`] applies the
 //!   rule; the store creates the parent directories.
-//! * **Writers and readers at once.** The engine writes while the daemon and the CLI read.
-//!   The file is in WAL mode (readers never block the writer nor each other) and every
-//!   connection waits up to [`BUSY_TIMEOUT`] for a lock instead of failing with
-//!   `SQLITE_BUSY`. A run is recorded in one transaction: readers see all of it or none.
+//! * **Results are stored as they are measured.** A run is recorded when it starts
+//!   ([`History::begin_run`]), each case when it finishes ([`History::record_result`], one short
+//!   transaction), and the run is closed at the end ([`History::end_run`]) as `complete` or
+//!   `cancelled`. A process that crashes, aborts or is killed keeps every case it finished; its
+//!   run reads as `interrupted`. A case cut short by a cancel is stored `partial` and is never
+//!   a baseline.
+//! * **Writers and readers at once.** The file is in WAL mode (readers never block the writer
+//!   nor each other). A writer that finds the write lock taken waits up to [`BUSY_TIMEOUT`]
+//!   ([`History::set_lock_wait`] changes it), and stops waiting at once when the flag given to
+//!   [`History::give_up_waiting_when`] is set, so a cancelled run never sits out a lock.
 //! * **A versioned schema.** `PRAGMA application_id` holds [`APPLICATION_ID`], so a file that
 //!   belongs to another program is recognised; `PRAGMA user_version` holds the schema version,
 //!   and opening for writing migrates an older file forward in place, keeping its data (see
-//!   the `schema` module for versions 1 and 2).
-//! * **Never destroy what is not ours.** A file that is not an SQLite database, an SQLite
-//!   database of another program, and a history written by a newer knotmeter are each an
-//!   error ([`HistoryError::Corrupt`], [`HistoryError::Foreign`], [`HistoryError::TooNew`]);
-//!   nothing is written to them. [`History::open_or_move_aside`] renames a corrupt or
-//!   foreign file to `history.db.corrupt-<unix time>` and starts afresh, telling the caller
-//!   through [`MovedAside`].
-//! * **Results are stored whole.** Each case's [`knotmeter_protocol::BenchResult`] is kept as
-//!   JSON, so nothing the engine measured is lost and new protocol fields need no migration;
-//!   the columns queries filter and sort on (case id, machine key, median, interval, verdict)
-//!   are copied out beside it. Raw samples are thinned to at most [`MAX_STORED_SAMPLES`] per
-//!   vector (see [`thin_samples`]) so the file stays small.
-//! * **Comparable means same machine and build.** Each run carries a [`machine_key`] built
-//!   from its manifest; lookups of earlier results only match runs with the same key.
+//!   the `schema` module for versions 1 to 3).
+//! * **Never destroy, never wedge.** Whose a file is, is decided from its bytes before SQLite
+//!   opens it (SQLite creates companion files even for a read-only open): another program's
+//!   file, or a history of a newer knotmeter, is never opened, written, moved, or given
+//!   companion files ([`HistoryError::Foreign`], [`HistoryError::TooNew`]). A history that
+//!   SQLite's `quick_check` finds damaged is not written ([`HistoryError::Corrupt`]) but can
+//!   still be read. Nothing is ever moved aside without the user: the errors say which
+//!   commands would. A write cut short by a kill (a hot journal) is rolled back by the next
+//!   writer, and a reader recovers it too.
+//! * **Results are stored whole, samples compactly.** Each case's
+//!   [`knotmeter_protocol::BenchResult`] is kept as JSON, so nothing the engine computed is
+//!   lost and new protocol fields need no migration; the columns queries filter and sort on
+//!   (case id, machine key, median, interval, verdict, partial) are copied out beside it. Raw
+//!   samples are kept as sorted, evenly spaced order statistics ([`stored_samples`]): what the
+//!   before/after rank tests and the editor's distribution need, in about 3 KB per result.
+//! * **Comparable means same machine, build and budget.** Each run carries a [`machine_key`]
+//!   built from its manifest; lookups of earlier results only match runs with the same key.
+//! * **Bounded.** [`History::prune_plan`] and [`History::prune`] keep the newest results of
+//!   each case and every named baseline, and shrink the file.
 
 #![deny(missing_docs)]
 
-mod aside;
+mod connect;
 mod error;
 mod machine;
 mod model;
+mod os;
 mod path;
+mod prune;
+mod read;
+mod recognise;
 mod samples;
 mod schema;
 mod store;
+mod write;
 
-pub use aside::MovedAside;
+pub use connect::BUSY_TIMEOUT;
 pub use error::HistoryError;
 pub use machine::machine_key;
-pub use model::{HistoryPoint, RunId, StoredResult};
+pub use model::{BaselineRun, HistoryPoint, HistoryRun, RunId, RunStatus, StoredResult};
 pub use path::{resolve_path, target_dir_from_exe, HISTORY_ENV};
-pub use samples::{thin_samples, MAX_STORED_SAMPLES};
+pub use prune::{PrunePlan, Pruned, Retention};
+pub use samples::{stored_samples, STORED_BASELINE_SAMPLES, STORED_WORKLOAD_SAMPLES};
 pub use schema::{APPLICATION_ID, SCHEMA_VERSION};
-pub use store::{History, BUSY_TIMEOUT};
+pub use store::History;

@@ -10,10 +10,16 @@ use knotmeter_protocol::BenchResult;
 /// name this crate has always used. Larger ids were recorded later.
 pub use knotmeter_protocol::HistoryRunId as RunId;
 
-/// One case's result in one run, reduced to what a chart or `knotmeter history ID` shows. It
-/// is a wire type (the result of the editor's `knotmeter/history`), so it lives in the
-/// protocol crate.
+/// One case's result in one recorded run, reduced to what a chart or `knotmeter history ID`
+/// shows. It is a wire type (the result of the editor's `knotmeter/history`), so it lives in
+/// the protocol crate.
 pub use knotmeter_protocol::HistoryPoint;
+
+/// One recorded run, as `knotmeter history` lists it (a wire type too).
+pub use knotmeter_protocol::HistoryRun;
+
+/// How a recorded run ended (a wire type too).
+pub use knotmeter_protocol::RunStatus;
 
 /// One case's result as it was recorded, with the run it belongs to.
 #[derive(Debug, Clone, PartialEq)]
@@ -24,6 +30,20 @@ pub struct StoredResult {
     pub timestamp: u64,
     /// The run's `git rev-parse HEAD`, where there was one.
     pub git_commit: Option<String>,
-    /// The result, with its raw samples thinned to at most [`crate::MAX_STORED_SAMPLES`].
+    /// The result in its stored form: raw samples as sorted, evenly spaced order statistics
+    /// (see [`crate::stored_samples`]) and `stored_at` set.
     pub result: BenchResult,
+}
+
+/// The latest run saved under a baseline name on one machine key.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BaselineRun {
+    /// The baseline name (`--save-baseline NAME`).
+    pub name: String,
+    /// The latest run saved under it with this machine key.
+    pub run: RunId,
+    /// That run's start, in seconds since the Unix epoch.
+    pub timestamp: u64,
+    /// The machine key of the run.
+    pub machine_key: String,
 }

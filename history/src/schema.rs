@@ -24,12 +24,29 @@
 //!   run N", is answered from one index on `(case_id, machine_key, run_id)`. It replaces
 //!   version 1's index on `case_id` alone.
 //!
+//! # Version 3
+//!
+//! Runs are recorded as they go: the run row is written when the run starts, each result when
+//! its case finishes, and the run is closed at the end.
+//!
+//! * `runs.status`: `running`, `complete`, `cancelled` or `interrupted` (existing runs are
+//!   `complete`: earlier versions stored only complete runs). A `running` run whose process
+//!   (`runs.pid`) is gone reads as `interrupted`.
+//! * `runs.pid`, `runs.ended_at`: the process that records the run, and when it was closed.
+//! * `runs.budget_ms`: the time budget per case, copied from the manifest (for listings).
+//! * `results.partial`: the case was cut short by a cancel; never used as a baseline. Filled
+//!   in from the stored JSON for existing rows.
+//! * `results.stored_at`: when the result was stored (NULL for rows of earlier versions,
+//!   which read as their run's start).
+//!
 //! # Recognising a file
 //!
-//! A file whose `application_id` is ours is a history; if its version is newer than this
-//! code's, it is left alone. A file with `application_id` 0 and no tables is empty and
-//! becomes a history. Anything else — another `application_id`, or tables in a file without
-//! ours — belongs to another program.
+//! Before SQLite opens a file, the `recognise` module decides from its bytes whether it is a
+//! history, an empty database, or another program's file. Once it is open, [`inspect`] checks
+//! the same facts through SQLite: a file whose `application_id` is ours is a history; if its
+//! version is newer than this code's, it is left alone. A file with `application_id` 0 and no
+//! tables is empty and becomes a history. Anything else — another `application_id`, or tables
+//! in a file without ours — belongs to another program.
 
 use rusqlite::Connection;
 
@@ -67,6 +84,15 @@ const MIGRATIONS: &[&str] = &[
     UPDATE results SET machine_key = (SELECT machine_key FROM runs WHERE runs.id = results.run_id);
     DROP INDEX results_by_case;
     CREATE INDEX results_by_case_machine_run ON results(case_id, machine_key, run_id);",
+    // 2 -> 3: runs recorded as they go, partial results marked, when each result was stored.
+    "ALTER TABLE runs ADD COLUMN status TEXT NOT NULL DEFAULT 'complete';
+    ALTER TABLE runs ADD COLUMN pid INTEGER;
+    ALTER TABLE runs ADD COLUMN ended_at INTEGER;
+    ALTER TABLE runs ADD COLUMN budget_ms INTEGER NOT NULL DEFAULT 0;
+    UPDATE runs SET budget_ms = coalesce(json_extract(manifest, '$.budget_ms'), 0);
+    ALTER TABLE results ADD COLUMN partial INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE results ADD COLUMN stored_at INTEGER;
+    UPDATE results SET partial = 1 WHERE json_extract(result, '$.partial') = 1;",
 ];
 
 /// The tables every version of the schema has.

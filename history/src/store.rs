@@ -1,62 +1,59 @@
-//! The store: opening a history file, recording runs and looking results up.
+//! The store: opening a history file for writing or for reading.
 //!
-//! Opening for writing looks before it writes. A non-empty file must start with SQLite's
-//! header; it is then inspected through a read-only connection (which writes nothing, not
-//! even a checkpoint of another program's WAL) and only when it is empty or a history of a
-//! known version is it opened for writing, switched to WAL mode and migrated. The migration
-//! check is repeated inside an immediate (write-locked) transaction, so two processes
-//! opening a new file at once create the schema once.
+//! Opening looks before it touches. The `recognise` module decides from the file's bytes (and
+//! its journal or WAL) whether it is a history, holds nothing yet, or is something else; only
+//! a history or an empty file is handed to SQLite. Then:
 //!
-//! Writes take the write lock up front (`BEGIN IMMEDIATE`) and every connection has a busy
-//! timeout of [`BUSY_TIMEOUT`]: a writer waits for another writer instead of failing, and in
-//! WAL mode readers never wait for writers. Everything a run needs is serialised and checked
-//! before the lock is taken, so the lock is held only for the inserts.
+//! * **for writing** ([`History::open`]) the file is opened read-write, which lets SQLite roll
+//!   back a hot journal left by a writer killed while it created the file. A new file gets its
+//!   schema and application id in one transaction, in rollback-journal mode, and only then
+//!   switches to WAL mode, so a file never holds knotmeter's data without knotmeter's
+//!   application id in its header. An existing history must pass `PRAGMA quick_check` (a
+//!   damaged one is [`HistoryError::Corrupt`] and is not written), and an older schema is
+//!   migrated inside an immediate (write-locked) transaction, so two processes opening an old
+//!   file at once migrate it once;
+//! * **for reading** ([`History::open_read_only`]) the file is opened read-only; a hot journal
+//!   (which a reader cannot roll back) is recovered by a short read-write open first, and a
+//!   history in a directory nobody may write is read as an immutable file when no WAL is left
+//!   beside it.
 //!
-//! Lookups order by [`RunId`] (recording order), never by timestamp.
+//! Every connection waits for locks as the `connect` module describes.
 
-use std::collections::HashSet;
 use std::fs;
-use std::io::{self, Read};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
 use std::time::Duration;
 
-use knotmeter_protocol::{BenchResult, Manifest, RawSamples, Verdict};
-use rusqlite::{params, Connection, OpenFlags, OptionalExtension, TransactionBehavior};
-use serde::de::DeserializeOwned;
-use serde::Serialize;
+use rusqlite::{Connection, OpenFlags, TransactionBehavior, MAIN_DB};
 
-use crate::aside::move_aside;
+use crate::connect::{connect, uri, Waiting};
+use crate::recognise::{companion, recognise, Recognised};
 use crate::schema::{inspect, migrate, Found, SCHEMA_VERSION};
-use crate::{
-    machine_key, thin_samples, HistoryError, HistoryPoint, MovedAside, RunId, StoredResult,
-    MAX_STORED_SAMPLES,
-};
-
-/// How long a connection waits for a lock held by another before giving up with
-/// [`HistoryError::Database`].
-pub const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
-
-/// The first 16 bytes of every SQLite database file.
-const SQLITE_MAGIC: &[u8; 16] = b"SQLite format 3\0";
+use crate::HistoryError;
 
 /// An open history file.
 ///
-/// Opened with [`History::open`] (or [`History::open_or_move_aside`]) it records runs;
-/// opened with [`History::open_read_only`] it only answers lookups. Any number of readers
-/// and writers, in any processes, may have the same file open.
+/// Opened with [`History::open`] it records runs; opened with [`History::open_read_only`]
+/// it only answers lookups. Any number of readers and writers, in any processes, may have
+/// the same file open.
 #[derive(Debug)]
 pub struct History {
-    conn: Connection,
-    path: PathBuf,
+    pub(crate) conn: Connection,
+    pub(crate) path: PathBuf,
+    waiting: Arc<Waiting>,
 }
 
 impl History {
     /// Opens the history at `path` for reading and writing, creating the file and its parent
-    /// directories when missing, and upgrading an older schema in place.
+    /// directories when missing, recovering an interrupted write, and upgrading an older schema
+    /// in place.
     ///
-    /// A file that is not an SQLite database or is damaged gives [`HistoryError::Corrupt`],
-    /// another program's database [`HistoryError::Foreign`], and a history of a newer
-    /// knotmeter [`HistoryError::TooNew`]; none of them is written to.
+    /// Nothing is written to, or created next to, a file that is not a knotmeter history
+    /// ([`HistoryError::Foreign`]) or a history of a newer knotmeter ([`HistoryError::TooNew`]).
+    /// A damaged history gives [`HistoryError::Corrupt`] and is not written either; a history
+    /// that may not be written gives [`HistoryError::ReadOnly`]. After those two,
+    /// [`History::open_read_only`] may still read it.
     pub fn open(path: &Path) -> Result<Self, HistoryError> {
         if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
             fs::create_dir_all(parent).map_err(|source| HistoryError::Io {
@@ -65,53 +62,91 @@ impl History {
                 source,
             })?;
         }
-        if has_content(path)? {
-            check_header(path)?;
-            let conn = connect(path, OpenFlags::SQLITE_OPEN_READ_ONLY)?;
-            let found = inspect(&conn).map_err(|e| HistoryError::sqlite(path, e))?;
-            version_of(path, found)?;
-        }
+        refuse_unless_ours(path)?;
 
-        let mut conn = connect(
+        let sqlite = |e| HistoryError::sqlite(path, e);
+        let (mut conn, waiting) = connect(
             path,
+            None,
             OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_CREATE,
         )?;
-        let sqlite = |e| HistoryError::sqlite(path, e);
+        if conn.is_readonly(MAIN_DB).map_err(sqlite)? {
+            return Err(read_only(path, "the file is opened read-only"));
+        }
+        // The first read rolls back a hot journal of this (our own) file.
+        let version = version_of(path, inspect(&conn).map_err(sqlite)?)?;
+        if version == 0 {
+            create(path, &mut conn)?;
+        } else {
+            quick_check(path, &conn)?;
+        }
         // WAL survives in the file; setting it again is a no-op. A file system without
         // shared memory keeps the old mode, which only costs concurrency.
         conn.pragma_update_and_check(None, "journal_mode", "WAL", |r| r.get::<_, String>(0))
             .map_err(sqlite)?;
-        // In WAL mode NORMAL is safe against corruption; a power cut may lose the last run.
+        // In WAL mode NORMAL is safe against corruption; a power cut may lose the last result.
         conn.pragma_update(None, "synchronous", "NORMAL")
             .map_err(sqlite)?;
-        let tx = conn
-            .transaction_with_behavior(TransactionBehavior::Immediate)
-            .map_err(sqlite)?;
-        let version = version_of(path, inspect(&tx).map_err(sqlite)?)?;
-        if version < SCHEMA_VERSION {
-            migrate(&tx, version).map_err(sqlite)?;
+        if (1..SCHEMA_VERSION).contains(&version) {
+            let tx = conn
+                .transaction_with_behavior(TransactionBehavior::Immediate)
+                .map_err(sqlite)?;
+            let version = version_of(path, inspect(&tx).map_err(sqlite)?)?;
+            if version < SCHEMA_VERSION {
+                migrate(&tx, version).map_err(sqlite)?;
+            }
+            tx.commit().map_err(sqlite)?;
         }
-        tx.commit().map_err(sqlite)?;
         Ok(Self {
             conn,
             path: path.to_path_buf(),
+            waiting,
         })
     }
 
     /// Opens an existing history for lookups only, as the daemon and the CLI do.
     ///
     /// A missing or empty file gives [`HistoryError::Missing`]; a history of an older schema
-    /// gives [`HistoryError::NeedsUpgrade`] (only a writer upgrades); bad files give the
-    /// same errors as [`History::open`].
+    /// gives [`HistoryError::NeedsUpgrade`] (only a writer upgrades); a file that is not a
+    /// history gives [`HistoryError::Foreign`] and is never opened.
     pub fn open_read_only(path: &Path) -> Result<Self, HistoryError> {
-        if !has_content(path)? {
-            return Err(HistoryError::Missing {
-                path: path.to_path_buf(),
-            });
+        match recognise(path).map_err(|source| read_error(path, source))? {
+            Recognised::New => {
+                return Err(HistoryError::Missing {
+                    path: path.to_path_buf(),
+                })
+            }
+            Recognised::Foreign(detail) => {
+                return Err(HistoryError::Foreign {
+                    path: path.to_path_buf(),
+                    detail,
+                })
+            }
+            Recognised::Ours { version } if version > SCHEMA_VERSION => {
+                return Err(HistoryError::TooNew {
+                    path: path.to_path_buf(),
+                    found: version,
+                    supported: SCHEMA_VERSION,
+                })
+            }
+            Recognised::Ours { .. } => {}
         }
-        check_header(path)?;
-        let conn = connect(path, OpenFlags::SQLITE_OPEN_READ_ONLY)?;
-        let found = inspect(&conn).map_err(|e| HistoryError::sqlite(path, e))?;
+        let reader = match Self::reader(path, None) {
+            Err(HistoryError::ReadOnly { .. }) if hot_journal(path) => {
+                // A reader cannot roll the journal back; a short read-write open does.
+                drop(Self::open(path)?);
+                Self::reader(path, None)
+            }
+            Err(HistoryError::ReadOnly { .. } | HistoryError::Database { .. })
+                if !wal_left(path) && !directory_writable(path) =>
+            {
+                // WAL mode needs a `-shm` file that nobody may create here. With no WAL left
+                // beside it the file holds everything committed: read it as immutable.
+                Self::reader(path, Some(uri(path, "immutable=1")))
+            }
+            other => other,
+        }?;
+        let found = inspect(&reader.conn).map_err(|e| HistoryError::sqlite(path, e))?;
         match version_of(path, found)? {
             0 => Err(HistoryError::Missing {
                 path: path.to_path_buf(),
@@ -121,35 +156,20 @@ impl History {
                 found,
                 supported: SCHEMA_VERSION,
             }),
-            _ => Ok(Self {
-                conn,
-                path: path.to_path_buf(),
-            }),
+            _ => Ok(reader),
         }
     }
 
-    /// Opens the history like [`History::open`], but when the file is corrupt or foreign,
-    /// renames it (and its `-wal`/`-shm`/`-journal` files) to
-    /// `<name>.corrupt-<unix seconds>` and starts a new history in its place. The
-    /// [`MovedAside`] says where the old file went, for the caller to tell the user.
-    ///
-    /// A history of a newer knotmeter is not moved: it is intact and the fix is to upgrade,
-    /// so [`HistoryError::TooNew`] is returned as from [`History::open`].
-    pub fn open_or_move_aside(path: &Path) -> Result<(Self, Option<MovedAside>), HistoryError> {
-        match Self::open(path) {
-            Ok(history) => Ok((history, None)),
-            Err(reason) if reason.is_unusable_file() => {
-                let to = move_aside(path)?;
-                let history = Self::open(path)?;
-                let moved = MovedAside {
-                    from: path.to_path_buf(),
-                    to,
-                    reason,
-                };
-                Ok((history, Some(moved)))
-            }
-            Err(e) => Err(e),
-        }
+    fn reader(path: &Path, uri: Option<String>) -> Result<Self, HistoryError> {
+        let (conn, waiting) = connect(path, uri.as_deref(), OpenFlags::SQLITE_OPEN_READ_ONLY)?;
+        // Opening is lazy: read once so that errors show here.
+        conn.query_row("PRAGMA schema_version", [], |r| r.get::<_, i64>(0))
+            .map_err(|e| HistoryError::sqlite(path, e))?;
+        Ok(Self {
+            conn,
+            path: path.to_path_buf(),
+            waiting,
+        })
     }
 
     /// The history file this store reads and writes.
@@ -157,250 +177,75 @@ impl History {
         &self.path
     }
 
-    /// Records one run — its manifest, [`machine_key`], git commit, timestamp, optional
-    /// baseline name, and every case's result — in one transaction, and returns its id.
-    ///
-    /// Each result's raw samples are thinned to [`MAX_STORED_SAMPLES`] per vector (see
-    /// [`thin_samples`]). The run is rejected ([`HistoryError::Rejected`], nothing written)
-    /// when a case id appears twice, the baseline name is empty, or a value cannot be read
-    /// back from JSON (a NaN or infinite number).
-    pub fn record_run(
-        &mut self,
-        manifest: &Manifest,
-        results: &[BenchResult],
-        baseline: Option<&str>,
-    ) -> Result<RunId, HistoryError> {
-        if baseline.is_some_and(|name| name.trim().is_empty()) {
-            return Err(self.rejected("the baseline name is empty".to_owned()));
-        }
-        let timestamp = i64::try_from(manifest.timestamp).map_err(|_| {
-            self.rejected(format!(
-                "the manifest's timestamp {} is out of range",
-                manifest.timestamp
-            ))
-        })?;
-        let key = machine_key(manifest);
-        let manifest_json = self.checked_json(manifest, "the manifest")?;
-        let mut seen = HashSet::new();
-        let mut rows = Vec::with_capacity(results.len());
-        for result in results {
-            if !seen.insert(result.id.as_str()) {
-                return Err(self.rejected(format!("the case `{}` appears twice", result.id)));
-            }
-            let stored = BenchResult {
-                raw: RawSamples {
-                    workload_ns: thin_samples(&result.raw.workload_ns, MAX_STORED_SAMPLES),
-                    baseline_ns: thin_samples(&result.raw.baseline_ns, MAX_STORED_SAMPLES),
-                },
-                ..result.clone()
-            };
-            let json = self.checked_json(&stored, &format!("the result of `{}`", result.id))?;
-            rows.push((result, json));
-        }
-
-        let path = self.path.clone();
-        let sqlite = |e| HistoryError::sqlite(&path, e);
-        let tx = self
-            .conn
-            .transaction_with_behavior(TransactionBehavior::Immediate)
-            .map_err(sqlite)?;
-        tx.execute(
-            "INSERT INTO runs (timestamp, git_commit, machine_key, manifest, baseline) \
-             VALUES (?1, ?2, ?3, ?4, ?5)",
-            params![timestamp, manifest.git_commit, key, manifest_json, baseline],
-        )
-        .map_err(sqlite)?;
-        let run = tx.last_insert_rowid();
-        {
-            let mut insert = tx
-                .prepare(
-                    "INSERT INTO results (run_id, case_id, machine_key, median_ns, low_ns, \
-                     high_ns, verdict, result) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-                )
-                .map_err(sqlite)?;
-            for (result, json) in rows {
-                let verdict = result.comparison.as_ref().map(|c| verdict_text(c.verdict));
-                insert
-                    .execute(params![
-                        run,
-                        result.id,
-                        key,
-                        result.estimate.median_ns,
-                        result.estimate.low_ns,
-                        result.estimate.high_ns,
-                        verdict,
-                        json
-                    ])
-                    .map_err(sqlite)?;
-            }
-        }
-        tx.commit().map_err(sqlite)?;
-        Ok(RunId(run))
+    /// From now on, waits at most `wait` for a lock another process holds (the default is
+    /// [`crate::BUSY_TIMEOUT`]); zero fails at once with [`HistoryError::Locked`].
+    pub fn set_lock_wait(&self, wait: Duration) {
+        self.waiting.set(wait);
     }
 
-    /// The latest result of `case_id` with the same `machine_key`, recorded strictly before
-    /// run `before` — or the latest of all when `before` is `None`.
-    ///
-    /// To skip a result (a partial one, say), ask again with `before` set to its run.
-    pub fn previous(
-        &self,
-        case_id: &str,
-        machine_key: &str,
-        before: Option<RunId>,
-    ) -> Result<Option<StoredResult>, HistoryError> {
-        self.stored_result(
-            "SELECT r.run_id, u.timestamp, u.git_commit, r.result \
-             FROM results r JOIN runs u ON u.id = r.run_id \
-             WHERE r.case_id = ?1 AND r.machine_key = ?2 AND r.run_id < ?3 \
-             ORDER BY r.run_id DESC LIMIT 1",
-            params![case_id, machine_key, before.map_or(i64::MAX, |r| r.0)],
-        )
-    }
-
-    /// The result of `case_id` with the same `machine_key` in the latest run saved under the
-    /// baseline `name`, if any such run measured that case.
-    pub fn baseline(
-        &self,
-        name: &str,
-        case_id: &str,
-        machine_key: &str,
-    ) -> Result<Option<StoredResult>, HistoryError> {
-        self.stored_result(
-            "SELECT r.run_id, u.timestamp, u.git_commit, r.result \
-             FROM results r JOIN runs u ON u.id = r.run_id \
-             WHERE u.baseline = ?1 AND r.case_id = ?2 AND r.machine_key = ?3 \
-             ORDER BY r.run_id DESC LIMIT 1",
-            params![name, case_id, machine_key],
-        )
-    }
-
-    /// Up to `limit` results of `case_id` on any machine, **newest first** (reverse for a
-    /// chart). Each point carries its machine key: only points with equal keys compare.
-    pub fn points(&self, case_id: &str, limit: usize) -> Result<Vec<HistoryPoint>, HistoryError> {
-        let sqlite = |e| HistoryError::sqlite(&self.path, e);
-        let mut statement = self
-            .conn
-            .prepare_cached(
-                "SELECT r.run_id, u.timestamp, u.git_commit, r.machine_key, u.baseline, \
-                 r.median_ns, r.low_ns, r.high_ns, r.verdict \
-                 FROM results r JOIN runs u ON u.id = r.run_id \
-                 WHERE r.case_id = ?1 ORDER BY r.run_id DESC LIMIT ?2",
-            )
-            .map_err(sqlite)?;
-        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
-        let rows = statement
-            .query_map(params![case_id, limit], |row| {
-                Ok(HistoryPoint {
-                    run: RunId(row.get(0)?),
-                    timestamp: timestamp(row.get(1)?),
-                    git_commit: row.get(2)?,
-                    machine_key: row.get(3)?,
-                    baseline: row.get(4)?,
-                    median_ns: row.get(5)?,
-                    low_ns: row.get(6)?,
-                    high_ns: row.get(7)?,
-                    verdict: row
-                        .get::<_, Option<String>>(8)?
-                        .as_deref()
-                        .and_then(verdict),
-                })
-            })
-            .map_err(sqlite)?;
-        rows.collect::<rusqlite::Result<Vec<_>>>().map_err(sqlite)
-    }
-
-    /// The manifest of run `run`, or `None` when there is no such run.
-    pub fn manifest(&self, run: RunId) -> Result<Option<Manifest>, HistoryError> {
-        let json: Option<String> = self
-            .conn
-            .query_row(
-                "SELECT manifest FROM runs WHERE id = ?1",
-                params![run.0],
-                |r| r.get(0),
-            )
-            .optional()
-            .map_err(|e| HistoryError::sqlite(&self.path, e))?;
-        json.map(|json| self.parse(&json, &format!("the manifest of run {run}")))
-            .transpose()
-    }
-
-    fn stored_result(
-        &self,
-        sql: &str,
-        params: impl rusqlite::Params,
-    ) -> Result<Option<StoredResult>, HistoryError> {
-        let row = self
-            .conn
-            .prepare_cached(sql)
-            .and_then(|mut statement| {
-                statement
-                    .query_row(params, |r| {
-                        Ok((
-                            r.get::<_, i64>(0)?,
-                            r.get::<_, i64>(1)?,
-                            r.get::<_, Option<String>>(2)?,
-                            r.get::<_, String>(3)?,
-                        ))
-                    })
-                    .optional()
-            })
-            .map_err(|e| HistoryError::sqlite(&self.path, e))?;
-        let Some((run, seconds, git_commit, json)) = row else {
-            return Ok(None);
-        };
-        Ok(Some(StoredResult {
-            run: RunId(run),
-            timestamp: timestamp(seconds),
-            git_commit,
-            result: self.parse(&json, &format!("a result of run {run}"))?,
-        }))
-    }
-
-    /// `value` as JSON, after checking that it reads back (serde_json writes NaN and
-    /// infinities as `null`, which would make the stored value unreadable).
-    fn checked_json<T: Serialize + DeserializeOwned>(
-        &self,
-        value: &T,
-        what: &str,
-    ) -> Result<String, HistoryError> {
-        let json = serde_json::to_string(value)
-            .map_err(|e| self.rejected(format!("{what} cannot be written as JSON: {e}")))?;
-        serde_json::from_str::<T>(&json).map_err(|e| {
-            self.rejected(format!(
-                "{what} would not read back ({e}); a NaN or infinite number is the usual cause"
-            ))
-        })?;
-        Ok(json)
-    }
-
-    fn parse<T: DeserializeOwned>(&self, json: &str, what: &str) -> Result<T, HistoryError> {
-        serde_json::from_str(json).map_err(|e| HistoryError::Corrupt {
-            path: self.path.clone(),
-            detail: format!("{what} is unreadable: {e}"),
-        })
-    }
-
-    fn rejected(&self, detail: String) -> HistoryError {
-        HistoryError::Rejected {
-            path: self.path.clone(),
-            detail,
-        }
+    /// From now on, stops waiting for a lock as soon as `flag` is set: a cancelled run never
+    /// sits out another process's lock.
+    pub fn give_up_waiting_when(&self, flag: &'static AtomicBool) {
+        self.waiting.give_up_when(flag);
     }
 }
 
-/// Opens a connection with the busy timeout and foreign keys on.
-fn connect(path: &Path, flags: OpenFlags) -> Result<Connection, HistoryError> {
+/// Refuses, from the bytes alone, a file that is not a history or is a newer one.
+fn refuse_unless_ours(path: &Path) -> Result<(), HistoryError> {
+    match recognise(path).map_err(|source| read_error(path, source))? {
+        Recognised::Foreign(detail) => Err(HistoryError::Foreign {
+            path: path.to_path_buf(),
+            detail,
+        }),
+        Recognised::Ours { version } if version > SCHEMA_VERSION => Err(HistoryError::TooNew {
+            path: path.to_path_buf(),
+            found: version,
+            supported: SCHEMA_VERSION,
+        }),
+        Recognised::New | Recognised::Ours { .. } => Ok(()),
+    }
+}
+
+/// Creates the schema of a new file, with knotmeter's application id, in one transaction in
+/// rollback-journal mode. Another process may have created it meanwhile: then nothing is done.
+fn create(path: &Path, conn: &mut Connection) -> Result<(), HistoryError> {
     let sqlite = |e| HistoryError::sqlite(path, e);
-    let conn = Connection::open_with_flags(path, flags | OpenFlags::SQLITE_OPEN_NO_MUTEX)
+    let tx = conn
+        .transaction_with_behavior(TransactionBehavior::Immediate)
         .map_err(sqlite)?;
-    conn.busy_timeout(BUSY_TIMEOUT).map_err(sqlite)?;
-    conn.pragma_update(None, "foreign_keys", true)
-        .map_err(sqlite)?;
-    Ok(conn)
+    if version_of(path, inspect(&tx).map_err(sqlite)?)? == 0 {
+        migrate(&tx, 0).map_err(sqlite)?;
+    }
+    tx.commit().map_err(sqlite)
+}
+
+/// `PRAGMA quick_check`: SQLite's structural check of every page, without the index
+/// cross-checks of `integrity_check` (linear in the file's size: milliseconds for a history
+/// of thousands of results).
+fn quick_check(path: &Path, conn: &Connection) -> Result<(), HistoryError> {
+    let checked = |e| match HistoryError::sqlite(path, e) {
+        HistoryError::Corrupt { path, detail } => HistoryError::Corrupt {
+            path,
+            detail: format!("SQLite's quick_check stopped: {detail}"),
+        },
+        other => other,
+    };
+    let mut statement = conn.prepare("PRAGMA quick_check(5)").map_err(checked)?;
+    let problems = statement
+        .query_map([], |r| r.get::<_, String>(0))
+        .and_then(|rows| rows.collect::<rusqlite::Result<Vec<String>>>())
+        .map_err(checked)?;
+    if problems.len() == 1 && problems[0] == "ok" {
+        return Ok(());
+    }
+    Err(HistoryError::Corrupt {
+        path: path.to_path_buf(),
+        detail: format!("SQLite's quick_check reports: {}", problems.join("; ")),
+    })
 }
 
 /// The schema version of an inspected file, or the error that forbids using it.
-fn version_of(path: &Path, found: Found) -> Result<i64, HistoryError> {
+pub(crate) fn version_of(path: &Path, found: Found) -> Result<i64, HistoryError> {
     let path = path.to_path_buf();
     match found {
         Found::Empty => Ok(0),
@@ -415,60 +260,42 @@ fn version_of(path: &Path, found: Found) -> Result<i64, HistoryError> {
     }
 }
 
-/// True when `path` exists and is not empty.
-fn has_content(path: &Path) -> Result<bool, HistoryError> {
-    match fs::metadata(path) {
-        Ok(metadata) => Ok(metadata.len() > 0),
-        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(false),
-        Err(source) => Err(HistoryError::Io {
-            path: path.to_path_buf(),
-            action: "read",
-            source,
-        }),
+fn read_error(path: &Path, source: std::io::Error) -> HistoryError {
+    HistoryError::Io {
+        path: path.to_path_buf(),
+        action: "read",
+        source,
     }
 }
 
-/// Checks that a non-empty file starts with SQLite's header, so SQLite never sees (nor
-/// writes next to) a file that is not a database.
-fn check_header(path: &Path) -> Result<(), HistoryError> {
-    let mut start = Vec::with_capacity(SQLITE_MAGIC.len());
-    fs::File::open(path)
-        .and_then(|file| file.take(SQLITE_MAGIC.len() as u64).read_to_end(&mut start))
-        .map_err(|source| HistoryError::Io {
-            path: path.to_path_buf(),
-            action: "read",
-            source,
-        })?;
-    if start == SQLITE_MAGIC {
-        return Ok(());
+fn read_only(path: &Path, detail: &str) -> HistoryError {
+    let mut blockers = crate::error::unwritable(path);
+    if blockers.is_empty() {
+        blockers.push(path.to_path_buf());
     }
-    let bytes: Vec<String> = start.iter().take(8).map(|b| format!("{b:02x}")).collect();
-    Err(HistoryError::Corrupt {
+    HistoryError::ReadOnly {
         path: path.to_path_buf(),
-        detail: format!(
-            "it is not an SQLite database: it starts with the bytes {}",
-            bytes.join(" ")
-        ),
+        blockers,
+        detail: detail.to_owned(),
+    }
+}
+
+/// A rollback journal with a valid header beside the file.
+fn hot_journal(path: &Path) -> bool {
+    fs::read(companion(path, "-journal")).is_ok_and(|bytes| {
+        bytes.len() >= 28 && bytes[..8] == [0xd9, 0xd5, 0x05, 0xf9, 0x20, 0xa1, 0x63, 0xd7]
     })
 }
 
-fn timestamp(seconds: i64) -> u64 {
-    u64::try_from(seconds).unwrap_or(0)
+/// A non-empty WAL file beside the history.
+fn wal_left(path: &Path) -> bool {
+    fs::metadata(companion(path, "-wal")).is_ok_and(|m| m.len() > 0)
 }
 
-fn verdict_text(verdict: Verdict) -> &'static str {
-    match verdict {
-        Verdict::Faster => "faster",
-        Verdict::Slower => "slower",
-        Verdict::Same => "same",
-    }
-}
-
-fn verdict(text: &str) -> Option<Verdict> {
-    match text {
-        "faster" => Some(Verdict::Faster),
-        "slower" => Some(Verdict::Slower),
-        "same" => Some(Verdict::Same),
-        _ => None,
-    }
+fn directory_writable(path: &Path) -> bool {
+    let dir = match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir,
+        _ => Path::new("."),
+    };
+    crate::os::writable(dir)
 }

@@ -1,12 +1,13 @@
-//! Files that are not a usable history: errors, no writes, and moving them aside.
+//! Files that are not a usable history: errors that say what to do, and no writes — not to
+//! the file, not next to it, and no renaming.
 
 mod common;
 
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use common::{manifest, result, temp_history};
-use knotmeter_history::{History, HistoryError, MovedAside, SCHEMA_VERSION};
+use common::{files_in, manifest, result, temp_history};
+use knotmeter_history::{History, HistoryError, SCHEMA_VERSION};
 use rusqlite::Connection;
 
 /// `n` pseudo-random bytes (xorshift), the same every run.
@@ -22,140 +23,85 @@ fn random_bytes(n: usize) -> Vec<u8> {
         .collect()
 }
 
-fn files_in(dir: &Path) -> Vec<String> {
-    let mut names: Vec<String> = fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    names.sort();
-    names
-}
-
 /// Writes `bytes` as the history file, creating its directory.
 fn write_history(path: &Path, bytes: &[u8]) {
     fs::create_dir_all(path.parent().unwrap()).unwrap();
     fs::write(path, bytes).unwrap();
 }
 
-/// Checks that the moved-aside file is where `moved` says, holds `bytes`, and that a new,
-/// working history took its place.
-fn check_moved(path: &Path, history: &mut History, moved: &MovedAside, bytes: &[u8]) -> PathBuf {
-    assert_eq!(moved.from, path);
-    let name = moved.to.file_name().unwrap().to_str().unwrap();
-    let seconds = name.strip_prefix("history.db.corrupt-").expect(name);
-    assert!(seconds.parse::<u64>().unwrap() > 1_700_000_000, "{name}");
-    assert_eq!(moved.to.parent(), path.parent());
-    assert_eq!(
-        fs::read(&moved.to).unwrap(),
-        bytes,
-        "the bad file is kept as it was"
-    );
-    let message = moved.to_string();
-    assert!(message.contains(&path.display().to_string()), "{message}");
-    assert!(
-        message.contains(&moved.to.display().to_string()),
-        "{message}"
-    );
+fn companion(path: &Path, suffix: &str) -> PathBuf {
+    PathBuf::from(format!("{}{suffix}", path.display()))
+}
 
-    history
-        .record_run(&manifest(), &[result("q::x", 1.0)], None)
-        .expect("the new history works");
-    assert_eq!(history.points("q::x", 10).unwrap().len(), 1);
-    moved.to.clone()
+/// Every file of `dir` with its length and a hash of its bytes.
+fn snapshot(dir: &Path) -> Vec<(String, usize, u64)> {
+    use std::hash::{Hash, Hasher};
+    files_in(dir)
+        .into_iter()
+        .map(|name| {
+            let bytes = fs::read(dir.join(&name)).unwrap();
+            let mut hasher = std::collections::hash_map::DefaultHasher::new();
+            bytes.hash(&mut hasher);
+            (name, bytes.len(), hasher.finish())
+        })
+        .collect()
+}
+
+/// Opens `path` every way a knotmeter process does, and returns the errors.
+fn open_every_way(path: &Path) -> [HistoryError; 2] {
+    [
+        History::open(path).unwrap_err(),
+        History::open_read_only(path).unwrap_err(),
+    ]
 }
 
 #[test]
-fn a_file_of_random_bytes_is_corrupt_and_is_moved_aside() {
+fn a_file_of_random_bytes_is_left_untouched() {
     let (_dir, path) = temp_history();
     let bytes = random_bytes(8192);
     write_history(&path, &bytes);
+    let before = snapshot(path.parent().unwrap());
 
-    for error in [
-        History::open(&path).unwrap_err(),
-        History::open_read_only(&path).unwrap_err(),
-    ] {
+    for error in open_every_way(&path) {
         match &error {
-            HistoryError::Corrupt { path: p, detail } => {
+            HistoryError::Foreign { path: p, detail } => {
                 assert_eq!(p, &path);
                 assert!(detail.contains("not an SQLite database"), "{detail}");
             }
-            other => panic!("expected Corrupt, got {other:?}"),
+            other => panic!("expected Foreign, got {other:?}"),
         }
         let message = error.to_string();
         assert!(message.contains(&path.display().to_string()), "{message}");
-        assert!(message.contains("move or delete it"), "{message}");
+        assert!(message.contains("left untouched"), "{message}");
+        assert!(message.contains("KNOTMETER_HISTORY"), "{message}");
+        assert!(message.contains(".not-knotmeter"), "{message}");
     }
-    assert_eq!(fs::read(&path).unwrap(), bytes, "open wrote nothing");
-    assert_eq!(files_in(path.parent().unwrap()), ["history.db"]);
-
-    let (mut history, moved) = History::open_or_move_aside(&path).unwrap();
-    let moved = moved.expect("the corrupt file was moved aside");
-    assert!(matches!(moved.reason, HistoryError::Corrupt { .. }));
-    let to = check_moved(&path, &mut history, &moved, &bytes);
-    drop(history);
-
-    // The next open finds the new history and moves nothing.
-    let (_history, moved_again) = History::open_or_move_aside(&path).unwrap();
-    assert!(moved_again.is_none());
-    assert!(files_in(path.parent().unwrap())
-        .contains(&to.file_name().unwrap().to_string_lossy().into_owned()));
-}
-
-#[test]
-fn a_damaged_sqlite_file_is_corrupt() {
-    let (_dir, path) = temp_history();
-    // The right header, then garbage.
-    let mut bytes = b"SQLite format 3\0".to_vec();
-    bytes.extend(random_bytes(4096 - 16));
-    write_history(&path, &bytes);
-
-    let error = History::open(&path).unwrap_err();
-    assert!(
-        matches!(&error, HistoryError::Corrupt { path: p, .. } if *p == path),
-        "{error:?}"
+    assert_eq!(
+        snapshot(path.parent().unwrap()),
+        before,
+        "nothing written, created or moved"
     );
-    assert_eq!(fs::read(&path).unwrap(), bytes);
-
-    let (mut history, moved) = History::open_or_move_aside(&path).unwrap();
-    check_moved(&path, &mut history, &moved.unwrap(), &bytes);
 }
 
+/// Issue 10 §3: another program's database was renamed away and replaced.
 #[test]
-fn a_history_with_missing_tables_is_corrupt() {
-    let (_dir, path) = temp_history();
-    History::open(&path).unwrap();
-    Connection::open(&path)
-        .unwrap()
-        .execute_batch("DROP TABLE results")
-        .unwrap();
-    match History::open(&path) {
-        Err(HistoryError::Corrupt { detail, .. }) => {
-            assert!(detail.contains("`results`"), "{detail}")
-        }
-        other => panic!("expected Corrupt, got {other:?}"),
-    }
-}
-
-#[test]
-fn another_programs_database_is_foreign_and_left_untouched() {
+fn another_programs_database_is_never_opened_written_or_moved() {
     let (_dir, path) = temp_history();
     fs::create_dir_all(path.parent().unwrap()).unwrap();
-    Connection::open(&path)
-        .unwrap()
+    // Another program's database in WAL mode, with its WAL and shared memory beside it
+    // (the program is running: its connection is open).
+    let other = Connection::open(&path).unwrap();
+    other
         .execute_batch(
-            "CREATE TABLE users (id INTEGER PRIMARY KEY, name TEXT);
+            "PRAGMA journal_mode = WAL;
+             CREATE TABLE users (id INTEGER PRIMARY KEY, name TEXT);
              INSERT INTO users (name) VALUES ('ada'), ('grace');",
         )
         .unwrap();
-    // A stray WAL companion must travel with its database.
-    let wal = PathBuf::from(format!("{}-wal", path.display()));
-    fs::write(&wal, b"not really a wal").unwrap();
-    let bytes = fs::read(&path).unwrap();
+    let before = snapshot(path.parent().unwrap());
+    assert!(before.iter().any(|(name, _, _)| name.ends_with("-wal")));
 
-    for error in [
-        History::open(&path).unwrap_err(),
-        History::open_read_only(&path).unwrap_err(),
-    ] {
+    for error in open_every_way(&path) {
         match &error {
             HistoryError::Foreign { path: p, detail } => {
                 assert_eq!(p, &path);
@@ -165,21 +111,40 @@ fn another_programs_database_is_foreign_and_left_untouched() {
         }
         assert!(error.to_string().contains("left untouched"), "{error}");
     }
-    assert_eq!(fs::read(&path).unwrap(), bytes, "open wrote nothing");
-
-    let (mut history, moved) = History::open_or_move_aside(&path).unwrap();
-    let moved = moved.unwrap();
-    assert!(matches!(moved.reason, HistoryError::Foreign { .. }));
-    let to = check_moved(&path, &mut history, &moved, &bytes);
-    assert_eq!(
-        fs::read(format!("{}-wal", to.display())).unwrap(),
-        b"not really a wal"
-    );
-    let users: i64 = Connection::open(&to)
-        .unwrap()
-        .query_row("SELECT count(*) FROM users", [], |r| r.get(0))
+    assert_eq!(snapshot(path.parent().unwrap()), before);
+    // The other program goes on working.
+    other
+        .execute("INSERT INTO users (name) VALUES ('barbara')", [])
         .unwrap();
-    assert_eq!(users, 2, "the moved database still opens with its data");
+    drop(other);
+
+    // Closed and checkpointed (no companion files any more): still never touched.
+    let before = snapshot(path.parent().unwrap());
+    assert_eq!(files_in(path.parent().unwrap()), ["history.db"]);
+    let _ = open_every_way(&path);
+    assert_eq!(snapshot(path.parent().unwrap()), before);
+}
+
+#[test]
+fn a_database_whose_tables_are_only_in_its_wal_is_foreign() {
+    let (_dir, path) = temp_history();
+    fs::create_dir_all(path.parent().unwrap()).unwrap();
+    let other = Connection::open(&path).unwrap();
+    other
+        .execute_batch(
+            "PRAGMA journal_mode = WAL; PRAGMA wal_autocheckpoint = 0;
+             CREATE TABLE notes (body TEXT); INSERT INTO notes VALUES ('x');",
+        )
+        .unwrap();
+    let before = snapshot(path.parent().unwrap());
+    for error in open_every_way(&path) {
+        assert!(
+            matches!(&error, HistoryError::Foreign { detail, .. } if detail.contains("notes")),
+            "{error:?}"
+        );
+    }
+    assert_eq!(snapshot(path.parent().unwrap()), before);
+    drop(other);
 }
 
 #[test]
@@ -190,16 +155,100 @@ fn another_application_id_is_foreign_even_without_tables() {
         .unwrap()
         .execute_batch("PRAGMA application_id = 305419896")
         .unwrap();
-    match History::open(&path) {
-        Err(HistoryError::Foreign { detail, .. }) => {
-            assert!(detail.contains("0x12345678"), "{detail}")
+    let before = snapshot(path.parent().unwrap());
+    for error in open_every_way(&path) {
+        match error {
+            HistoryError::Foreign { detail, .. } => {
+                assert!(detail.contains("0x12345678"), "{detail}")
+            }
+            other => panic!("expected Foreign, got {other:?}"),
         }
-        other => panic!("expected Foreign, got {other:?}"),
     }
+    assert_eq!(snapshot(path.parent().unwrap()), before);
 }
 
 #[test]
-fn a_newer_schema_is_too_new_and_never_moved() {
+fn an_empty_database_without_application_id_becomes_a_history() {
+    let (_dir, path) = temp_history();
+    fs::create_dir_all(path.parent().unwrap()).unwrap();
+    Connection::open(&path)
+        .unwrap()
+        .execute_batch("PRAGMA user_version = 0; VACUUM;")
+        .unwrap();
+    assert!(fs::metadata(&path).unwrap().len() > 0);
+    let mut history = History::open(&path).unwrap();
+    history
+        .record_run(&manifest(), &[result("q::x", 1.0)], None)
+        .unwrap();
+}
+
+#[test]
+fn a_history_with_missing_tables_is_damaged_and_not_written() {
+    let (_dir, path) = temp_history();
+    History::open(&path).unwrap();
+    Connection::open(&path)
+        .unwrap()
+        .execute_batch("DROP TABLE results; PRAGMA wal_checkpoint(TRUNCATE);")
+        .unwrap();
+    let before = fs::read(&path).unwrap();
+    match History::open(&path) {
+        Err(HistoryError::Corrupt { detail, .. }) => {
+            assert!(detail.contains("`results`"), "{detail}")
+        }
+        other => panic!("expected Corrupt, got {other:?}"),
+    }
+    assert_eq!(fs::read(&path).unwrap(), before);
+}
+
+/// Issue 10 §3: a run was written into a file with damaged pages.
+#[test]
+fn damaged_pages_are_found_before_writing_and_nothing_is_written() {
+    let (_dir, path) = temp_history();
+    let mut history = History::open(&path).unwrap();
+    for i in 0..40 {
+        let results: Vec<_> = (0..5)
+            .map(|c| common::result_with_samples(&format!("q::case{c}"), 10.0 + f64::from(i), 101))
+            .collect();
+        history.record_run(&manifest(), &results, None).unwrap();
+    }
+    drop(history);
+    let mut bytes = fs::read(&path).unwrap();
+    let page = 4096;
+    let pages = bytes.len() / page;
+    assert!(pages > 10, "{pages} pages");
+    // Scribble over the b-tree header and cell pointers of a page in the middle.
+    let at = (pages / 2) * page;
+    bytes[at..at + 64].copy_from_slice(&random_bytes(64));
+    fs::write(&path, &bytes).unwrap();
+
+    let error = History::open(&path).unwrap_err();
+    match &error {
+        HistoryError::Corrupt { detail, .. } => assert!(detail.contains("quick_check"), "{detail}"),
+        other => panic!("expected Corrupt, got {other:?}"),
+    }
+    let message = error.to_string();
+    assert!(message.contains("nothing was written"), "{message}");
+    assert!(
+        message.contains(&format!(
+            "mv '{}' '{}.damaged'",
+            path.display(),
+            path.display()
+        )),
+        "{message}"
+    );
+    assert!(fs::read(&path).unwrap() == bytes, "not a byte written");
+    assert_eq!(files_in(path.parent().unwrap()), ["history.db"]);
+
+    // What can still be read is read.
+    let reader = History::open_read_only(&path).expect("a damaged history opens for reading");
+    let readable = (0..5)
+        .filter(|c| reader.points(&format!("q::case{c}"), 100).is_ok())
+        .count();
+    assert!(readable > 0, "some cases are still readable");
+}
+
+#[test]
+fn a_newer_schema_is_too_new_and_left_untouched() {
     let (_dir, path) = temp_history();
     let mut history = History::open(&path).unwrap();
     history
@@ -210,12 +259,11 @@ fn a_newer_schema_is_too_new_and_never_moved() {
         .unwrap()
         .execute_batch("PRAGMA user_version = 99")
         .unwrap();
-    let bytes = fs::read(&path).unwrap();
+    let before = snapshot(path.parent().unwrap());
 
     let errors = [
         History::open(&path).unwrap_err(),
         History::open_read_only(&path).unwrap_err(),
-        History::open_or_move_aside(&path).unwrap_err(),
     ];
     for error in errors {
         match &error {
@@ -230,10 +278,7 @@ fn a_newer_schema_is_too_new_and_never_moved() {
         }
         assert!(error.to_string().contains("upgrade knotmeter"), "{error}");
     }
-    assert_eq!(fs::read(&path).unwrap(), bytes);
-    // Readers may leave SQLite's WAL companions behind, but nothing was moved.
-    let files = files_in(path.parent().unwrap());
-    assert!(!files.iter().any(|f| f.contains("corrupt")), "{files:?}");
+    assert_eq!(snapshot(path.parent().unwrap()), before);
 }
 
 #[test]
@@ -252,8 +297,8 @@ fn a_missing_file_is_missing_for_readers_and_created_for_writers() {
         Err(HistoryError::Missing { .. })
     ));
     // An empty file becomes a history.
-    let (_history, moved) = History::open_or_move_aside(&path).unwrap();
-    assert!(moved.is_none());
+    History::open(&path).unwrap();
+    assert!(History::open_read_only(&path).is_ok());
     drop(dir);
 }
 
@@ -261,4 +306,28 @@ fn a_missing_file_is_missing_for_readers_and_created_for_writers() {
 fn errors_can_cross_threads() {
     fn assert_send_sync<T: Send + Sync + std::error::Error + 'static>() {}
     assert_send_sync::<HistoryError>();
+}
+
+#[test]
+fn companions_of_a_damaged_file_are_named_in_the_commands() {
+    let (_dir, path) = temp_history();
+    write_history(&path, b"SQLite format 3\0");
+    fs::write(companion(&path, "-wal"), b"x").unwrap();
+    let error = HistoryError::Corrupt {
+        path: path.clone(),
+        detail: "test".into(),
+    };
+    let message = error.to_string();
+    assert!(
+        message.contains(&format!(
+            "mv '{}-wal' '{}.damaged-wal'",
+            path.display(),
+            path.display()
+        )),
+        "{message}"
+    );
+    assert!(
+        !message.contains("-shm"),
+        "only files that exist: {message}"
+    );
 }

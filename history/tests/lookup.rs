@@ -111,7 +111,7 @@ fn baselines_return_the_latest_run_saved_under_the_name() {
 
     let found = |name: &str, key: &str| {
         history
-            .baseline(name, "q::x", key)
+            .baseline(name, "q::x", key, None)
             .unwrap()
             .map(|s| (s.run, s.result.estimate.median_ns))
     };
@@ -120,6 +120,27 @@ fn baselines_return_the_latest_run_saved_under_the_name() {
     assert_eq!(found("main", &machine_key(&b)), Some((main_b, 900.0)));
     assert_eq!(found("nope", &key_a), None);
     assert!(main1 < main2);
+    // Before a given run: the run saving `main` again does not find itself.
+    assert_eq!(
+        history
+            .baseline("main", "q::x", &key_a, Some(main2))
+            .unwrap()
+            .map(|s| s.run),
+        Some(main1)
+    );
+    let names: Vec<(String, RunId)> = history
+        .baselines()
+        .unwrap()
+        .into_iter()
+        .filter(|b| b.machine_key == key_a)
+        .map(|b| (b.name, b.run))
+        .collect();
+    assert_eq!(names[0], ("feature".to_owned(), feature));
+    assert_eq!(names[1].0, "main");
+    assert!(
+        names[1].1 > main2,
+        "the latest `main`, the one that has only q::y"
+    );
     // A baseline run is also an ordinary earlier run.
     assert_eq!(
         history

@@ -1,12 +1,12 @@
-//! A history written by schema version 1 is upgraded in place and keeps its data.
+//! Histories written by earlier schema versions are upgraded in place and keep their data.
 
 mod common;
 
-use common::{manifest_on, result, rich_result, temp_history};
+use common::{manifest_on, result, result_with_samples, rich_result, temp_history};
 use knotmeter_history::{
     machine_key, History, HistoryError, RunId, APPLICATION_ID, SCHEMA_VERSION,
 };
-use knotmeter_protocol::{BenchResult, Manifest, Verdict};
+use knotmeter_protocol::{BenchResult, Manifest, RunStatus, Verdict};
 use rusqlite::{params, Connection};
 
 /// Schema version 1, written out by hand as the first release created it.
@@ -84,7 +84,7 @@ fn a_version_1_file_is_migrated_and_keeps_its_data() {
         APPLICATION_ID, 0x4B4E_4F54,
         "the constant the V1 script spells out"
     );
-    assert_eq!(SCHEMA_VERSION, 2);
+    assert_eq!(SCHEMA_VERSION, 3);
     let (_dir, path) = temp_history();
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
 
@@ -92,7 +92,8 @@ fn a_version_1_file_is_migrated_and_keeps_its_data() {
     let mut b = manifest_on("cpu B");
     b.timestamp += 60;
     b.git_commit = None;
-    let old_x = rich_result("q::x", 100.0, Verdict::Same);
+    let mut old_x = rich_result("q::x", 100.0, Verdict::Same);
+    old_x.partial = false;
     let (run1, run2) = {
         let conn = Connection::open(&path).unwrap();
         conn.execute_batch(V1).unwrap();
@@ -105,7 +106,7 @@ fn a_version_1_file_is_migrated_and_keeps_its_data() {
     match History::open_read_only(&path) {
         Err(HistoryError::NeedsUpgrade {
             found: 1,
-            supported: 2,
+            supported: 3,
             ..
         }) => {}
         other => panic!("expected NeedsUpgrade, got {other:?}"),
@@ -114,7 +115,7 @@ fn a_version_1_file_is_migrated_and_keeps_its_data() {
     let mut history = History::open(&path).expect("open migrates version 1");
     {
         let conn = Connection::open(&path).unwrap();
-        assert_eq!(pragma(&conn, "user_version"), "Integer(2)");
+        assert_eq!(pragma(&conn, "user_version"), "Integer(3)");
         assert_eq!(pragma(&conn, "application_id"), "Integer(1263423316)");
         assert_eq!(pragma(&conn, "journal_mode"), "Text(\"wal\")");
         let backfilled: Vec<(i64, String)> = conn
@@ -150,7 +151,11 @@ fn a_version_1_file_is_migrated_and_keeps_its_data() {
     assert_eq!(stored.run, RunId(run1));
     assert_eq!(stored.timestamp, a.timestamp);
     assert_eq!(stored.git_commit, a.git_commit);
-    assert_eq!(stored.result, old_x);
+    // Results of earlier versions read as stored when their run started.
+    assert_eq!(stored.result.stored_at, Some(a.timestamp));
+    let mut read_back = stored.result.clone();
+    read_back.stored_at = None;
+    assert_eq!(read_back, old_x);
     let stored = history
         .previous("q::x", &machine_key(&b), None)
         .unwrap()
@@ -158,9 +163,18 @@ fn a_version_1_file_is_migrated_and_keeps_its_data() {
     assert_eq!((stored.run, stored.git_commit), (RunId(run2), None));
     assert_eq!(history.manifest(RunId(run1)).unwrap(), Some(a.clone()));
     assert_eq!(
-        history.baseline("main", "q::x", &machine_key(&a)).unwrap(),
+        history
+            .baseline("main", "q::x", &machine_key(&a), None)
+            .unwrap(),
         None
     );
+    // Runs of earlier versions were stored only when complete.
+    let runs = history.runs(10).unwrap();
+    assert!(
+        runs.iter().all(|r| r.status == RunStatus::Complete),
+        "{runs:?}"
+    );
+    assert_eq!(runs[0].budget_ms, 1000, "copied from the manifest");
 
     // And new runs go on after them.
     let run3 = history
@@ -193,4 +207,58 @@ fn a_version_1_file_is_migrated_and_keeps_its_data() {
     History::open(&path).unwrap();
     let reader = History::open_read_only(&path).unwrap();
     assert_eq!(reader.points("q::x", 10).unwrap(), points);
+}
+
+/// Schema version 2 (version 1 plus its migration), as knotmeter 0.1.0 wrote it.
+const V2_MIGRATION: &str = "
+    ALTER TABLE runs ADD COLUMN baseline TEXT;
+    CREATE INDEX runs_by_baseline ON runs(baseline, id) WHERE baseline IS NOT NULL;
+    ALTER TABLE results ADD COLUMN machine_key TEXT NOT NULL DEFAULT '';
+    UPDATE results SET machine_key = (SELECT machine_key FROM runs WHERE runs.id = results.run_id);
+    DROP INDEX results_by_case;
+    CREATE INDEX results_by_case_machine_run ON results(case_id, machine_key, run_id);
+    PRAGMA user_version = 2;
+";
+
+#[test]
+fn a_version_2_file_with_full_samples_is_migrated_and_its_partial_results_are_skipped() {
+    let (_dir, path) = temp_history();
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    let a = manifest_on("cpu A");
+    let key = machine_key(&a);
+    let full = result_with_samples("q::x", 50.0, 3_000);
+    let mut cut_short = result("q::x", 60.0);
+    cut_short.partial = true;
+    {
+        let conn = Connection::open(&path).unwrap();
+        conn.execute_batch(V1).unwrap();
+        insert_v1_run(&conn, &a, std::slice::from_ref(&full));
+        insert_v1_run(&conn, &a, &[cut_short]);
+        conn.execute_batch(V2_MIGRATION).unwrap();
+    }
+    let mut history = History::open(&path).expect("open migrates version 2");
+    // The partial result is never a baseline; the full one still is, samples and all.
+    let stored = history.previous("q::x", &key, None).unwrap().unwrap();
+    assert_eq!(stored.run, RunId(1));
+    assert_eq!(stored.result.raw.workload_ns.len(), 3_000);
+    let points = history.points("q::x", 10).unwrap();
+    assert_eq!(
+        points.iter().map(|p| p.partial).collect::<Vec<_>>(),
+        [Some(true), Some(false)]
+    );
+
+    // Pruning rewrites the old full samples in the compact form, and the file shrinks.
+    let plan = history.prune_plan(Default::default()).unwrap();
+    // Both rows hold more samples than the compact form keeps (100 baseline samples > 21).
+    assert_eq!(plan.to_compact, 2);
+    assert!(plan.results.is_empty() && plan.runs.is_empty(), "{plan:?}");
+    let done = history.prune(&plan).unwrap();
+    assert_eq!(done.compacted, 2);
+    assert!(done.bytes_after < done.bytes_before, "{done:?}");
+    let stored = history.previous("q::x", &key, None).unwrap().unwrap();
+    assert_eq!(stored.result.raw.workload_ns.len(), 101);
+    assert_eq!(
+        stored.result.estimate, full.estimate,
+        "the estimates stay as measured"
+    );
 }

@@ -94,7 +94,36 @@ pub fn result_with_samples(id: &str, median_ns: f64, n: usize) -> BenchResult {
             workload_ns: (0..n).map(|i| median_ns + i as f64 * 0.1).collect(),
             baseline_ns: (0..n).map(|i| 0.7 + i as f64 * 0.001).collect(),
         },
+        stored_at: None,
     }
+}
+
+/// `result` as a lookup returns it: `stored_at` set (checked to be about now), raw samples
+/// left to the caller.
+pub fn without_stored_at(mut result: BenchResult) -> BenchResult {
+    let stored_at = result
+        .stored_at
+        .take()
+        .expect("a stored result has stored_at");
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
+    assert!(
+        stored_at <= now && now - stored_at < 600,
+        "stored_at {stored_at} is about now ({now})"
+    );
+    result
+}
+
+/// The files in `dir`, sorted by name.
+pub fn files_in(dir: &std::path::Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
 }
 
 /// A plain result of `id` with the given median and 100 raw samples of each kind.

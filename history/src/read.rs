@@ -1,0 +1,315 @@
+//! Looking results up: for comparisons, for charts, for listings, and for the editor after a
+//! restart.
+//!
+//! Lookups order by [`RunId`] (recording order), never by timestamp. A result cut short by a
+//! cancel (`partial`) is never a baseline: [`History::previous`], [`History::baseline`] and
+//! [`History::medians`] skip it. A run whose status is `running` but whose process is gone
+//! reads as `interrupted`.
+
+use knotmeter_protocol::{BenchResult, HistoryRun, Manifest, RunStatus, Verdict};
+use rusqlite::{params, OptionalExtension, Row};
+use serde::de::DeserializeOwned;
+
+use crate::{BaselineRun, History, HistoryError, HistoryPoint, RunId, StoredResult};
+
+/// The columns [`History::stored_result`] reads, in order.
+const STORED_COLUMNS: &str = "r.run_id, u.timestamp, u.git_commit, r.result, \
+     coalesce(r.stored_at, u.timestamp)";
+
+impl History {
+    /// The latest complete (not partial) result of `case_id` with the same `machine_key`,
+    /// recorded strictly before run `before` — or the latest of all when `before` is `None`.
+    pub fn previous(
+        &self,
+        case_id: &str,
+        machine_key: &str,
+        before: Option<RunId>,
+    ) -> Result<Option<StoredResult>, HistoryError> {
+        self.stored_result(
+            &format!(
+                "SELECT {STORED_COLUMNS} FROM results r JOIN runs u ON u.id = r.run_id \
+                 WHERE r.case_id = ?1 AND r.machine_key = ?2 AND r.run_id < ?3 \
+                 AND r.partial = 0 ORDER BY r.run_id DESC LIMIT 1"
+            ),
+            params![case_id, machine_key, before_id(before)],
+        )
+    }
+
+    /// The complete result of `case_id` with the same `machine_key` in the latest run saved
+    /// under the baseline `name` (before run `before`, when given) that measured that case.
+    pub fn baseline(
+        &self,
+        name: &str,
+        case_id: &str,
+        machine_key: &str,
+        before: Option<RunId>,
+    ) -> Result<Option<StoredResult>, HistoryError> {
+        self.stored_result(
+            &format!(
+                "SELECT {STORED_COLUMNS} FROM results r JOIN runs u ON u.id = r.run_id \
+                 WHERE u.baseline = ?1 AND r.case_id = ?2 AND r.machine_key = ?3 \
+                 AND r.run_id < ?4 AND r.partial = 0 ORDER BY r.run_id DESC LIMIT 1"
+            ),
+            params![name, case_id, machine_key, before_id(before)],
+        )
+    }
+
+    /// The medians of up to `limit` complete results of `case_id` with the same
+    /// `machine_key`, recorded before run `before` (when given), **oldest first**.
+    pub fn medians(
+        &self,
+        case_id: &str,
+        machine_key: &str,
+        before: Option<RunId>,
+        limit: usize,
+    ) -> Result<Vec<f64>, HistoryError> {
+        let mut statement = self
+            .conn
+            .prepare_cached(
+                "SELECT median_ns FROM results WHERE case_id = ?1 AND machine_key = ?2 \
+                 AND run_id < ?3 AND partial = 0 ORDER BY run_id DESC LIMIT ?4",
+            )
+            .map_err(|e| self.sqlite(e))?;
+        let mut medians = statement
+            .query_map(
+                params![case_id, machine_key, before_id(before), limit_of(limit)],
+                |r| r.get::<_, f64>(0),
+            )
+            .and_then(Iterator::collect::<rusqlite::Result<Vec<f64>>>)
+            .map_err(|e| self.sqlite(e))?;
+        medians.reverse();
+        Ok(medians)
+    }
+
+    /// Up to `limit` results of `case_id` on any machine, **newest first** (reverse for a
+    /// chart), partial ones included and marked. Each point carries its machine key: only
+    /// points with equal keys compare.
+    pub fn points(&self, case_id: &str, limit: usize) -> Result<Vec<HistoryPoint>, HistoryError> {
+        let mut statement = self
+            .conn
+            .prepare_cached(
+                "SELECT r.run_id, u.timestamp, u.git_commit, r.machine_key, u.baseline, \
+                 r.median_ns, r.low_ns, r.high_ns, r.verdict, u.status, u.pid, r.partial, \
+                 u.budget_ms, coalesce(r.stored_at, u.timestamp) \
+                 FROM results r JOIN runs u ON u.id = r.run_id \
+                 WHERE r.case_id = ?1 ORDER BY r.run_id DESC LIMIT ?2",
+            )
+            .map_err(|e| self.sqlite(e))?;
+        statement
+            .query_map(params![case_id, limit_of(limit)], |row| {
+                Ok(HistoryPoint {
+                    run: RunId(row.get(0)?),
+                    timestamp: seconds(row.get(1)?),
+                    git_commit: row.get(2)?,
+                    machine_key: row.get(3)?,
+                    baseline: row.get(4)?,
+                    median_ns: row.get(5)?,
+                    low_ns: row.get(6)?,
+                    high_ns: row.get(7)?,
+                    verdict: row
+                        .get::<_, Option<String>>(8)?
+                        .as_deref()
+                        .and_then(verdict),
+                    status: Some(status(row, 9, 10)?),
+                    partial: Some(row.get(11)?),
+                    budget_ms: Some(seconds(row.get(12)?)),
+                    stored_at: Some(seconds(row.get(13)?)),
+                })
+            })
+            .and_then(Iterator::collect::<rusqlite::Result<Vec<_>>>)
+            .map_err(|e| self.sqlite(e))
+    }
+
+    /// The latest `limit` runs, **newest first**, with how each ended and how many results it
+    /// stored.
+    pub fn runs(&self, limit: usize) -> Result<Vec<HistoryRun>, HistoryError> {
+        let mut statement = self
+            .conn
+            .prepare_cached(
+                "SELECT u.id, u.timestamp, u.ended_at, u.status, u.pid, u.budget_ms, \
+                 u.git_commit, u.machine_key, u.baseline, \
+                 (SELECT count(*) FROM results r WHERE r.run_id = u.id), \
+                 (SELECT count(*) FROM results r WHERE r.run_id = u.id AND r.partial = 1) \
+                 FROM runs u ORDER BY u.id DESC LIMIT ?1",
+            )
+            .map_err(|e| self.sqlite(e))?;
+        statement
+            .query_map(params![limit_of(limit)], |row| {
+                Ok(HistoryRun {
+                    run: RunId(row.get(0)?),
+                    timestamp: seconds(row.get(1)?),
+                    ended_at: row.get::<_, Option<i64>>(2)?.map(seconds),
+                    status: status(row, 3, 4)?,
+                    budget_ms: seconds(row.get(5)?),
+                    git_commit: row.get(6)?,
+                    machine_key: row.get(7)?,
+                    baseline: row.get(8)?,
+                    results: seconds(row.get(9)?),
+                    partial: seconds(row.get(10)?),
+                })
+            })
+            .and_then(Iterator::collect::<rusqlite::Result<Vec<_>>>)
+            .map_err(|e| self.sqlite(e))
+    }
+
+    /// The latest run of each baseline name on each machine key, by name.
+    pub fn baselines(&self) -> Result<Vec<BaselineRun>, HistoryError> {
+        let mut statement = self
+            .conn
+            .prepare_cached(
+                "SELECT u.baseline, u.id, u.timestamp, u.machine_key FROM runs u \
+                 WHERE u.baseline IS NOT NULL AND u.id = (SELECT max(v.id) FROM runs v \
+                 WHERE v.baseline = u.baseline AND v.machine_key = u.machine_key) \
+                 ORDER BY u.baseline, u.id DESC",
+            )
+            .map_err(|e| self.sqlite(e))?;
+        statement
+            .query_map([], |row| {
+                Ok(BaselineRun {
+                    name: row.get(0)?,
+                    run: RunId(row.get(1)?),
+                    timestamp: seconds(row.get(2)?),
+                    machine_key: row.get(3)?,
+                })
+            })
+            .and_then(Iterator::collect::<rusqlite::Result<Vec<_>>>)
+            .map_err(|e| self.sqlite(e))
+    }
+
+    /// The latest complete (not partial) stored result of every case, on any machine, each
+    /// with `stored_at` set: what the editor shows before anything is run.
+    pub fn latest_results(&self) -> Result<Vec<BenchResult>, HistoryError> {
+        let mut statement = self
+            .conn
+            .prepare_cached(
+                "SELECT r.result, coalesce(r.stored_at, u.timestamp), r.run_id \
+                 FROM results r JOIN runs u ON u.id = r.run_id \
+                 JOIN (SELECT case_id, max(run_id) AS latest FROM results WHERE partial = 0 \
+                       GROUP BY case_id) l ON l.case_id = r.case_id AND l.latest = r.run_id \
+                 ORDER BY r.case_id",
+            )
+            .map_err(|e| self.sqlite(e))?;
+        let rows = statement
+            .query_map([], |row| {
+                Ok((
+                    row.get::<_, String>(0)?,
+                    row.get::<_, i64>(1)?,
+                    row.get::<_, i64>(2)?,
+                ))
+            })
+            .and_then(Iterator::collect::<rusqlite::Result<Vec<_>>>)
+            .map_err(|e| self.sqlite(e))?;
+        rows.into_iter()
+            .map(|(json, stored_at, run)| {
+                let mut result: BenchResult =
+                    self.parse(&json, &format!("a result of run {run}"))?;
+                result.stored_at = Some(seconds(stored_at));
+                Ok(result)
+            })
+            .collect()
+    }
+
+    /// The manifest of run `run`, or `None` when there is no such run.
+    pub fn manifest(&self, run: RunId) -> Result<Option<Manifest>, HistoryError> {
+        let json: Option<String> = self
+            .conn
+            .query_row(
+                "SELECT manifest FROM runs WHERE id = ?1",
+                params![run.0],
+                |r| r.get(0),
+            )
+            .optional()
+            .map_err(|e| self.sqlite(e))?;
+        json.map(|json| self.parse(&json, &format!("the manifest of run {run}")))
+            .transpose()
+    }
+
+    fn stored_result(
+        &self,
+        sql: &str,
+        params: impl rusqlite::Params,
+    ) -> Result<Option<StoredResult>, HistoryError> {
+        let row = self
+            .conn
+            .prepare_cached(sql)
+            .and_then(|mut statement| {
+                statement
+                    .query_row(params, |r| {
+                        Ok((
+                            r.get::<_, i64>(0)?,
+                            r.get::<_, i64>(1)?,
+                            r.get::<_, Option<String>>(2)?,
+                            r.get::<_, String>(3)?,
+                            r.get::<_, i64>(4)?,
+                        ))
+                    })
+                    .optional()
+            })
+            .map_err(|e| self.sqlite(e))?;
+        let Some((run, timestamp, git_commit, json, stored_at)) = row else {
+            return Ok(None);
+        };
+        let mut result: BenchResult = self.parse(&json, &format!("a result of run {run}"))?;
+        result.stored_at = Some(seconds(stored_at));
+        Ok(Some(StoredResult {
+            run: RunId(run),
+            timestamp: seconds(timestamp),
+            git_commit,
+            result,
+        }))
+    }
+
+    pub(crate) fn parse<T: DeserializeOwned>(
+        &self,
+        json: &str,
+        what: &str,
+    ) -> Result<T, HistoryError> {
+        serde_json::from_str(json).map_err(|e| HistoryError::Corrupt {
+            path: self.path.clone(),
+            detail: format!("{what} is unreadable: {e}"),
+        })
+    }
+
+    pub(crate) fn sqlite(&self, e: rusqlite::Error) -> HistoryError {
+        HistoryError::sqlite(&self.path, e)
+    }
+}
+
+/// The status of a run from its stored status (column `status_at`) and process id (column
+/// `pid_at`): a `running` run whose process is gone was interrupted.
+pub(crate) fn status(
+    row: &Row<'_>,
+    status_at: usize,
+    pid_at: usize,
+) -> rusqlite::Result<RunStatus> {
+    let text: String = row.get(status_at)?;
+    let pid: Option<i64> = row.get(pid_at)?;
+    Ok(match text.as_str() {
+        "running" if pid.is_some_and(crate::os::process_alive) => RunStatus::Running,
+        "running" | "interrupted" => RunStatus::Interrupted,
+        "cancelled" => RunStatus::Cancelled,
+        _ => RunStatus::Complete,
+    })
+}
+
+fn before_id(before: Option<RunId>) -> i64 {
+    before.map_or(i64::MAX, |r| r.0)
+}
+
+fn limit_of(limit: usize) -> i64 {
+    i64::try_from(limit).unwrap_or(i64::MAX)
+}
+
+/// A count or a time in seconds read from SQLite; negative values (never written) read as 0.
+pub(crate) fn seconds(value: i64) -> u64 {
+    u64::try_from(value).unwrap_or(0)
+}
+
+fn verdict(text: &str) -> Option<Verdict> {
+    match text {
+        "faster" => Some(Verdict::Faster),
+        "slower" => Some(Verdict::Slower),
+        "same" => Some(Verdict::Same),
+        _ => None,
+    }
+}
