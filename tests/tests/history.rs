@@ -1,80 +1,330 @@
-//! The engine and its history store, end to end: every run is recorded, and a damaged store
-//! is moved aside (never overwritten) with a message, while the run goes on.
+//! The engine and its history store, end to end: results are stored as they are measured and
+//! survive a crash or a cancel; a file that is not a usable history is never written, moved or
+//! given companion files, and the run still prints its results and says what was not done.
 
-use std::process::{Command, Output};
+mod history_support;
 
-fn run(history: &std::path::Path, extra: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_fixture"))
-        .args(["--bench", "--quick", "--format", "json", "--exact", "plain"])
-        .args(extra)
-        .env("KNOTMETER_HISTORY", history)
-        .output()
-        .unwrap()
-}
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use history_support::{files_with_hashes, TempHistory};
+use knotmeter_history::RunStatus;
 
 #[test]
-fn corrupt_history_is_moved_aside_and_kept() {
-    let dir = tempfile::tempdir().unwrap();
-    let history = dir.path().join("history.db");
-    let garbage = b"this is not a SQLite database, but someone's data all the same".repeat(100);
-    std::fs::write(&history, &garbage).unwrap();
-
-    let out = run(&history, &[]);
-    assert!(
-        out.status.success(),
-        "the run goes on: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        err.contains("moved") || err.contains("aside"),
-        "the user is told: {err}"
-    );
-    let moved: Vec<_> = std::fs::read_dir(dir.path())
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| {
-            p.file_name()
-                .unwrap()
-                .to_string_lossy()
-                .contains(".corrupt-")
-        })
-        .collect();
-    assert_eq!(moved.len(), 1, "{moved:?}");
-    assert_eq!(
-        std::fs::read(&moved[0]).unwrap(),
-        garbage,
-        "the old file's bytes are intact"
-    );
-    assert!(
-        err.contains(&moved[0].file_name().unwrap().to_string_lossy().to_string()),
-        "the message names the new place: {err}"
-    );
-
-    // The fresh store works: a second run is compared with the first.
-    let second = run(&history, &[]);
-    let report: serde_json::Value = serde_json::from_slice(&second.stdout).unwrap();
+fn every_run_is_recorded_and_the_next_one_compares_with_it() {
+    let h = TempHistory::new();
+    assert!(h.fixture(&["--exact", "plain"]).status.success());
+    let report = h.json(&h.fixture(&["--exact", "plain"]));
     assert_eq!(report["results"][0]["comparison"]["against"], "run 1");
+    let runs = h.reader().runs(10).unwrap();
+    assert_eq!(runs.len(), 2);
+    assert!(runs
+        .iter()
+        .all(|r| r.status == RunStatus::Complete && r.results == 1));
 }
 
 #[test]
 fn no_history_writes_nothing() {
-    let dir = tempfile::tempdir().unwrap();
-    let history = dir.path().join("history.db");
-    assert!(run(&history, &["--no-history"]).status.success());
-    assert!(!history.exists());
+    let h = TempHistory::new();
+    assert!(h
+        .fixture(&["--exact", "plain", "--no-history"])
+        .status
+        .success());
+    assert!(!h.path.exists());
 }
 
 #[test]
 fn named_baseline_is_compared_against() {
-    let dir = tempfile::tempdir().unwrap();
-    let history = dir.path().join("history.db");
-    assert!(run(&history, &["--save-baseline", "main"]).status.success());
-    assert!(run(&history, &[]).status.success());
-    let out = run(&history, &["--baseline", "main"]);
-    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let h = TempHistory::new();
+    assert!(h
+        .fixture(&["--exact", "plain", "--save-baseline", "main"])
+        .status
+        .success());
+    assert!(h.fixture(&["--exact", "plain"]).status.success());
+    let report = h.json(&h.fixture(&["--exact", "plain", "--baseline", "main"]));
     assert_eq!(
         report["results"][0]["comparison"]["against"],
         "baseline main"
     );
+}
+
+/// Issue 10 §2: a process that exits or aborts in its third case lost the two before it.
+#[test]
+fn a_crash_in_the_third_case_keeps_the_first_two() {
+    for how in ["abort", "exit"] {
+        let h = TempHistory::new();
+        let out = h.midway(&[], &[("KNOTMETER_FIXTURE_THIRD", how)]);
+        assert!(!out.status.success(), "{how}: the process crashed");
+        let history = h.reader();
+        let runs = history.runs(10).unwrap();
+        assert_eq!(runs.len(), 1, "{how}");
+        assert_eq!(runs[0].status, RunStatus::Interrupted, "{how}");
+        assert_eq!(runs[0].results, 2, "{how}");
+        for id in ["midway::first", "midway::second"] {
+            let points = history.points(id, 10).unwrap();
+            assert_eq!(points.len(), 1, "{how}: {id} was stored");
+            assert_eq!(points[0].partial, Some(false));
+        }
+        assert!(history.points("midway::third", 10).unwrap().is_empty());
+
+        // The next run compares with what the crashed one finished.
+        let report = h.json(&h.midway(&["--format", "json", "--exact", "first"], &[]));
+        assert_eq!(
+            report["results"][0]["comparison"]["against"], "run 1",
+            "{how}"
+        );
+    }
+}
+
+/// Issue 10 §2: a Ctrl-C'd run silently stored nothing.
+#[test]
+fn a_cancelled_run_keeps_its_finished_cases_and_marks_the_one_cut_short() {
+    let h = TempHistory::new();
+    let mut child = h.spawn_midway_until_second_case_samples();
+    signal(child.id(), "INT");
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(130));
+
+    let history = h.reader();
+    let runs = history.runs(10).unwrap();
+    assert_eq!(runs[0].status, RunStatus::Cancelled);
+    let first = history.points("midway::first", 10).unwrap();
+    assert!(
+        first.len() == 1 && first[0].partial == Some(false),
+        "{first:?}"
+    );
+    let second = history.points("midway::second", 10).unwrap();
+    assert!(
+        second.len() == 1 && second[0].partial == Some(true),
+        "{second:?}"
+    );
+    assert!(history.points("midway::third", 10).unwrap().is_empty());
+
+    // The partial result is never a baseline; the finished one is (same budget: comparable).
+    let report = h.json(&h.midway(
+        &[
+            "--format", "json", "--time", "2", "--exact", "first", "second",
+        ],
+        &[],
+    ));
+    let results = report["results"].as_array().unwrap();
+    assert_eq!(results[0]["comparison"]["against"], "run 1");
+    assert!(results[1]["comparison"].is_null(), "{:#}", results[1]);
+}
+
+/// Issue 10 §2: Ctrl-C with the history locked took 5.2 s (the daemon kills at 2 s).
+#[test]
+fn a_cancelled_run_does_not_wait_for_a_locked_history() {
+    let h = TempHistory::new();
+    assert!(h.fixture(&["--exact", "plain"]).status.success());
+    let lock = h.hold_write_lock();
+    let mut child = h.spawn_midway_until_second_case_samples();
+    let asked = Instant::now();
+    signal(child.id(), "INT");
+    let out = wait_with_stderr(&mut child);
+    let took = asked.elapsed();
+    assert!(took < Duration::from_secs(2), "the cancel took {took:?}");
+    assert!(
+        out.contains("were not stored") && out.contains("locked"),
+        "the user is told: {out}"
+    );
+    drop(lock);
+    // Nothing half-written: the history holds the one earlier run.
+    assert_eq!(h.reader().runs(10).unwrap().len(), 1);
+}
+
+#[test]
+fn results_held_back_by_a_lock_are_stored_once_it_is_released() {
+    let h = TempHistory::new();
+    assert!(h.fixture(&["--exact", "plain"]).status.success());
+    let lock = h.hold_write_lock();
+    let child = h
+        .midway_command(&[], &[])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Released while the run measures: the end of the run stores everything.
+    std::thread::sleep(Duration::from_millis(300));
+    drop(lock);
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let runs = h.reader().runs(10).unwrap();
+    assert_eq!(runs[0].status, RunStatus::Complete);
+    assert_eq!(runs[0].results, 3);
+}
+
+/// Issue 10 §3: another program's database was renamed away and replaced.
+#[test]
+fn another_programs_database_is_left_untouched_and_the_results_still_print() {
+    let h = TempHistory::new();
+    std::fs::create_dir_all(h.path.parent().unwrap()).unwrap();
+    let other = rusqlite::Connection::open(&h.path).unwrap();
+    other
+        .execute_batch(
+            "PRAGMA journal_mode = WAL; CREATE TABLE users (name TEXT); \
+             INSERT INTO users VALUES ('ada');",
+        )
+        .unwrap();
+    let before = files_with_hashes(h.path.parent().unwrap());
+
+    let out = h.fixture(&["--exact", "plain"]);
+    assert!(out.status.success());
+    let report = h.json(&out);
+    assert_eq!(report["results"].as_array().unwrap().len(), 1);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("not a knotmeter history"), "{err}");
+    assert!(err.contains("left untouched"), "{err}");
+    assert!(err.contains("users"), "{err}");
+    assert_eq!(files_with_hashes(h.path.parent().unwrap()), before);
+    // The other program still works.
+    let users: i64 = other
+        .query_row("SELECT count(*) FROM users", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(users, 1);
+}
+
+#[test]
+fn a_file_that_is_not_a_database_is_left_untouched() {
+    let h = TempHistory::new();
+    std::fs::create_dir_all(h.path.parent().unwrap()).unwrap();
+    let garbage = b"this is not a SQLite database, but someone's data all the same".repeat(100);
+    std::fs::write(&h.path, &garbage).unwrap();
+    let out = h.fixture(&["--exact", "plain"]);
+    assert!(out.status.success());
+    assert_eq!(std::fs::read(&h.path).unwrap(), garbage);
+    assert_eq!(
+        history_support::names(h.path.parent().unwrap()),
+        ["history.db"]
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("not an SQLite database") && err.contains("KNOTMETER_HISTORY"),
+        "{err}"
+    );
+}
+
+/// Issue 10 §3: a run was written into a file with damaged pages, and the message said "no
+/// before/after comparison" while comparisons were made.
+#[test]
+fn a_damaged_history_is_read_not_written_and_the_message_says_so() {
+    let h = TempHistory::new();
+    for _ in 0..3 {
+        assert!(h
+            .fixture(&["--exact", "plain", "sized/10"])
+            .status
+            .success());
+    }
+    // Damage a page that holds no result: the free list's trunk would be too subtle, so
+    // grow the file with results of a case we never compare, then damage the last page.
+    for _ in 0..30 {
+        assert!(h.fixture(&["--exact", "explicit"]).status.success());
+    }
+    let bytes = history_support::damage_last_page(&h.path);
+
+    let out = h.fixture(&["--exact", "plain"]);
+    assert!(out.status.success(), "the results are still printed");
+    let report = h.json(&out);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("damaged"), "{err}");
+    assert!(err.contains("will not be stored"), "{err}");
+    assert!(
+        err.contains("none of this run's 1 results was stored"),
+        "{err}"
+    );
+    assert!(!err.contains("no before/after"), "{err}");
+    assert_eq!(
+        report["results"][0]["comparison"]["against"], "run 3",
+        "compared with what can still be read"
+    );
+    assert!(
+        std::fs::read(&h.path).unwrap() == bytes,
+        "not a byte written"
+    );
+}
+
+#[test]
+fn a_history_of_a_newer_knotmeter_is_left_untouched() {
+    let h = TempHistory::new();
+    assert!(h.fixture(&["--exact", "plain"]).status.success());
+    rusqlite::Connection::open(&h.path)
+        .unwrap()
+        .execute_batch("PRAGMA user_version = 99")
+        .unwrap();
+    let before = files_with_hashes(h.path.parent().unwrap());
+    let out = h.fixture(&["--exact", "plain"]);
+    assert!(out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("upgrade knotmeter"), "{err}");
+    assert_eq!(files_with_hashes(h.path.parent().unwrap()), before);
+}
+
+/// Issue 10 §3: in a read-only directory, still compare against the readable history.
+#[test]
+fn a_history_in_a_read_only_directory_is_still_compared_with() {
+    let h = TempHistory::new();
+    assert!(h.fixture(&["--exact", "plain"]).status.success());
+    let dir = h.path.parent().unwrap().to_path_buf();
+    let out = history_support::as_other_user_in_read_only(&dir, || {
+        h.fixture_command(&["--exact", "plain"])
+    });
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("cannot be written"), "{err}");
+    assert!(
+        err.contains(&dir.display().to_string()),
+        "the directory is named: {err}"
+    );
+    let report = h.json(&out);
+    assert_eq!(report["results"][0]["comparison"]["against"], "run 1");
+    assert_eq!(h.reader().runs(10).unwrap().len(), 1, "nothing was stored");
+}
+
+/// Issue 10 §3: leftover read-only `-wal`/`-shm` files: name them in the message.
+#[test]
+fn leftover_read_only_companion_files_are_named() {
+    let h = TempHistory::new();
+    assert!(h.fixture(&["--exact", "plain"]).status.success());
+    // Another user's reader left its shared-memory file behind.
+    let shm = format!("{}-shm", h.path.display());
+    let wal = format!("{}-wal", h.path.display());
+    let holder = rusqlite::Connection::open(&h.path).unwrap();
+    holder
+        .query_row("SELECT count(*) FROM runs", [], |r| r.get::<_, i64>(0))
+        .unwrap();
+    assert!(Path::new(&shm).exists() && Path::new(&wal).exists());
+    let out = history_support::as_other_user_with_own_files(&h.path, || {
+        h.fixture_command(&["--exact", "plain"])
+    });
+    drop(holder);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(
+        err.contains(&shm) || err.contains(&wal),
+        "names the files: {err}"
+    );
+}
+
+/// Sends `SIG<name>` to `pid`.
+fn signal(pid: u32, name: &str) {
+    let status = Command::new("kill")
+        .args([format!("-{name}"), pid.to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+}
+
+fn wait_with_stderr(child: &mut std::process::Child) -> String {
+    use std::io::Read;
+    let mut err = String::new();
+    if let Some(mut stderr) = child.stderr.take() {
+        stderr.read_to_string(&mut err).unwrap();
+    }
+    child.wait().unwrap();
+    err
 }

@@ -172,6 +172,7 @@ pub(crate) fn analyse(case: &Case, m: Measurement, cx: &Context) -> BenchResult 
             workload_ns: m.workload_ns,
             baseline_ns: m.baseline_ns,
         },
+        stored_at: None,
     }
 }
 

@@ -119,6 +119,7 @@ pub(crate) fn result(case: &ListEntry, median_ns: f64) -> BenchResult {
             workload_ns: vec![median_ns + 0.25; 3],
             baseline_ns: vec![0.25; 3],
         },
+        stored_at: None,
     }
 }
 

@@ -1,6 +1,10 @@
 //! The run's comparisons, decided together at its end: the paired ones found while measuring,
 //! plus a before/after comparison for every other case that has a stored predecessor (or a
 //! result in the baseline named by `--baseline`), all corrected at once.
+//!
+//! Only complete results are compared and compared against: a case cut short by a cancel gets
+//! no verdict, and the store never offers a partial result as a baseline. Every measured case
+//! that gets no comparison at all is listed with the reason, for the gate.
 
 use knotmeter_history::machine_key;
 use knotmeter_protocol::Comparison;
@@ -9,13 +13,22 @@ use super::Session;
 use crate::analysis::{corrected, optimized_away};
 use crate::cancel;
 use crate::compare::{self, run_to_run_noise, unpaired_ratio, Pending};
-use crate::store::Store;
+use crate::store::Lookup;
 
 /// Stored runs looked at to estimate a case's run-to-run noise.
 const NOISE_HISTORY: usize = 20;
 
-/// Every comparison of the run with its corrected p-value and verdict, in run order.
-pub(super) fn finish(session: &Session<'_>, store: &mut Store) -> Vec<(String, Comparison)> {
+/// The run's comparisons, and which measured cases got none.
+pub(super) struct Compared {
+    /// Every comparison of the run with its corrected p-value and verdict, in run order.
+    pub(super) comparisons: Vec<(String, Comparison)>,
+    /// Measured cases without any comparison, each with the reason.
+    pub(super) not_compared: Vec<(String, String)>,
+}
+
+/// Decides every comparison of the run.
+pub(super) fn finish(session: &Session<'_>) -> Compared {
+    let store = &session.store;
     // A cut-short or optimised-away result gets no verdict, paired or not.
     let comparable = |id: &str| {
         session
@@ -29,42 +42,77 @@ pub(super) fn finish(session: &Session<'_>, store: &mut Store) -> Vec<(String, C
         .filter(|p| comparable(&p.id))
         .cloned()
         .collect();
-    if !cancel::requested() {
-        let key = machine_key(&session.manifest);
-        for result in &session.results {
-            if result.partial || optimized_away(result) || pending.iter().any(|p| p.id == result.id)
-            {
+    let paired: Vec<String> = pending.iter().map(|p| p.id.clone()).collect();
+    let mut not_compared = Vec::new();
+    let key = machine_key(&session.manifest);
+    for result in &session.results {
+        if paired.contains(&result.id) {
+            continue;
+        }
+        let why = if result.partial {
+            Some("cut short by the cancel".to_owned())
+        } else if optimized_away(result) {
+            Some("indistinguishable from the empty body".to_owned())
+        } else if cancel::requested() {
+            Some("the run was cancelled before the comparisons".to_owned())
+        } else {
+            None
+        };
+        if let Some(why) = why {
+            not_compared.push((result.id.clone(), why));
+            continue;
+        }
+        let (lookup, against) = match &session.options.baseline {
+            Some(name) => (
+                store.named(name, &result.id, &key),
+                format!("baseline {name}"),
+            ),
+            None => (store.previous(&result.id, &key), String::new()),
+        };
+        let stored = match lookup {
+            Lookup::Found(stored) => stored,
+            Lookup::None => {
+                let why = match &session.options.baseline {
+                    Some(name) => format!(
+                        "the baseline `{name}` has no complete result of it on this machine with \
+                         this profile and time budget"
+                    ),
+                    None => "no earlier complete result on this machine with this profile and \
+                             time budget"
+                        .to_owned(),
+                };
+                not_compared.push((result.id.clone(), why));
                 continue;
             }
-            let (stored, against) = match &session.options.baseline {
-                Some(name) => (
-                    store.named(name, &result.id, &key),
-                    format!("baseline {name}"),
-                ),
-                None => (store.previous(&result.id, &key), String::new()),
-            };
-            let Some(stored) = stored else { continue };
-            let before = corrected(
-                &stored.result.raw.workload_ns,
-                &stored.result.raw.baseline_ns,
-            )
-            .samples;
-            let after = corrected(&result.raw.workload_ns, &result.raw.baseline_ns).samples;
-            let Some(estimate) = unpaired_ratio(&before, &after) else {
+            Lookup::Unavailable(why) => {
+                not_compared.push((result.id.clone(), why));
                 continue;
-            };
-            let noise = run_to_run_noise(&store.medians(&result.id, &key, NOISE_HISTORY));
-            pending.push(Pending {
-                id: result.id.clone(),
-                against: if against.is_empty() {
-                    format!("run {}", stored.run.0)
-                } else {
-                    against
-                },
-                estimate,
-                threshold: session.options.noise_threshold.max(noise),
-            });
-        }
+            }
+        };
+        let before = corrected(
+            &stored.result.raw.workload_ns,
+            &stored.result.raw.baseline_ns,
+        )
+        .samples;
+        let after = corrected(&result.raw.workload_ns, &result.raw.baseline_ns).samples;
+        let Some(estimate) = unpaired_ratio(&before, &after) else {
+            not_compared.push((
+                result.id.clone(),
+                "too few positive samples to compare".to_owned(),
+            ));
+            continue;
+        };
+        let noise = run_to_run_noise(&store.medians(&result.id, &key, NOISE_HISTORY));
+        pending.push(Pending {
+            id: result.id.clone(),
+            against: if against.is_empty() {
+                format!("run {}", stored.run.0)
+            } else {
+                against
+            },
+            estimate,
+            threshold: session.options.noise_threshold.max(noise),
+        });
     }
     // Report in run order, whichever kind each comparison is.
     let order = |id: &str| {
@@ -75,5 +123,8 @@ pub(super) fn finish(session: &Session<'_>, store: &mut Store) -> Vec<(String, C
             .unwrap_or(usize::MAX)
     };
     pending.sort_by_key(|p| order(&p.id));
-    compare::finalize(&pending)
+    Compared {
+        comparisons: compare::finalize(&pending),
+        not_compared,
+    }
 }

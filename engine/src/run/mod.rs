@@ -1,9 +1,11 @@
 //! One measuring run of a bench binary: plan the steps, measure each, report as results come,
 //! analyse each benchmark across its cases, compare, store, and decide the exit status.
 //!
-//! Results stream to the reporter as each case ends. What needs every case first comes at the
+//! Results stream to the history store, and to the reporter, as each case ends: a run that
+//! dies in its seventh case keeps the six before. What needs every case first comes at the
 //! end: before/after comparisons against the history, the Benjamini–Hochberg correction over
-//! every comparison of the run, and the verdicts (`case_compared`), then the history record.
+//! every comparison of the run, and the verdicts (`case_compared`, also added to the stored
+//! results), then the run is closed in the history and the gate decides (`gate`).
 //!
 //! The report is written through [`Output`]: the first error writing it (the reader went away,
 //! the disk is full) cancels the run like a signal would, and nothing more is written; a broken
@@ -12,6 +14,7 @@
 mod compare_run;
 mod emit;
 mod execute;
+mod gate;
 mod once;
 mod panics;
 mod plan;
@@ -23,9 +26,8 @@ use std::process::ExitCode;
 use std::rc::Rc;
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
-use knotmeter_protocol::{
-    BenchResult, CaseFailure, FailureKind, Manifest, RunSummary, Verdict, Warning,
-};
+use knotmeter_history::RunStatus;
+use knotmeter_protocol::{BenchResult, CaseFailure, FailureKind, Manifest, RunSummary, Warning};
 
 pub(crate) use once::run_once;
 pub(crate) use panics::install as install_panic_hook;
@@ -91,11 +93,18 @@ pub(crate) fn measure_all(
     out: ReportOut,
 ) -> ExitCode {
     let seed = seed(options);
+    let manifest = manifest(&timer, debug_assertions, seed, options);
+    // The history is opened, and the history flags checked, before anything runs.
+    let store = Store::open(options.no_history);
+    if let Err(message) = gate::preflight(options, &store, &manifest, selected) {
+        eprintln!("knotmeter: {message}");
+        return ExitCode::from(2);
+    }
     let mut session = Session {
         options,
         timer,
         seed,
-        manifest: manifest(&timer, debug_assertions, seed, options),
+        manifest,
         output: Rc::new(RefCell::new(Output::new(options, out))),
         results: Vec::new(),
         failed: 0,
@@ -103,6 +112,8 @@ pub(crate) fn measure_all(
         stray_panics: 0,
         paired: Vec::new(),
         remaining: HashMap::new(),
+        store,
+        compared: None,
     };
     for case in selected {
         *session.remaining.entry(case.bench_id.clone()).or_default() += 1;
@@ -129,6 +140,10 @@ struct Session<'o> {
     paired: Vec<Pending>,
     /// Cases of each benchmark function still to report, to know when to summarise it.
     remaining: HashMap<String, usize>,
+    /// The history store, written as cases end.
+    store: Store,
+    /// The run's comparisons, once decided: for the gate.
+    compared: Option<compare_run::Compared>,
 }
 
 impl Session<'_> {
@@ -141,6 +156,8 @@ impl Session<'_> {
         let started = Instant::now();
         let entries: Vec<_> = selected.iter().map(Case::list_entry).collect();
         self.emit(|r| r.run_started(&self.manifest, &entries));
+        self.store
+            .begin(&self.manifest, self.options.save_baseline.as_deref());
         let mut previous: Option<&str> = None;
         for step in plan::plan(selected, all) {
             self.check_stray_panics(previous);
@@ -166,21 +183,23 @@ impl Session<'_> {
             }
         }
         self.check_stray_panics(previous);
-        let mut store = Store::open(self.options.no_history);
-        let comparisons = compare_run::finish(self, &mut store);
-        for (id, comparison) in &comparisons {
+        let compared = compare_run::finish(self);
+        let mut verdicts = Vec::new();
+        for (id, comparison) in &compared.comparisons {
             self.emit(|r| r.case_compared(id, comparison));
             if let Some(result) = self.results.iter_mut().find(|r| &r.id == id) {
                 result.comparison = Some(comparison.clone());
+                verdicts.push(result.clone());
             }
         }
-        if !cancel::requested() {
-            store.record(
-                &self.manifest,
-                &self.results,
-                self.options.save_baseline.as_deref(),
-            );
-        }
+        self.compared = Some(compared);
+        self.store.record_verdicts(verdicts);
+        let status = if cancel::requested() {
+            RunStatus::Cancelled
+        } else {
+            RunStatus::Complete
+        };
+        self.store.finish(status, self.results.len());
         let partial_results = self.results.iter().filter(|r| r.partial).count() as u64;
         let summary = RunSummary {
             passed: self.results.len() as u64 - partial_results,
@@ -295,6 +314,8 @@ impl Session<'_> {
                  split it into two #[bench] functions",
             ));
         }
+        // Stored before it is printed: a result that was shown is in the history.
+        self.store.record(&result);
         self.emit(|r| r.case_finished(&result));
         self.results.push(result);
     }
@@ -322,28 +343,12 @@ impl Session<'_> {
         if let Some(status) = cancelled_by {
             return ExitCode::from(status);
         }
-        if let Some(limit) = self.options.fail_on_regression {
-            let regressions: Vec<&BenchResult> = self
-                .results
-                .iter()
-                .filter(|r| {
-                    r.comparison.as_ref().is_some_and(|c| {
-                        c.verdict == Verdict::Slower && (c.ratio - 1.0) * 100.0 > limit
-                    })
-                })
-                .collect();
-            for r in &regressions {
-                let c = r.comparison.as_ref().expect("filtered on a comparison");
-                eprintln!(
-                    "knotmeter: regression: {} is {:.1}% slower than {} (limit {limit}%)",
-                    r.id,
-                    (c.ratio - 1.0) * 100.0,
-                    c.against
-                );
-            }
-            if !regressions.is_empty() {
-                return ExitCode::FAILURE;
-            }
+        let passes = self
+            .compared
+            .as_ref()
+            .is_none_or(|compared| gate::passes(self.options, compared, &self.results));
+        if !passes {
+            return ExitCode::FAILURE;
         }
         if summary.failed > 0 || self.stray_panics > 0 {
             ExitCode::FAILURE

@@ -1,0 +1,47 @@
+//! A bench binary for the history's end-to-end tests: three cases run in order, the third of
+//! which can end the process the way a crash would, and a workload whose size the test sets.
+//!
+//! * `KNOTMETER_FIXTURE_THIRD`: `abort` (SIGABRT), `exit` (`process::exit(3)`) or unset (the
+//!   third case measures like the others).
+//! * `KNOTMETER_FIXTURE_WORK`: steps of the dependency chain each case runs (default 200), so
+//!   a test can make a run slower than a saved baseline.
+//! * `KNOTMETER_FIXTURE_SLOW_SECOND`: set, the second case sleeps 2 ms per call, so that it is
+//!   still sampling when a test cancels the run.
+
+use knotmeter::{bench, black_box};
+
+fn work() -> u64 {
+    static STEPS: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+    let steps = *STEPS.get_or_init(|| {
+        std::env::var("KNOTMETER_FIXTURE_WORK")
+            .ok()
+            .and_then(|w| w.parse().ok())
+            .unwrap_or(200)
+    });
+    knotmeter_tests::chain(black_box(steps))
+}
+
+#[bench]
+fn first() -> u64 {
+    work()
+}
+
+#[bench]
+fn second() -> u64 {
+    static SLOW: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    if *SLOW.get_or_init(|| std::env::var_os("KNOTMETER_FIXTURE_SLOW_SECOND").is_some()) {
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    }
+    work()
+}
+
+#[bench]
+fn third() -> u64 {
+    match std::env::var("KNOTMETER_FIXTURE_THIRD").as_deref() {
+        Ok("abort") => std::process::abort(),
+        Ok("exit") => std::process::exit(3),
+        _ => work(),
+    }
+}
+
+knotmeter::main!();
