@@ -27,7 +27,11 @@ pub enum Command {
     Run(RunArgs),
     /// Print the benchmarks discovery finds, without building anything.
     List(ListArgs),
-    /// Print the stored results of one case, newest first, with their verdicts.
+    /// Print the recorded runs, or the stored results of one case, newest first; `history
+    /// prune` removes old results.
+    ///
+    /// The history lives at `<target dir>/knotmeter/history.db` (`cargo clean` deletes it), or
+    /// wherever `KNOTMETER_HISTORY` points. Times are UTC.
     History(HistoryArgs),
 }
 
@@ -66,18 +70,46 @@ pub struct ListArgs {
 
 /// `knotmeter history`.
 #[derive(Debug, clap::Args)]
+#[command(args_conflicts_with_subcommands = true)]
 pub struct HistoryArgs {
-    /// The case id, as `knotmeter list` shows it (e.g. `quickstart::chain_n/1000`).
-    pub id: String,
+    /// Something to do with the history instead of printing it.
+    #[command(subcommand)]
+    pub action: Option<HistoryAction>,
+    /// A case id, as `knotmeter list` shows it (e.g. `quickstart::chain_n/1000`): print its
+    /// stored results. Without one, print the recorded runs.
+    pub id: Option<String>,
     /// The package or workspace whose history to read. Default: the current directory.
     #[arg(long)]
     pub path: Option<PathBuf>,
-    /// At most this many runs.
+    /// At most this many runs or results.
     #[arg(long, default_value_t = 20)]
     pub limit: u32,
-    /// `pretty` (a table) or `json` (the `knotmeter/history` result).
+    /// `pretty` (a table) or `json` (the `knotmeter/history` result, or a list of runs).
     #[arg(long, value_enum, default_value_t = ListFormat::Pretty)]
     pub format: ListFormat,
+}
+
+/// What `knotmeter history` can do besides printing.
+#[derive(Debug, Subcommand)]
+pub enum HistoryAction {
+    /// Remove old results and shrink the file: keeps the newest `--keep` results of each case
+    /// on each machine, profile and budget, every result of the latest run saved under each
+    /// baseline name, and runs still measuring.
+    Prune(PruneArgs),
+}
+
+/// `knotmeter history prune`.
+#[derive(Debug, clap::Args)]
+pub struct PruneArgs {
+    /// Results kept per case and machine (the editor's chart shows 100).
+    #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u32).range(1..))]
+    pub keep: u32,
+    /// Say what would be removed, and change nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// The package or workspace whose history to prune. Default: the current directory.
+    #[arg(long)]
+    pub path: Option<PathBuf>,
 }
 
 /// Output formats of `knotmeter run`.

@@ -16,12 +16,12 @@ use indicatif::{ProgressBar, ProgressStyle};
 use knotmeter_protocol::editor::{
     DiscoverResult, HistoryResult, ItemKind, ItemState, RunMode, RunStateParams,
 };
-use knotmeter_protocol::BenchResult;
+use knotmeter_protocol::{BenchResult, HistoryPoint, HistoryRun};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use crate::cargo_build::BuildEvent;
-use crate::cli::{Format, HistoryArgs, ListArgs, ListFormat, RunArgs};
+use crate::cli::{Format, HistoryAction, HistoryArgs, ListArgs, ListFormat, PruneArgs, RunArgs};
 use crate::discovery::{workspace, Discovery};
 use crate::format;
 use crate::runs::process::Children;
@@ -431,57 +431,107 @@ pub fn list(args: ListArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// `knotmeter history ID`.
+/// `knotmeter history [ID]` and `knotmeter history prune`.
 pub fn history(args: HistoryArgs) -> anyhow::Result<ExitCode> {
-    let path = args.path.unwrap_or_else(|| PathBuf::from("."));
-    let target_dir = match workspace::load(&path) {
+    if let Some(HistoryAction::Prune(prune_args)) = args.action {
+        return prune(prune_args);
+    }
+    let target_dir = history_target_dir(args.path);
+    let limit = args.limit as usize;
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    match &args.id {
+        Some(id) => {
+            let Some(points) = found(stored::points(target_dir.as_deref(), id, limit))? else {
+                return Ok(ExitCode::FAILURE);
+            };
+            if args.format == ListFormat::Json {
+                serde_json::to_writer_pretty(&mut out, &HistoryResult { points })?;
+                writeln!(out)?;
+            } else if points.is_empty() {
+                writeln!(out, "no stored results for `{id}`")?;
+            } else {
+                points_table(&mut out, &points)?;
+            }
+        }
+        None => {
+            let Some(runs) = found(stored::runs(target_dir.as_deref(), limit))? else {
+                return Ok(ExitCode::FAILURE);
+            };
+            if args.format == ListFormat::Json {
+                serde_json::to_writer_pretty(&mut out, &serde_json::json!({ "runs": runs }))?;
+                writeln!(out)?;
+            } else if runs.is_empty() {
+                writeln!(out, "no recorded runs")?;
+            } else {
+                runs_table(&mut out, &runs)?;
+            }
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The target directory of the workspace at `path` (the current directory by default), to
+/// find its history; `None` when `KNOTMETER_HISTORY` names the file, or (with a note) when
+/// there is no workspace there.
+fn history_target_dir(path: Option<PathBuf>) -> Option<PathBuf> {
+    if std::env::var_os(knotmeter_history::HISTORY_ENV).is_some_and(|v| !v.is_empty()) {
+        return None;
+    }
+    let path = path.unwrap_or_else(|| PathBuf::from("."));
+    match workspace::load(&path) {
         Ok(workspace) => Some(workspace.target_dir),
         Err(e) => {
             eprintln!("knotmeter: {e}; looking for the history without a workspace");
             None
         }
-    };
-    let points = match stored::points(target_dir.as_deref(), &args.id, args.limit as usize) {
-        Stored::Points(points) => points,
+    }
+}
+
+/// What the store holds (an empty history when there is none yet, with a note), or `None`
+/// after saying why it cannot be read.
+fn found<T: Default>(stored: Stored<T>) -> anyhow::Result<Option<T>> {
+    Ok(match stored {
+        Stored::Found(found) => Some(found),
         Stored::NoStore(path) => {
             eprintln!(
                 "knotmeter: no history yet ({} does not exist): `knotmeter run` or `cargo bench` records one",
                 path.display()
             );
-            Vec::new()
+            Some(T::default())
         }
         Stored::Unreadable(why) => {
             eprintln!("knotmeter: {why}");
-            return Ok(ExitCode::FAILURE);
+            None
         }
-    };
-    let stdout = std::io::stdout();
-    let mut out = stdout.lock();
-    if args.format == ListFormat::Json {
-        serde_json::to_writer_pretty(&mut out, &HistoryResult { points })?;
-        writeln!(out)?;
-        return Ok(ExitCode::SUCCESS);
-    }
-    if points.is_empty() {
-        writeln!(out, "no stored results for `{}`", args.id)?;
-        return Ok(ExitCode::SUCCESS);
-    }
+    })
+}
+
+fn points_table(out: &mut impl Write, points: &[HistoryPoint]) -> anyhow::Result<()> {
     writeln!(
         out,
-        "{:>6}  {:<10}  {:>10}  {:<24}  {:<8}  commit",
-        "run", "date", "median", "95% interval", "verdict"
+        "{:>6}  {:<16}  {:>7}  {:>10}  {:<24}  {:<8}  {:<11}  commit",
+        "run", "started (UTC)", "budget", "median", "95% interval", "verdict", "run status"
     )?;
-    for p in &points {
+    for p in points {
         let verdict = p
             .verdict
             .and_then(|v| serde_json::to_value(v).ok())
             .and_then(|v| v.as_str().map(str::to_owned))
             .unwrap_or_else(|| "—".into());
+        let mut notes = Vec::new();
+        if p.partial == Some(true) {
+            notes.push("partial: cut short by a cancel".to_owned());
+        }
+        if let Some(name) = &p.baseline {
+            notes.push(format!("baseline {name}"));
+        }
         writeln!(
             out,
-            "{:>6}  {:<10}  {:>10}  {:<24}  {:<8}  {}{}",
+            "{:>6}  {:<16}  {:>7}  {:>10}  {:<24}  {:<8}  {:<11}  {}{}",
             p.run.0,
-            date(p.timestamp),
+            stored::time_text(p.timestamp),
+            p.budget_ms.map_or_else(|| "—".to_owned(), budget),
             format::duration(p.median_ns),
             format!(
                 "[{}, {}]",
@@ -489,38 +539,183 @@ pub fn history(args: HistoryArgs) -> anyhow::Result<ExitCode> {
                 format::duration(p.high_ns)
             ),
             verdict,
-            p.git_commit
-                .as_deref()
-                .map_or("—", |c| &c[..c.len().min(10)]),
-            p.baseline
-                .as_deref()
-                .map_or(String::new(), |b| format!("  (baseline {b})"))
+            p.status.map_or("—", |s| s.as_str()),
+            commit(p.git_commit.as_deref()),
+            if notes.is_empty() {
+                String::new()
+            } else {
+                format!("  ({})", notes.join("; "))
+            }
         )?;
     }
+    Ok(())
+}
+
+fn runs_table(out: &mut impl Write, runs: &[HistoryRun]) -> anyhow::Result<()> {
+    writeln!(
+        out,
+        "{:>6}  {:<16}  {:>7}  {:<11}  {:>7}  commit",
+        "run", "started (UTC)", "budget", "status", "results"
+    )?;
+    for r in runs {
+        let mut notes = Vec::new();
+        if r.partial > 0 {
+            notes.push(format!("{} partial", r.partial));
+        }
+        if let Some(name) = &r.baseline {
+            notes.push(format!("baseline {name}"));
+        }
+        writeln!(
+            out,
+            "{:>6}  {:<16}  {:>7}  {:<11}  {:>7}  {}{}",
+            r.run.0,
+            stored::time_text(r.timestamp),
+            budget(r.budget_ms),
+            r.status.as_str(),
+            r.results,
+            commit(r.git_commit.as_deref()),
+            if notes.is_empty() {
+                String::new()
+            } else {
+                format!("  ({})", notes.join("; "))
+            }
+        )?;
+    }
+    Ok(())
+}
+
+/// A time budget per case: `100 ms` (`--quick`), `1 s`.
+fn budget(ms: u64) -> String {
+    match ms {
+        0 => "—".to_owned(),
+        ms if ms % 1000 == 0 => format!("{} s", ms / 1000),
+        ms if ms >= 1000 => format!("{:.1} s", ms as f64 / 1000.0),
+        ms => format!("{ms} ms"),
+    }
+}
+
+fn commit(hash: Option<&str>) -> &str {
+    hash.map_or("—", |c| &c[..c.len().min(10)])
+}
+
+/// `knotmeter history prune`.
+fn prune(args: PruneArgs) -> anyhow::Result<ExitCode> {
+    let path = knotmeter_history::resolve_path(history_target_dir(args.path).as_deref());
+    if !path.exists() {
+        eprintln!(
+            "knotmeter: no history at {} yet: nothing to prune",
+            path.display()
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
+    let mut history = match knotmeter_history::History::open(&path) {
+        Ok(history) => history,
+        Err(e) => {
+            eprintln!("knotmeter: the history cannot be pruned: {e}");
+            return Ok(ExitCode::FAILURE);
+        }
+    };
+    let retention = knotmeter_history::Retention {
+        keep_per_case: args.keep as usize,
+    };
+    let plan = history.prune_plan(retention)?;
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    writeln!(
+        out,
+        "{}: {} results in {} runs ({})",
+        path.display(),
+        plan.results_before,
+        plan.runs_before,
+        bytes(history.file_size())
+    )?;
+    let kept: Vec<String> = plan
+        .baselines
+        .iter()
+        .map(|b| format!("{} (run {})", b.name, b.run))
+        .collect();
+    writeln!(
+        out,
+        "keeping the newest {} results of each case on each machine, profile and budget{}{}",
+        args.keep,
+        if kept.is_empty() {
+            String::new()
+        } else {
+            format!(", every result of the baselines {}", kept.join(", "))
+        },
+        if plan.running.is_empty() {
+            String::new()
+        } else {
+            format!(", and the {} runs still measuring", plan.running.len())
+        }
+    )?;
+    if plan.is_empty() {
+        writeln!(out, "nothing to remove")?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let changes = [
+        count(plan.results.len() as u64, "remove", "result"),
+        count(plan.runs.len() as u64, "remove", "run"),
+        count(
+            plan.to_close.len() as u64,
+            "close",
+            "run whose process is gone (as interrupted)",
+        ),
+        count(plan.to_compact, "compact the raw samples of", "result"),
+    ];
+    let changes: Vec<String> = changes.into_iter().flatten().collect();
+    writeln!(
+        out,
+        "{}{}",
+        if args.dry_run { "would: " } else { "pruning: " },
+        changes.join(", ")
+    )?;
+    if args.dry_run {
+        writeln!(out, "dry run: nothing was changed")?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let done = history.prune(&plan)?;
+    writeln!(
+        out,
+        "done: removed {} results and {} runs, closed {}, rewrote {}; the file went from {} to {}",
+        done.results,
+        done.runs,
+        done.closed,
+        done.compacted,
+        bytes(done.bytes_before),
+        bytes(done.bytes_after)
+    )?;
     Ok(ExitCode::SUCCESS)
 }
 
-/// `YYYY-MM-DD` of a Unix time (UTC), without a date library.
-fn date(seconds: u64) -> String {
-    let days = (seconds / 86_400) as i64;
-    // Howard Hinnant's civil_from_days.
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    format!("{year:04}-{month:02}-{day:02}")
+/// "remove 3 results", or `None` for none.
+fn count(n: u64, verb: &str, noun: &str) -> Option<String> {
+    let plural = if n == 1 { "" } else { "s" };
+    let (head, tail) = noun.split_once(' ').unwrap_or((noun, ""));
+    let tail = if tail.is_empty() {
+        String::new()
+    } else {
+        format!(" {tail}")
+    };
+    (n > 0).then(|| format!("{verb} {n} {head}{plural}{tail}"))
+}
+
+/// A file size in kB or MB.
+fn bytes(n: u64) -> String {
+    if n >= 1_000_000 {
+        format!("{:.1} MB", n as f64 / 1e6)
+    } else {
+        format!("{:.0} kB", n as f64 / 1e3)
+    }
 }
 
 #[cfg(test)]
 mod tests {
     #[test]
-    fn dates_are_utc_calendar_days() {
-        assert_eq!(super::date(0), "1970-01-01");
-        assert_eq!(super::date(1_700_000_000), "2023-11-14");
+    fn budgets_read_as_seconds_or_milliseconds() {
+        assert_eq!(super::budget(100), "100 ms");
+        assert_eq!(super::budget(1000), "1 s");
+        assert_eq!(super::budget(2500), "2.5 s");
+        assert_eq!(super::budget(0), "—");
     }
 }

@@ -1,30 +1,90 @@
-//! Reading the history store, which the engine writes on every run. The daemon and
-//! `knotmeter history` only read it; a missing or unreadable store means "no history", with a
-//! message that says why, never a crash.
+//! Reading the history store, which the engine writes as it measures: points for charts and
+//! `knotmeter history ID`, runs for `knotmeter history`, and each case's last stored result for
+//! the editor after the daemon starts. A missing or unreadable store means "no history", with a
+//! message that says why, never a crash. The one write the server makes is `knotmeter history
+//! prune`, which the user asks for.
 
 use std::path::{Path, PathBuf};
 
 use knotmeter_history::{resolve_path, History, HistoryError};
-use knotmeter_protocol::HistoryPoint;
+use knotmeter_protocol::{BenchResult, HistoryPoint, HistoryRun};
 
-/// The points of `id`, newest first, or why there are none.
+/// What the store holds, or why there is nothing.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Stored {
-    /// What the store holds (maybe nothing for this id).
-    Points(Vec<HistoryPoint>),
+pub enum Stored<T> {
+    /// What the store holds (maybe nothing).
+    Found(T),
     /// No store yet at this path: nothing has been run.
     NoStore(PathBuf),
     /// The store cannot be read: the message says why and what to do.
     Unreadable(String),
 }
 
-/// Reads up to `limit` points of `id` from the history of the workspace whose target
-/// directory is `target_dir` (or wherever `KNOTMETER_HISTORY` points).
-pub fn points(target_dir: Option<&Path>, id: &str, limit: usize) -> Stored {
+/// Opens the history of the workspace whose target directory is `target_dir` (or wherever
+/// `KNOTMETER_HISTORY` points) and reads it with `read`.
+pub fn read<T>(
+    target_dir: Option<&Path>,
+    read: impl FnOnce(&History) -> Result<T, HistoryError>,
+) -> Stored<T> {
     let path = resolve_path(target_dir);
-    match History::open_read_only(&path).and_then(|h| h.points(id, limit)) {
-        Ok(points) => Stored::Points(points),
+    match History::open_read_only(&path).and_then(|h| read(&h)) {
+        Ok(found) => Stored::Found(found),
         Err(HistoryError::Missing { path }) => Stored::NoStore(path),
         Err(e) => Stored::Unreadable(format!("the history store cannot be read: {e}")),
+    }
+}
+
+/// Up to `limit` points of `id`, newest first.
+pub fn points(target_dir: Option<&Path>, id: &str, limit: usize) -> Stored<Vec<HistoryPoint>> {
+    read(target_dir, |h| h.points(id, limit))
+}
+
+/// The latest `limit` runs, newest first.
+pub fn runs(target_dir: Option<&Path>, limit: usize) -> Stored<Vec<HistoryRun>> {
+    read(target_dir, |h| h.runs(limit))
+}
+
+/// The last complete stored result of every case, each with `stored_at`.
+pub fn latest(target_dir: Option<&Path>) -> Stored<Vec<BenchResult>> {
+    read(target_dir, History::latest_results)
+}
+
+/// `YYYY-MM-DD HH:MM` of a Unix time, in UTC.
+pub fn time_text(seconds: u64) -> String {
+    let days = (seconds / 86_400) as i64;
+    let of_day = seconds % 86_400;
+    // Howard Hinnant's civil_from_days.
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02} {:02}:{:02}",
+        of_day / 3600,
+        of_day % 3600 / 60
+    )
+}
+
+/// "stored 2025-11-30 19:42 UTC", for a result read back from the history.
+pub fn stored_note(result: &BenchResult) -> Option<String> {
+    result
+        .stored_at
+        .map(|at| format!("stored {} UTC", time_text(at)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn times_are_utc_calendar_days_hours_and_minutes() {
+        assert_eq!(time_text(0), "1970-01-01 00:00");
+        assert_eq!(time_text(1_700_000_000), "2023-11-14 22:13");
+        assert_eq!(time_text(951_782_400 + 86_399), "2000-02-29 23:59");
     }
 }

@@ -88,6 +88,10 @@ export async function startClient(ctx: Ctx, settings: ServerSettings, hooks: Hoo
   client.onNotification(ext.runState, (p) => ctx.runState.fire(p));
   client.onNotification(ext.output, (p) => ctx.output.fire(p));
   client.onNotification(ext.runEnd, (p) => ctx.runEnded.fire(p));
+  // The last stored result of each case, after the daemon starts; a result measured since wins.
+  client.onNotification(ext.stored, (p) => {
+    for (const r of p.results) if (!ctx.store.get(r.id)) ctx.store.set(r.id, r);
+  });
   try {
     await client.start();
   } catch (e) {

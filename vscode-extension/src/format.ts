@@ -80,7 +80,19 @@ export function summary(r: BenchResult): string {
   if (r.comparison) parts.push(formatVerdict(r.comparison));
   const defects = r.warnings.filter(isDefect);
   if (defects.length > 0) parts.push(`⚠ ${defects.map((w) => w.code).join(", ")}`);
+  const stored = storedNote(r);
+  if (stored) parts.push(stored);
   return parts.join(" · ");
+}
+
+/**
+ * "stored 2025-11-30 19:42 UTC" for a result read back from the history (what the daemon sends
+ * after it starts, until the case is measured again); undefined for a result just measured.
+ */
+export function storedNote(r: BenchResult): string | undefined {
+  if (r.stored_at === undefined || r.stored_at === null) return undefined;
+  const at = new Date(Number(r.stored_at) * 1000).toISOString();
+  return `stored ${at.slice(0, 10)} ${at.slice(11, 16)} UTC`;
 }
 
 /** A multi-line account of a result for a test message and the output channel. */

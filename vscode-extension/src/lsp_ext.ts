@@ -16,6 +16,7 @@ import {
   type RunParams,
   type RunResult,
   type RunStateParams,
+  type StoredParams,
 } from "./wire";
 
 export const discover = new lc.RequestType<DiscoverParams, DiscoverResult, void>(Methods.discover);
@@ -26,3 +27,4 @@ export const output = new lc.NotificationType<OutputParams>(Methods.output);
 export const runEnd = new lc.NotificationType<RunEndParams>(Methods.runEnd);
 export const cancel = new lc.RequestType<CancelParams, null, void>(Methods.cancel);
 export const history = new lc.RequestType<HistoryParams, HistoryResult, void>(Methods.history);
+export const stored = new lc.NotificationType<StoredParams>(Methods.stored);

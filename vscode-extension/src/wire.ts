@@ -23,6 +23,7 @@ export type {
   RunResult,
   RunStateParams,
   Settings,
+  StoredParams,
   TestItem,
   TimerInfo,
   Verdict,

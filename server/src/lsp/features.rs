@@ -9,12 +9,13 @@ use knotmeter_protocol::editor::{self, RunParams, RUN_COMMAND};
 use knotmeter_protocol::{BenchResult, BenchSummary, Severity};
 use tower_lsp_server::ls_types::{
     CodeLens, Command, Diagnostic, DiagnosticSeverity, Hover, HoverContents, InlayHint,
-    InlayHintLabel, MarkupContent, MarkupKind, NumberOrString, Position, Range,
+    InlayHintLabel, InlayHintTooltip, MarkupContent, MarkupKind, NumberOrString, Position, Range,
 };
 
 use crate::cargo_build::CompilerError;
 use crate::discovery::{Bench, Tree};
 use crate::format;
+use crate::stored;
 
 /// The last result of each leaf id.
 pub type Results = HashMap<String, BenchResult>;
@@ -63,10 +64,13 @@ pub fn code_lenses(tree: &Tree, results: &Results, file: &Path) -> Vec<CodeLens>
             data: None,
         });
         for (label, result) in leaf_results(bench, results) {
-            let title = match label {
+            let mut title = match label {
                 Some(arg) => format!("{arg}: {}", format::one_line(result)),
                 None => format::one_line(result),
             };
+            if let Some(note) = stored::stored_note(result) {
+                title.push_str(&format!(" · {note}"));
+            }
             lenses.push(CodeLens {
                 range: at,
                 command: Some(Command {
@@ -106,10 +110,18 @@ pub fn inlay_hints(tree: &Tree, results: &Results, file: &Path) -> Vec<InlayHint
     let mut hints = Vec::new();
     let hint = |at: editor::Position, result: &BenchResult| InlayHint {
         position: position(at),
-        label: InlayHintLabel::String(format!("⏱ {}", format::duration(result.estimate.median_ns))),
+        label: InlayHintLabel::String(format!(
+            "⏱ {}{}",
+            format::duration(result.estimate.median_ns),
+            if result.stored_at.is_some() {
+                " (stored)"
+            } else {
+                ""
+            }
+        )),
         kind: None,
         text_edits: None,
-        tooltip: None,
+        tooltip: stored::stored_note(result).map(InlayHintTooltip::String),
         padding_left: Some(true),
         padding_right: Some(true),
         data: None,
@@ -156,6 +168,10 @@ pub fn hover(
     } else {
         format::markdown(&shown)
     };
+    if let Some(note) = shown.iter().find_map(|r| stored::stored_note(r)) {
+        body =
+            format!("_From the history ({note}); not measured since knotmeter started._\n\n{body}");
+    }
     if let Some(summary) = summaries.get(&bench.id).filter(|_| case.is_none()) {
         if let Some(fit) = &summary.complexity {
             body.push_str(&format!("\n**Scaling**: {}", fit.best));

@@ -23,7 +23,8 @@ use std::time::Duration;
 
 use knotmeter_protocol::editor::{
     CancelParams, DiscoverResult, DiscoveredParams, HistoryParams, HistoryResult, ItemState,
-    OutputParams, RunEndParams, RunMode, RunParams, RunResult, RunStateParams, Settings, TestItem,
+    OutputParams, RunEndParams, RunMode, RunParams, RunResult, RunStateParams, Settings,
+    StoredParams, TestItem,
 };
 use knotmeter_protocol::BenchResult;
 use tokio::sync::{mpsc, oneshot};
@@ -120,6 +121,8 @@ pub enum Event {
     Run(u32, JobEvent),
     /// The run-on-save debounce of this generation expired.
     SaveTimer(u64),
+    /// The last stored result of each case, read from the history after the workspace loaded.
+    Stored(Vec<BenchResult>),
 }
 
 /// Starts the session task; LSP messages go to the returned sender.
@@ -242,6 +245,7 @@ impl Session {
                 self.job_event(run_id, event)
             }
             Event::SaveTimer(generation) => self.save_timer(generation),
+            Event::Stored(results) => self.stored(results),
         }
     }
 
@@ -261,6 +265,10 @@ impl Session {
             LspMsg::Initialized => {
                 self.load_workspace();
                 self.rediscover();
+                if let Some(discovery) = &self.discovery {
+                    let target_dir = discovery.workspace().target_dir.clone();
+                    history::load_latest(target_dir, self.internal_tx.clone());
+                }
             }
             LspMsg::Open(path, text) => {
                 self.with_discovery(|d| d.set_overlay(&path, &text));
@@ -655,6 +663,33 @@ impl Session {
                 }
                 self.start_next();
             }
+        }
+    }
+
+    /// Stored results shown until the cases are measured: results measured since the daemon
+    /// started win, the rest go where live results go (lenses, hints, hovers, diagnostics) and
+    /// to the editor as `knotmeter/stored`.
+    fn stored(&mut self, results: Vec<BenchResult>) {
+        let fresh: Vec<BenchResult> = results
+            .into_iter()
+            .filter(|r| !self.results.contains_key(&r.id))
+            .collect();
+        let mut files = HashSet::new();
+        for result in &fresh {
+            self.results.insert(result.id.clone(), result.clone());
+            if let Some(bench) = self.tree.bench_of(&result.id) {
+                files.insert(bench.file.clone());
+            }
+        }
+        for file in files {
+            self.publish(&file);
+        }
+        self.out.push(Out::Stored(StoredParams { results: fresh }));
+        if self.caps.code_lens_refresh || self.caps.inlay_hint_refresh {
+            self.out.push(Out::Refresh {
+                lenses: self.caps.code_lens_refresh,
+                hints: self.caps.inlay_hint_refresh,
+            });
         }
     }
 

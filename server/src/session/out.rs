@@ -7,7 +7,8 @@ use std::path::PathBuf;
 
 use knotmeter_protocol::editor::{
     self, DiscoveredNotification, DiscoveredParams, OutputNotification, OutputParams,
-    RunEndNotification, RunEndParams, RunStateNotification, RunStateParams,
+    RunEndNotification, RunEndParams, RunStateNotification, RunStateParams, StoredNotification,
+    StoredParams,
 };
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -53,6 +54,8 @@ pub enum Out {
     Output(OutputParams),
     /// `knotmeter/runEnd`.
     RunEnd(RunEndParams),
+    /// `knotmeter/stored`.
+    Stored(StoredParams),
     /// `textDocument/publishDiagnostics`.
     Diagnostics(PathBuf, Vec<Diagnostic>),
     /// `window/logMessage`.
@@ -126,6 +129,11 @@ impl Outbox {
                 self.progress.remove(&params.run_id);
                 client
                     .send_notification::<Wire<RunEndNotification>>(params)
+                    .await
+            }
+            Out::Stored(params) => {
+                client
+                    .send_notification::<Wire<StoredNotification>>(params)
                     .await
             }
             Out::Diagnostics(path, diagnostics) => {

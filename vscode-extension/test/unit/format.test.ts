@@ -27,6 +27,8 @@ test("ops/s, precision and verdicts", () => {
 
 test("the one-line summary: median, interval, verdict", () => {
   assert.equal(summary(result()), "12.3 ns ±0.4% · 3.1% faster");
+  // A stored result (shown after the daemon restarts) says when it was stored.
+  assert.equal(summary(result({ stored_at: 1_764_531_720 })), "12.3 ns ±0.4% · 3.1% faster · stored 2025-11-30 19:42 UTC");
   assert.equal(summary(result({ comparison: null })), "12.3 ns ±0.4%");
 });
 

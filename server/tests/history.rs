@@ -1,0 +1,274 @@
+//! The history through the daemon and the `knotmeter` command: results that passed before a
+//! crash or a per-case timeout are stored, the daemon shows stored results after a restart,
+//! and `knotmeter history` lists and prunes. Every test has its own history file.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::time::Duration;
+
+use common::{fixture, Client};
+use knotmeter_history::{History, RunStatus};
+use knotmeter_protocol::{BenchResult, Manifest};
+use serde_json::{json, Value};
+
+/// A history file in a temporary directory of its own.
+fn temp_history() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("history.db");
+    (dir, path)
+}
+
+fn knotmeter(dir: &Path, history: &Path, args: &[&str]) -> Output {
+    Command::new(common::knotmeter())
+        .args(args)
+        .current_dir(dir)
+        .env("KNOTMETER_HISTORY", history)
+        .output()
+        .unwrap()
+}
+
+/// A manifest for results written straight into a history.
+fn manifest(budget_ms: u64, timestamp: u64) -> Manifest {
+    serde_json::from_value(json!({
+        "knotmeter_version": "0.1.0", "rustc": "rustc", "profile": "release", "opt_level": "3",
+        "debug_assertions": false, "target": "x86_64-unknown-linux-gnu", "cpu": "test cpu",
+        "cores": 2, "timer": {"kind": "instant", "precision_ns": 20.0, "read_cost_ns": 20.0},
+        "git_commit": "0123456789abcdef", "timestamp": timestamp, "seed": 1,
+        "budget_ms": budget_ms, "target_precision": 0.01, "warnings": []
+    }))
+    .unwrap()
+}
+
+/// A result of `id` with the given median.
+fn result(id: &str, name: &str, median_ns: f64) -> BenchResult {
+    let q = median_ns;
+    serde_json::from_value(json!({
+        "id": id, "name": name, "args": null, "group": null, "baseline": false,
+        "file": "benches/basic.rs", "line": 8,
+        "estimate": {"median_ns": q, "low_ns": q * 0.99, "high_ns": q * 1.01, "mean_ns": q},
+        "quantiles": {"min_ns": q, "p5_ns": q, "q1_ns": q, "q3_ns": q, "p95_ns": q, "max_ns": q,
+                      "std_dev_ns": 0.0, "outliers": 0},
+        "precision": 0.01, "overhead": {"per_op_ns": 0.5, "drift": 0.0, "capped": 0},
+        "cold_ns": q, "ops_per_sample": 64, "samples": 3, "wall_ns": 1e8, "partial": false,
+        "warnings": [], "comparison": null, "allocations": null,
+        "raw": {"workload_ns": [q, q, q], "baseline_ns": [0.5, 0.5, 0.5]}
+    }))
+    .unwrap()
+}
+
+/// Issue 12 §7: after the daemon restarted, hovers said "Not measured yet" although the
+/// history held 18 runs.
+#[test]
+fn after_a_restart_the_daemon_shows_the_last_stored_results_marked_with_their_time() {
+    let fx = fixture("basic");
+    let (_dir, path) = temp_history();
+    let mut history = History::open(&path).unwrap();
+    history
+        .record_run(
+            &manifest(100, 1_760_000_000),
+            &[result("basic::plain", "plain", 5_000.0)],
+            None,
+        )
+        .unwrap();
+    history
+        .record_run(
+            &manifest(100, 1_760_000_100),
+            &[result("basic::plain", "plain", 4_321.0)],
+            None,
+        )
+        .unwrap();
+    drop(history);
+
+    let mut client = Client::spawn_with(&fx.root(), |c| {
+        c.env("KNOTMETER_HISTORY", &path);
+    });
+    client.initialize(&fx.root(), json!({}));
+    let stored = client.notification("knotmeter/stored", Duration::from_secs(60), |_| true);
+    let results = stored["results"].as_array().unwrap();
+    assert_eq!(results.len(), 1, "{stored}");
+    assert_eq!(results[0]["id"], "basic::plain");
+    assert_eq!(results[0]["estimate"]["median_ns"], 4_321.0, "the latest");
+    assert!(results[0]["stored_at"].as_u64().is_some(), "{stored}");
+
+    let uri = fx.uri("benches/basic.rs");
+    let hover = client.request(
+        "textDocument/hover",
+        json!({"textDocument": {"uri": uri}, "position": {"line": 7, "character": 4}}),
+    );
+    let text = hover["result"]["contents"]["value"].as_str().unwrap();
+    assert!(!text.contains("Not measured yet"), "{text}");
+    assert!(
+        text.contains("From the history (stored ") && text.contains("UTC"),
+        "{text}"
+    );
+    assert!(text.contains("4.32 µs"), "{text}");
+    let lenses = client.request(
+        "textDocument/codeLens",
+        json!({"textDocument": {"uri": uri}}),
+    );
+    let stored_lens = lenses["result"].as_array().unwrap().iter().any(|l| {
+        let title = l["command"]["title"].as_str().unwrap();
+        title.starts_with("4.32 µs") && title.contains("stored ")
+    });
+    assert!(stored_lens, "{lenses}");
+    assert!(client.shutdown().success());
+}
+
+/// Issue 10 §2: under `knotmeter run` and the daemon, cases shown `passed` before a crash or
+/// a per-case timeout were not in the history.
+#[test]
+fn knotmeter_run_stores_the_cases_that_passed_before_a_crash_and_a_timeout() {
+    let fx = fixture("crash_midway");
+    let (_dir, path) = temp_history();
+    let out = knotmeter(
+        &fx.root(),
+        &path,
+        &[
+            "run",
+            "--quick",
+            "--time",
+            "0.02",
+            "--case-timeout",
+            "2",
+            "--format",
+            "jsonl",
+        ],
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let states: Vec<Value> = stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let state = |id: &str| {
+        states
+            .iter()
+            .find(|s| s["id"] == id)
+            .map(|s| s["state"].as_str().unwrap().to_owned())
+            .unwrap_or_else(|| panic!("no state for {id}: {stdout}"))
+    };
+    assert_eq!(state("midway::a_first"), "passed");
+    assert_eq!(state("midway::b_second"), "passed");
+    assert_eq!(state("midway::c_aborts"), "errored");
+    assert_eq!(state("midway::d_hangs"), "errored");
+    assert_eq!(state("midway::e_last"), "passed");
+
+    let history = History::open_read_only(&path).unwrap();
+    for id in ["midway::a_first", "midway::b_second", "midway::e_last"] {
+        let points = history.points(id, 10).unwrap();
+        assert_eq!(points.len(), 1, "{id} was stored");
+    }
+    let runs = history.runs(10).unwrap();
+    // One process crashed (SIGABRT), one was killed in a hang, one finished.
+    let statuses: Vec<RunStatus> = runs.iter().rev().map(|r| r.status).collect();
+    assert_eq!(
+        statuses,
+        [
+            RunStatus::Interrupted,
+            RunStatus::Interrupted,
+            RunStatus::Complete
+        ],
+        "{runs:?}"
+    );
+    assert_eq!(
+        runs.iter().rev().map(|r| r.results).collect::<Vec<_>>(),
+        [2, 0, 1]
+    );
+
+    // `knotmeter history` lists them with the time and the budget.
+    let out = knotmeter(&fx.root(), &path, &["history"]);
+    let listing = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{listing}");
+    assert!(
+        listing.contains("interrupted") && listing.contains("complete"),
+        "{listing}"
+    );
+    assert!(listing.contains("20 ms"), "the budget: {listing}");
+    let time = regex_like_time(&listing);
+    assert!(time, "a time of day: {listing}");
+    let out = knotmeter(&fx.root(), &path, &["history", "midway::a_first"]);
+    let points = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        points.contains("interrupted") && points.contains("20 ms"),
+        "{points}"
+    );
+}
+
+/// Whether `text` holds a `YYYY-MM-DD HH:MM` time.
+fn regex_like_time(text: &str) -> bool {
+    text.lines().any(|line| {
+        line.split("  ").any(|cell| {
+            let cell = cell.trim();
+            let b = cell.as_bytes();
+            b.len() == 16
+                && b[4] == b'-'
+                && b[7] == b'-'
+                && b[10] == b' '
+                && b[13] == b':'
+                && cell
+                    .chars()
+                    .enumerate()
+                    .all(|(i, c)| [4, 7, 10, 13].contains(&i) || c.is_ascii_digit())
+        })
+    })
+}
+
+#[test]
+fn prune_keeps_the_newest_results_and_the_named_baselines_and_a_dry_run_changes_nothing() {
+    let (dir, path) = temp_history();
+    let mut history = History::open(&path).unwrap();
+    let main = history
+        .record_run(
+            &manifest(100, 1_760_000_000),
+            &[result("q::x", "x", 1.0)],
+            Some("main"),
+        )
+        .unwrap();
+    for i in 1..=5 {
+        history
+            .record_run(
+                &manifest(100, 1_760_000_000 + i),
+                &[result("q::x", "x", 1.0 + i as f64)],
+                None,
+            )
+            .unwrap();
+    }
+    drop(history);
+    let before = std::fs::read(&path).unwrap();
+
+    let out = knotmeter(
+        dir.path(),
+        &path,
+        &["history", "prune", "--keep", "2", "--dry-run"],
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    assert!(text.contains("6 results in 6 runs"), "{text}");
+    assert!(
+        text.contains("main (run 1)"),
+        "the kept baseline is named: {text}"
+    );
+    assert!(
+        text.contains("would: remove 3 results, remove 3 runs"),
+        "{text}"
+    );
+    assert!(text.contains("nothing was changed"), "{text}");
+    assert!(
+        std::fs::read(&path).unwrap() == before,
+        "a dry run writes nothing"
+    );
+
+    let out = knotmeter(dir.path(), &path, &["history", "prune", "--keep", "2"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    assert!(text.contains("removed 3 results and 3 runs"), "{text}");
+    let runs: Vec<i64> = History::open_read_only(&path)
+        .unwrap()
+        .runs(10)
+        .unwrap()
+        .iter()
+        .map(|r| r.run.0)
+        .collect();
+    assert_eq!(runs, [6, 5, main.0], "the newest two and the baseline");
+}
