@@ -128,3 +128,63 @@ pub(super) fn finish(session: &Session<'_>) -> Compared {
         not_compared,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use knotmeter_history::{stored_samples, STORED_WORKLOAD_SAMPLES};
+    use knotmeter_protocol::Verdict;
+
+    use crate::compare::{finalize, unpaired_ratio, Pending, RatioEstimate};
+
+    /// `n` samples around `center`, ±`spread` uniform, deterministic per `seed`.
+    fn noisy(center: f64, spread: f64, n: usize, seed: u64) -> Vec<f64> {
+        let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+        (0..n)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                center * (1.0 + ((x >> 11) as f64 / (1u64 << 53) as f64 - 0.5) * 2.0 * spread)
+            })
+            .collect()
+    }
+
+    fn verdict(estimate: RatioEstimate) -> Verdict {
+        let pending = [Pending {
+            id: "c".into(),
+            against: "run 1".into(),
+            estimate,
+            threshold: 0.01,
+        }];
+        finalize(&pending)[0].1.verdict
+    }
+
+    /// What docs/measurement.md says the history's compact samples do to a before/after
+    /// comparison: the estimate stays, the interval only widens, the verdicts hold.
+    #[test]
+    fn stored_quantiles_keep_the_estimate_and_the_verdict_and_only_widen_the_interval() {
+        for (shift, expected) in [
+            (1.0, Verdict::Same),
+            (1.02, Verdict::Slower),
+            (1.05, Verdict::Slower),
+            (0.95, Verdict::Faster),
+        ] {
+            let before = noisy(100.0, 0.02, 3000, 1);
+            let after = noisy(100.0 * shift, 0.02, 3000, 2);
+            let stored = stored_samples(&before, STORED_WORKLOAD_SAMPLES);
+            let full = unpaired_ratio(&before, &after).unwrap();
+            let compact = unpaired_ratio(&stored, &after).unwrap();
+            assert!(
+                (compact.ratio / full.ratio - 1.0).abs() < 0.002,
+                "{shift}: {compact:?} vs {full:?}"
+            );
+            assert!(
+                compact.low <= full.low && compact.high >= full.high,
+                "{shift}: the interval only widens: {compact:?} vs {full:?}"
+            );
+            assert!(compact.p_value >= full.p_value, "{shift}: {compact:?}");
+            assert_eq!(verdict(full), expected, "{shift}: {full:?}");
+            assert_eq!(verdict(compact), expected, "{shift}: {compact:?}");
+        }
+    }
+}
