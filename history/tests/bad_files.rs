@@ -5,6 +5,7 @@ mod common;
 
 use std::fs;
 use std::path::{Path, PathBuf};
+use std::process::Command;
 
 use common::{files_in, manifest, result, temp_history};
 use knotmeter_history::{History, HistoryError, SCHEMA_VERSION};
@@ -330,4 +331,56 @@ fn companions_of_a_damaged_file_are_named_in_the_commands() {
         !message.contains("-shm"),
         "only files that exist: {message}"
     );
+}
+
+/// Set in a child: the history the child opens for writing, printing the error.
+const CHILD: &str = "KNOTMETER_HISTORY_OPEN_CHILD";
+
+/// Issue 10 §3: leftover read-only `-wal`/`-shm` files are named in the message. The history
+/// is opened by a child process as another user (when the tests run as root, who may write
+/// anything) or with the files made read-only.
+#[test]
+fn read_only_companion_files_left_by_another_user_are_named() {
+    if let Some(path) = std::env::var_os(CHILD) {
+        match History::open(Path::new(&path)) {
+            Ok(_) => println!("opened"),
+            Err(e) => println!("{e}"),
+        }
+        return;
+    }
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    use std::os::unix::process::CommandExt;
+    let (dir, path) = temp_history();
+    fs::set_permissions(dir.path(), fs::Permissions::from_mode(0o755)).unwrap();
+    History::open(&path).unwrap();
+    // Another user's process has the history open: its `-wal` and `-shm` exist.
+    let holder = Connection::open(&path).unwrap();
+    holder
+        .query_row("SELECT count(*) FROM runs", [], |r| r.get::<_, i64>(0))
+        .unwrap();
+    let (wal, shm) = (companion(&path, "-wal"), companion(&path, "-shm"));
+    assert!(wal.exists() && shm.exists());
+    let mut child = Command::new(std::env::current_exe().unwrap());
+    child
+        .args([
+            "--exact",
+            "read_only_companion_files_left_by_another_user_are_named",
+            "--nocapture",
+        ])
+        .env(CHILD, &path);
+    if fs::metadata(&path).unwrap().uid() == 0 {
+        child.uid(65_534).gid(65_534);
+    } else {
+        for file in [&wal, &shm] {
+            fs::set_permissions(file, fs::Permissions::from_mode(0o444)).unwrap();
+        }
+    }
+    let out = child.output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("cannot be written"), "{text}");
+    assert!(
+        text.contains(&shm.display().to_string()) || text.contains(&wal.display().to_string()),
+        "the files are named: {text}"
+    );
+    drop(holder);
 }
