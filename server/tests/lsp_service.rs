@@ -227,6 +227,12 @@ fn unsaved_text_is_discovered_and_pushed_only_when_the_tree_changes() {
 #[test]
 fn lenses_and_hovers_before_any_run() {
     let fixture = common::fixture("basic");
+    // A target directory of its own, so its history (read when the workspace loads) is empty.
+    let target = fixture.root().join("target");
+    fixture.write(
+        ".cargo/config.toml",
+        &format!("[build]\ntarget-dir = \"{}\"\n", target.display()),
+    );
     with_timeout(async {
         let mut h = Harness::new();
         h.initialize(&fixture.root()).await;

@@ -131,6 +131,8 @@ pub struct Client {
     /// Every notification received, in order.
     pub log: Vec<Received>,
     next_id: i64,
+    /// The directory of this client's own history file (`KNOTMETER_HISTORY`).
+    _history: tempfile::TempDir,
 }
 
 impl Client {
@@ -139,12 +141,16 @@ impl Client {
         Self::spawn_with(dir, |_| {})
     }
 
-    /// Spawns `knotmeter serve` in `dir`, letting the caller adjust the command.
+    /// Spawns `knotmeter serve` in `dir`, letting the caller adjust the command. The daemon
+    /// (and every bench binary it runs) uses a history file of its own, in a temporary
+    /// directory, unless `adjust` sets `KNOTMETER_HISTORY`.
     pub fn spawn_with(dir: &Path, adjust: impl FnOnce(&mut Command)) -> Self {
+        let history = tempfile::tempdir().unwrap();
         let mut command = Command::new(knotmeter());
         command
             .arg("serve")
             .current_dir(dir)
+            .env("KNOTMETER_HISTORY", history.path().join("history.db"))
             .env("KNOTMETER_LOG", "knotmeter_server=debug")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -181,6 +187,7 @@ impl Client {
             backlog: Vec::new(),
             log: Vec::new(),
             next_id: 1,
+            _history: history,
         }
     }
 
