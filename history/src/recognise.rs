@@ -76,17 +76,20 @@ pub(crate) fn recognise(path: &Path) -> io::Result<Recognised> {
                 bytes.join(" ")
             )));
         }
-        None => {
-            let wal_mode = main[18] == 2;
-            let from_wal = if wal_mode {
-                wal_page1(&companion(path, "-wal"))?
-            } else {
-                None
-            };
-            from_wal.unwrap_or(main)
-        }
+        None => main,
     };
-    Ok(classify(&page1))
+    let found = classify(&page1);
+    // Only a database in WAL mode whose file does not say it is ours needs its WAL read: the
+    // WAL may hold committed pages that do (a history created by knotmeter 0.1.0, which
+    // switched to WAL before writing its schema, and killed before a checkpoint), or another
+    // program's schema.
+    if matches!(found, Recognised::Ours { .. }) || page1.get(18) != Some(&2) {
+        return Ok(found);
+    }
+    Ok(match wal_page1(&companion(path, "-wal"))? {
+        Some(page) => classify(&page),
+        None => found,
+    })
 }
 
 /// `path` with `suffix` appended to its file name: SQLite's names for companion files.

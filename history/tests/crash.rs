@@ -177,3 +177,56 @@ fn a_hot_journal_left_while_creating_the_history_is_rolled_back_by_the_next_run(
         1
     );
 }
+
+/// A history created by knotmeter 0.1.0 (WAL mode first, then the schema) whose writer was
+/// killed before any checkpoint: the file's header has no application id yet, the WAL has it.
+/// It is recognised from its WAL, opened, and keeps its run.
+#[test]
+fn a_history_whose_schema_is_only_in_its_wal_is_recognised() {
+    if let Some(path) = std::env::var_os(CHILD) {
+        let conn = Connection::open(PathBuf::from(path)).unwrap();
+        conn.execute_batch(
+            "PRAGMA journal_mode = WAL; PRAGMA wal_autocheckpoint = 0;
+             BEGIN IMMEDIATE;
+             CREATE TABLE runs (id INTEGER PRIMARY KEY, timestamp INTEGER NOT NULL,
+                 git_commit TEXT, machine_key TEXT NOT NULL, manifest TEXT NOT NULL);
+             CREATE TABLE results (run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+                 case_id TEXT NOT NULL, median_ns REAL NOT NULL, low_ns REAL NOT NULL,
+                 high_ns REAL NOT NULL, verdict TEXT, result TEXT NOT NULL,
+                 PRIMARY KEY (run_id, case_id));
+             CREATE INDEX results_by_case ON results(case_id);
+             PRAGMA application_id = 1263423316; PRAGMA user_version = 1;
+             COMMIT;",
+        )
+        .unwrap();
+        // Die before the checkpoint that closing would make.
+        std::process::abort();
+    }
+    let (_dir, path) = temp_history();
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    let status = Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--exact",
+            "a_history_whose_schema_is_only_in_its_wal_is_recognised",
+            "--nocapture",
+        ])
+        .env(CHILD, &path)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .unwrap();
+    assert!(!status.success(), "the child died");
+    let header = std::fs::read(&path).unwrap();
+    assert_eq!(
+        &header[68..72],
+        &[0, 0, 0, 0],
+        "no application id in the file yet"
+    );
+    assert!(PathBuf::from(format!("{}-wal", path.display())).exists());
+
+    let mut history = History::open(&path).expect("recognised from its WAL and migrated");
+    history
+        .record_run(&manifest(), &[result("q::x", 1.0)], None)
+        .unwrap();
+    assert_eq!(history.points("q::x", 10).unwrap().len(), 1);
+}
