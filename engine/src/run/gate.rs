@@ -2,9 +2,8 @@
 //!
 //! * Before the first case ([`preflight`]): `--baseline NAME` must name a baseline the history
 //!   holds for this machine, profile and time budget (the names it does hold are suggested),
-//!   so it needs a history that can be read; `--save-baseline` needs one that is on;
-//!   `--fail-on-regression` needs something to compare with: a readable history, or a
-//!   comparison group among the selected cases. A wrong flag costs seconds, not a whole run
+//!   so it needs a history that can be read; `--fail-on-regression` needs something to compare
+//!   with: a readable history, or a comparison group among the selected cases. A wrong flag costs seconds, not a whole run
 //!   that then compares nothing.
 //! * At the end ([`passes`]): `--fail-on-regression PCT` fails on any comparison (before/after,
 //!   or a group member against its group's baseline) that is `slower` by more than PCT, says
@@ -27,20 +26,7 @@ pub(super) fn preflight(
     manifest: &Manifest,
     selected: &[Case],
 ) -> Result<(), String> {
-    if options.no_history {
-        let flag = [
-            options.baseline.as_ref().map(|_| "--baseline"),
-            options.save_baseline.as_ref().map(|_| "--save-baseline"),
-        ]
-        .into_iter()
-        .flatten()
-        .next();
-        if let Some(flag) = flag {
-            return Err(format!(
-                "{flag} needs the history, which --no-history turns off; drop one of the two"
-            ));
-        }
-    }
+    // `--no-history` with `--baseline` or `--save-baseline` is refused by the command line.
     if let Some(name) = &options.baseline {
         check_baseline(name, store, manifest)?;
     }

@@ -5,8 +5,9 @@
 //!   third case measures like the others).
 //! * `KNOTMETER_FIXTURE_WORK`: steps of the dependency chain each case runs (default 200), so
 //!   a test can make a run slower than a saved baseline.
-//! * `KNOTMETER_FIXTURE_SLOW_SECOND`: set, the second case sleeps 2 ms per call, so that it is
-//!   still sampling when a test cancels the run.
+//! * `KNOTMETER_FIXTURE_SLOW_SECOND`: set, the second case sleeps 1 to 31 ms per call, so its
+//!   median never gets precise enough to stop early: it is still sampling when a test cancels
+//!   the run.
 
 use knotmeter::{bench, black_box};
 
@@ -29,8 +30,10 @@ fn first() -> u64 {
 #[bench]
 fn second() -> u64 {
     static SLOW: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    static CALLS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
     if *SLOW.get_or_init(|| std::env::var_os("KNOTMETER_FIXTURE_SLOW_SECOND").is_some()) {
-        std::thread::sleep(std::time::Duration::from_millis(2));
+        let n = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        std::thread::sleep(std::time::Duration::from_millis(1 + n * 7 % 31));
     }
     work()
 }

@@ -82,7 +82,8 @@ impl TempHistory {
             for line in BufReader::new(stdout).lines() {
                 let Ok(line) = line else { return };
                 let event: Value = serde_json::from_str(&line).unwrap_or(Value::Null);
-                if event["event"] == "progress" && event["id"] == "midway::second" {
+                let sampled = event["samples"].as_u64().is_some_and(|n| n > 0);
+                if event["event"] == "progress" && event["id"] == "midway::second" && sampled {
                     let _ = tx.send(());
                 }
             }
