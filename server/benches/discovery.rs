@@ -55,6 +55,7 @@ fn generated() -> (Workspace, PathBuf) {
                 name: "many".into(),
                 crate_name: "many".into(),
                 src_path: benches.join("many.rs"),
+                harness: knotmeter_server::discovery::harness::Harness::Custom,
             }],
         }],
     };

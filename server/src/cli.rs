@@ -23,7 +23,9 @@ pub enum Command {
     Serve,
     /// Discover, build and run benchmarks, then print their results.
     ///
-    /// The engine records every run in the history store, as `cargo bench` does.
+    /// The engine records every run in the history store, as `cargo bench` does. Ctrl-C (or
+    /// SIGTERM) stops at the next sample boundary and keeps what was measured; a second one
+    /// stops at once.
     Run(RunArgs),
     /// Print the benchmarks discovery finds, without building anything.
     List(ListArgs),
@@ -37,25 +39,100 @@ pub enum Command {
 
 /// `knotmeter run`.
 #[derive(Debug, clap::Args)]
+#[command(after_long_help = RUN_EXIT_STATUSES)]
 pub struct RunArgs {
     /// A package or workspace directory (or its Cargo.toml). Default: the current directory.
-    /// When this is not an existing path it is taken as FILTER.
+    /// A single argument that is no file or directory is taken as FILTER instead, and
+    /// `knotmeter run` says so.
     pub path: Option<String>,
-    /// Run only cases whose id contains this text.
+    /// Run only cases whose id contains this text (with `--exact`: whose id or name is it).
     pub filter: Option<String>,
+    /// Match FILTER and `--skip` against whole ids or names, as the bench binary does.
+    #[arg(long)]
+    pub exact: bool,
+    /// Leave out cases whose id contains PATTERN (whole ids or names with `--exact`).
+    /// Repeatable.
+    #[arg(long, value_name = "PATTERN")]
+    pub skip: Vec<String>,
     /// About 100 ms per case instead of about 1 s.
     #[arg(long)]
     pub quick: bool,
-    /// Time budget per case in seconds (the engine's `--time`).
-    #[arg(long, value_name = "SECS")]
+    /// Time budget per case in seconds (the engine's `--time`), above 0 and at most 86400.
+    #[arg(long, value_name = "SECS", value_parser = parse_seconds)]
     pub time: Option<f64>,
-    /// Stop a case that runs longer than this many seconds and mark it errored.
-    #[arg(long, value_name = "SECS", default_value_t = 120.0)]
+    /// Seconds a case may stay silent before its first step (the cold call) reports; above 0
+    /// and at most 86400. Once steps report, a case is taken for hung after 10 times its
+    /// longest step without progress (at least 10 s), so slow benchmarks are not cut short.
+    #[arg(long, value_name = "SECS", default_value = "120", value_parser = parse_seconds)]
     pub case_timeout: f64,
+    /// Compare with the latest run saved as NAME instead of the previous run.
+    #[arg(long, value_name = "NAME", value_parser = parse_name)]
+    pub baseline: Option<String>,
+    /// Record this run in the history under the baseline NAME.
+    #[arg(long, value_name = "NAME", value_parser = parse_name, conflicts_with = "no_history")]
+    pub save_baseline: Option<String>,
+    /// Exit with status 1 when any case is `slower` by more than PCT percent.
+    #[arg(long, value_name = "PCT", value_parser = parse_percent)]
+    pub fail_on_regression: Option<f64>,
+    /// Do not record this run in the history store.
+    #[arg(long)]
+    pub no_history: bool,
     /// Output: a table (`pretty`), one JSON object per finished case (`jsonl`), or one JSON
-    /// document at the end (`json`).
+    /// document at the end (`json`). `csv` and `markdown` are not available here yet.
     #[arg(long, value_enum, default_value_t = Format::Pretty)]
     pub format: Format,
+}
+
+/// The exit statuses of `knotmeter run`, for its `--help`.
+pub const RUN_EXIT_STATUSES: &str = "\
+Exit status:
+  0    every case ran and passed
+  1    a benchmark failed (a panic, a misuse), or a bench binary reported failure at the end of
+       its run (the --fail-on-regression gate)
+  2    the command line or the workspace is wrong: a bad flag or value, no benchmark matches,
+       no cargo workspace, a bench target without `harness = false`, a bench binary that
+       refused its arguments (an unknown --baseline)
+  3    the build failed
+  4    a bench binary crashed or a case hung (the case is named on standard error)
+  128+N  stopped by signal N: 130 for Ctrl-C (SIGINT), 143 for SIGTERM, 129 for SIGHUP;
+       141 when the reader of the output went away (`| head`)
+When several apply, the first in this order wins: a signal, 2, 3, 4, 1.";
+
+/// A number of seconds above 0 and at most a day.
+fn parse_seconds(text: &str) -> Result<f64, String> {
+    let secs: f64 = text.trim().parse().map_err(|_| {
+        format!("`{text}` is not a number of seconds above 0 and at most 86400 (a day)")
+    })?;
+    if secs > 0.0 && secs <= 86_400.0 {
+        Ok(secs)
+    } else {
+        Err(format!(
+            "must be a number of seconds above 0 and at most 86400 (a day), not {text}"
+        ))
+    }
+}
+
+/// A baseline name: not empty.
+fn parse_name(text: &str) -> Result<String, String> {
+    let name = text.trim();
+    if name.is_empty() {
+        return Err("a baseline name cannot be empty".into());
+    }
+    Ok(name.to_owned())
+}
+
+/// A percentage from 0 to 1000 (a trailing `%` is allowed).
+fn parse_percent(text: &str) -> Result<f64, String> {
+    let value: f64 = text
+        .trim()
+        .trim_end_matches('%')
+        .parse()
+        .map_err(|_| format!("`{text}` is not a percentage"))?;
+    if (0.0..=1000.0).contains(&value) {
+        Ok(value)
+    } else {
+        Err(format!("must be a percentage from 0 to 1000, not {text}"))
+    }
 }
 
 /// `knotmeter list`.
@@ -121,6 +198,10 @@ pub enum Format {
     Jsonl,
     /// One JSON document with every finished item.
     Json,
+    /// Not available in `knotmeter run` yet (the bench binary has it).
+    Csv,
+    /// Not available in `knotmeter run` yet (the bench binary has it).
+    Markdown,
 }
 
 /// Output formats of `knotmeter list` and `knotmeter history`.
@@ -130,4 +211,67 @@ pub enum ListFormat {
     Pretty,
     /// JSON, in the shapes of the editor protocol.
     Json,
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use super::*;
+
+    fn run_args(args: &[&str]) -> Result<RunArgs, clap::Error> {
+        let cli = Cli::try_parse_from(["knotmeter", "run"].iter().chain(args))?;
+        match cli.command {
+            Command::Run(args) => Ok(args),
+            _ => unreachable!("parsed `run`"),
+        }
+    }
+
+    #[test]
+    fn case_timeout_rejects_what_is_no_duration() {
+        for bad in ["inf", "-5", "nan", "0", "1e9", "soon", "-inf"] {
+            let flag = format!("--case-timeout={bad}");
+            let error = run_args(&[&flag]).unwrap_err();
+            assert_eq!(error.exit_code(), 2, "{bad}");
+            assert!(
+                error.to_string().contains("above 0 and at most 86400"),
+                "{bad}: {error}"
+            );
+        }
+        assert_eq!(
+            run_args(&["--case-timeout", "2.5"]).unwrap().case_timeout,
+            2.5
+        );
+        assert_eq!(run_args(&[]).unwrap().case_timeout, 120.0);
+    }
+
+    #[test]
+    fn time_is_checked_before_anything_runs() {
+        for bad in ["-1", "0", "inf", "nan"] {
+            assert!(run_args(&[&format!("--time={bad}")]).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn bench_binary_flags_parse_with_their_rules() {
+        let args = run_args(&[
+            "--baseline",
+            "main",
+            "--fail-on-regression",
+            "5%",
+            "--exact",
+            "--skip",
+            "a",
+            "--skip",
+            "b",
+        ])
+        .unwrap();
+        assert_eq!(args.baseline.as_deref(), Some("main"));
+        assert_eq!(args.fail_on_regression, Some(5.0));
+        assert!(args.exact);
+        assert_eq!(args.skip, ["a", "b"]);
+        assert!(run_args(&["--no-history", "--save-baseline", "x"]).is_err());
+        assert!(run_args(&["--fail-on-regression=-3"]).is_err());
+        assert!(run_args(&["--baseline", " "]).is_err());
+    }
 }

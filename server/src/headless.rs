@@ -2,10 +2,12 @@
 //!
 //! `run` is the daemon's pipeline (discover, build, run; the engine stores history) with a
 //! terminal front end: progress bars (indicatif) on a terminal and plain lines otherwise, on
-//! standard error; results on standard output. Ctrl-C cancels gracefully: the engine stops at
-//! the next sample boundary and the partial result is shown.
+//! standard error; results on standard output. Everything about the command line is checked
+//! before anything is built. Ctrl-C, SIGTERM or SIGHUP cancel gracefully: the engine stops at
+//! the next sample boundary and the partial result is shown; a second signal stops at once.
+//! The exit status says what happened (`cli::RUN_EXIT_STATUSES`).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -22,44 +24,81 @@ use tokio_util::sync::CancellationToken;
 
 use crate::cargo_build::BuildEvent;
 use crate::cli::{Format, HistoryAction, HistoryArgs, ListArgs, ListFormat, PruneArgs, RunArgs};
-use crate::discovery::{workspace, Discovery};
+use crate::discovery::{workspace, Discovery, TargetRef, Tree};
 use crate::format;
 use crate::runs::process::Children;
-use crate::runs::{self, Job, JobEvent, RunOptions};
+use crate::runs::{self, Job, JobEvent, Problem, RunOptions};
+use crate::signals::{self, Signals, Stop};
 use crate::stored::{self, Stored};
+
+/// Exit statuses of `knotmeter run`, as `cli::RUN_EXIT_STATUSES` documents them.
+mod status {
+    /// A benchmark failed, or a bench binary's run ended with a failure status.
+    pub const FAILED: u8 = 1;
+    /// The command line or the workspace is wrong.
+    pub const USAGE: u8 = 2;
+    /// The build failed.
+    pub const BUILD: u8 = 3;
+    /// A bench binary crashed or a case hung.
+    pub const CRASHED: u8 = 4;
+    /// The reader of standard output went away (128 + SIGPIPE).
+    pub const OUTPUT_CLOSED: u8 = 141;
+}
 
 /// `knotmeter run [PATH] [FILTER]`.
 pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
-    let (path, filter) = match (args.path, args.filter) {
-        (Some(filter), None) if !Path::new(&filter).exists() => (PathBuf::from("."), Some(filter)),
-        (Some(path), filter) => (PathBuf::from(path), filter),
-        (None, filter) => (PathBuf::from("."), filter),
+    if let Some(name) = match args.format {
+        Format::Csv => Some("csv"),
+        Format::Markdown => Some("markdown"),
+        Format::Pretty | Format::Json | Format::Jsonl => None,
+    } {
+        eprintln!(
+            "knotmeter: `--format {name}` is not available in `knotmeter run` yet (pretty, json \
+             and jsonl are); the bench binary has it: `cargo bench -- --format {name}`"
+        );
+        return Ok(ExitCode::from(status::USAGE));
+    }
+    let (path, filter, guessed) = match path_and_filter(args.path.as_deref(), args.filter.clone()) {
+        Ok(found) => found,
+        Err(message) => {
+            eprintln!("knotmeter: {message}");
+            return Ok(ExitCode::from(status::USAGE));
+        }
     };
     let workspace = workspace::load(&path)?;
     let tree = Discovery::new(workspace.clone()).tree();
-    let targets: Vec<_> = tree
-        .select(None, &[])
-        .into_iter()
-        .map(|(target, ids)| {
-            let ids: Vec<String> = ids
-                .into_iter()
-                .filter(|id| filter.as_ref().is_none_or(|f| id.contains(f.as_str())))
-                .collect();
-            (target, ids)
-        })
-        .filter(|(_, ids)| !ids.is_empty())
-        .collect();
-    if targets.is_empty() {
+    let selection = Selection {
+        filter: filter.clone(),
+        exact: args.exact,
+        skip: args.skip.clone(),
+    };
+    let targets = selection.apply(&tree);
+    let selected: usize = targets.iter().map(|(_, ids)| ids.len()).sum();
+    let discovered: usize = tree.benches.iter().map(|b| b.leaf_ids().len()).sum();
+    if selected == 0 {
+        let what = match (&filter, args.skip.is_empty()) {
+            (Some(f), _) if guessed => format!(
+                "`{f}` is no file or directory here, and no benchmark matches it as a filter"
+            ),
+            (Some(f), true) => format!("no benchmark matches `{f}`"),
+            (Some(f), false) => format!("no benchmark matches `{f}` once --skip is applied"),
+            (None, false) => "--skip leaves out every benchmark".to_owned(),
+            (None, true) => "no benchmarks (bench targets of packages that depend on \
+                             knotmeter, with #[bench] functions)"
+                .to_owned(),
+        };
         eprintln!(
-            "knotmeter: no benchmark{} in {} ({} discovered; `knotmeter list` shows them)",
-            filter.map_or(String::new(), |f| format!(" matches `{f}`")),
-            workspace.root.display(),
-            tree.benches
-                .iter()
-                .map(|b| b.leaf_ids().len())
-                .sum::<usize>()
+            "knotmeter: nothing to run: {what} in {} ({discovered} discovered; `knotmeter list` \
+             shows them)",
+            workspace.root.display()
         );
-        return Ok(ExitCode::SUCCESS);
+        return Ok(ExitCode::from(status::USAGE));
+    }
+    if let (true, Some(f)) = (guessed, &filter) {
+        eprintln!(
+            "knotmeter: `{f}` is no file or directory here: running the {selected} benchmark(s) \
+             whose id contains it"
+        );
     }
     let mode = if args.quick {
         RunMode::Quick
@@ -67,9 +106,10 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         RunMode::Full
     };
     let options = RunOptions {
-        case_timeout: Duration::from_secs_f64(args.case_timeout.max(0.001)),
+        silence_limit: Duration::from_secs_f64(args.case_timeout),
         quick_time: args.time.filter(|_| args.quick),
         full_time: args.time.filter(|_| !args.quick),
+        bench_args: bench_args(&args),
         ..RunOptions::default()
     };
     let job = Job {
@@ -77,62 +117,229 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         mode,
         targets,
     };
-    let total = job.ids().count();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;
-    let finals = runtime.block_on(async move {
-        let (tx, mut rx) = mpsc::unbounded_channel();
-        let cancel = CancellationToken::new();
-        let children = Children::default();
-        let sink: runs::Sink = Box::new(move |event| {
-            let _ = tx.send(event);
-        });
-        let task = tokio::spawn(runs::execute(
-            job,
-            workspace,
-            options,
-            children.clone(),
-            cancel.clone(),
-            sink,
-        ));
-        let mut view = View::new(total, args.format);
-        loop {
-            tokio::select! {
-                event = rx.recv() => match event {
-                    Some(JobEvent::Finished) | None => break,
-                    Some(event) => view.event(event),
-                },
-                _ = tokio::signal::ctrl_c() => {
-                    view.note("cancelling: the engine stops at the next sample boundary");
-                    cancel.cancel();
+    let children = Children::default();
+    let ended = runtime.block_on(follow(
+        job,
+        workspace,
+        options,
+        children.clone(),
+        args.format,
+    ));
+    // Nothing may outlive `knotmeter run`, whichever way it ends.
+    children.kill_all();
+    runtime.shutdown_timeout(Duration::from_millis(100));
+    let ended = ended?;
+    let view = match ended {
+        Ended::AtOnce(stop) => return Ok(ExitCode::from(signals::exit_status(stop))),
+        Ended::Done(view) => view,
+    };
+    let code = view.exit_status();
+    let mut out = Stdout::default();
+    if view.refused.is_none() {
+        match args.format {
+            Format::Pretty => {
+                let mut text = Vec::new();
+                table(&mut text, &view.finals)?;
+                full_messages(&mut text, &view.finals, &view.shown)?;
+                out.write(&text);
+            }
+            Format::Json => {
+                let mut text =
+                    serde_json::to_vec_pretty(&serde_json::json!({ "items": view.finals }))?;
+                text.push(b'\n');
+                out.write(&text);
+            }
+            Format::Jsonl | Format::Csv | Format::Markdown => {}
+        }
+    }
+    view.summary();
+    Ok(ExitCode::from(code))
+}
+
+/// How following a job ended.
+enum Ended {
+    /// Every item reached a final state (or the job was cancelled and wound down).
+    Done(Box<View>),
+    /// A second signal: stop at once, showing nothing more.
+    AtOnce(Stop),
+}
+
+/// Runs `job`, showing its events, until it finishes or a second signal arrives.
+async fn follow(
+    job: Job,
+    workspace: crate::discovery::Workspace,
+    options: RunOptions,
+    children: Children,
+    format: Format,
+) -> anyhow::Result<Ended> {
+    let mut signals = Signals::new().context("cannot listen for signals")?;
+    let total = job.ids().count();
+    let (tx, mut rx) = mpsc::unbounded_channel();
+    let cancel = CancellationToken::new();
+    let sink: runs::Sink = Box::new(move |event| {
+        let _ = tx.send(event);
+    });
+    let task = tokio::spawn(runs::execute(
+        job,
+        workspace,
+        options,
+        children.clone(),
+        cancel.clone(),
+        sink,
+    ));
+    let mut view = View::new(total, format);
+    loop {
+        tokio::select! {
+            event = rx.recv() => match event {
+                Some(JobEvent::Finished) | None => break,
+                Some(event) => view.event(event),
+            },
+            stop = signals.next() => {
+                if view.interrupted.is_some() {
+                    children.kill_all();
+                    view.note(&format!("knotmeter: {stop} again: stopped at once"));
+                    view.abandon();
+                    return Ok(Ended::AtOnce(view.interrupted.unwrap_or(stop)));
                 }
+                view.interrupted = Some(stop);
+                view.note(&format!(
+                    "knotmeter: {stop}: cancelling; the engine stops at the next sample boundary \
+                     and keeps what it measured ({stop} again stops at once)"
+                ));
+                cancel.cancel();
             }
         }
-        let _ = task.await;
-        children.kill_all();
-        view.finish()
-    });
-    let stdout = std::io::stdout();
-    let mut out = stdout.lock();
-    match args.format {
-        Format::Pretty => table(&mut out, &finals)?,
-        Format::Json => {
-            serde_json::to_writer_pretty(&mut out, &serde_json::json!({ "items": finals }))?;
-            writeln!(out)?;
+        if view.output_closed && !cancel.is_cancelled() {
+            // Nobody reads the results any more (`| head`): stop measuring.
+            cancel.cancel();
         }
-        Format::Jsonl => {}
     }
-    let bad = finals
-        .iter()
-        .any(|f| matches!(f.state, ItemState::Failed | ItemState::Errored));
-    Ok(if bad {
-        ExitCode::FAILURE
-    } else {
-        ExitCode::SUCCESS
-    })
+    let _ = task.await;
+    Ok(Ended::Done(Box::new(view.finish())))
+}
+
+/// The PATH and FILTER of `knotmeter run`, and whether a lone word was taken as FILTER because
+/// no such file or directory exists.
+fn path_and_filter(
+    path: Option<&str>,
+    filter: Option<String>,
+) -> Result<(PathBuf, Option<String>, bool), String> {
+    match (path, filter) {
+        (None, filter) => Ok((PathBuf::from("."), filter, false)),
+        (Some(path), filter) if Path::new(path).exists() => {
+            Ok((PathBuf::from(path), filter, false))
+        }
+        (Some(word), None) => Ok((PathBuf::from("."), Some(word.to_owned()), true)),
+        (Some(path), Some(_)) => Err(format!(
+            "`{path}` does not exist: the first of two arguments is the package or workspace \
+             directory (or its Cargo.toml), the second the filter"
+        )),
+    }
+}
+
+/// Which discovered cases run: the bench binary's rules for a filter, `--exact` and `--skip`.
+struct Selection {
+    filter: Option<String>,
+    exact: bool,
+    skip: Vec<String>,
+}
+
+impl Selection {
+    fn hit(&self, pattern: &str, id: &str, bench_id: &str) -> bool {
+        let strip = |id: &str| id.split_once("::").map_or(id, |(_, rest)| rest).to_owned();
+        if self.exact {
+            [
+                id.to_owned(),
+                strip(id),
+                bench_id.to_owned(),
+                strip(bench_id),
+            ]
+            .iter()
+            .any(|name| name == pattern)
+        } else {
+            id.contains(pattern)
+        }
+    }
+
+    fn matches(&self, id: &str, bench_id: &str) -> bool {
+        self.filter
+            .as_deref()
+            .is_none_or(|f| self.hit(f, id, bench_id))
+            && !self.skip.iter().any(|s| self.hit(s, id, bench_id))
+    }
+
+    /// The selected leaf ids, by target, in the tree's order.
+    fn apply(&self, tree: &Tree) -> Vec<(TargetRef, Vec<String>)> {
+        let bench_of: HashMap<String, &str> = tree
+            .benches
+            .iter()
+            .flat_map(|b| {
+                b.leaf_ids()
+                    .into_iter()
+                    .map(move |leaf| (leaf, b.id.as_str()))
+            })
+            .collect();
+        tree.select(None, &[])
+            .into_iter()
+            .map(|(target, ids)| {
+                let ids = ids
+                    .into_iter()
+                    .filter(|id| self.matches(id, bench_of.get(id).copied().unwrap_or(id)))
+                    .collect::<Vec<_>>();
+                (target, ids)
+            })
+            .filter(|(_, ids)| !ids.is_empty())
+            .collect()
+    }
+}
+
+/// The flags `knotmeter run` passes to every bench binary as they are.
+fn bench_args(args: &RunArgs) -> Vec<String> {
+    let mut out = Vec::new();
+    if let Some(name) = &args.baseline {
+        out.extend(["--baseline".to_owned(), name.clone()]);
+    }
+    if let Some(name) = &args.save_baseline {
+        out.extend(["--save-baseline".to_owned(), name.clone()]);
+    }
+    if let Some(percent) = args.fail_on_regression {
+        out.extend(["--fail-on-regression".to_owned(), percent.to_string()]);
+    }
+    if args.no_history {
+        out.push("--no-history".to_owned());
+    }
+    out
+}
+
+/// Standard output that notices when its reader has gone (`| head`) and then stays quiet.
+#[derive(Default)]
+struct Stdout {
+    closed: bool,
+}
+
+impl Stdout {
+    /// Writes `bytes` whole; false once the reader has gone.
+    fn write(&mut self, bytes: &[u8]) -> bool {
+        if self.closed {
+            return false;
+        }
+        let stdout = std::io::stdout();
+        let mut out = stdout.lock();
+        if out.write_all(bytes).and_then(|()| out.flush()).is_err() {
+            self.closed = true;
+        }
+        !self.closed
+    }
+}
+
+/// A line on standard error; a closed standard error is not worth a panic.
+fn say(line: &str) {
+    let _ = writeln!(std::io::stderr(), "{line}");
 }
 
 /// Progress on standard error: bars on a terminal, plain lines otherwise.
@@ -144,6 +351,18 @@ struct View {
     finals: Vec<RunStateParams>,
     building: bool,
     fraction: HashMap<String, f64>,
+    stdout: Stdout,
+    /// Standard output was closed by its reader while streaming `jsonl`.
+    output_closed: bool,
+    /// The first stopping signal, if one arrived.
+    interrupted: Option<Stop>,
+    problems: Vec<Problem>,
+    /// A bench binary refused the command line (what it said went out as it came).
+    refused: Option<TargetRef>,
+    /// Messages already shown in full (build errors), not repeated after the table.
+    shown: HashSet<String>,
+    /// The build's compiler errors were shown (with `Built`).
+    compiler_errors_shown: bool,
 }
 
 impl View {
@@ -165,13 +384,20 @@ impl View {
             finals: Vec::new(),
             building: true,
             fraction: HashMap::new(),
+            stdout: Stdout::default(),
+            output_closed: false,
+            interrupted: None,
+            problems: Vec::new(),
+            refused: None,
+            shown: HashSet::new(),
+            compiler_errors_shown: false,
         }
     }
 
     fn note(&self, line: &str) {
         match &self.bar {
             Some(bar) => bar.println(line),
-            None => eprintln!("{line}"),
+            None => say(line),
         }
     }
 
@@ -179,13 +405,14 @@ impl View {
         match event {
             JobEvent::Build(BuildEvent::Progress(message)) => match &self.bar {
                 Some(bar) => bar.set_message(format!("building: {message}")),
-                None => eprintln!("{message}"),
+                None => say(&message),
             },
             JobEvent::Build(BuildEvent::Output(_)) | JobEvent::Listed(..) => {}
             JobEvent::Built { errors } => {
                 for error in &errors {
                     self.note(error.rendered.trim_end());
                 }
+                self.compiler_errors_shown = !errors.is_empty();
                 if self.building {
                     self.building = false;
                     if let Some(bar) = &self.bar {
@@ -200,6 +427,9 @@ impl View {
             }
             JobEvent::Output { id: None, text } => self.note(&text),
             JobEvent::Output { id: Some(_), .. } => {}
+            // What the bench binary wrote itself: the benchmark's prints, the engine's messages.
+            JobEvent::Printed { text, .. } => self.note(&text),
+            JobEvent::Problem(problem) => self.problem(problem),
             JobEvent::Progress { id, fraction } => {
                 self.fraction.insert(id.clone(), fraction);
                 if let Some(bar) = &self.bar {
@@ -211,39 +441,7 @@ impl View {
                 state,
                 result,
                 message,
-            } => {
-                if state == ItemState::Started {
-                    match &self.bar {
-                        Some(bar) => bar.set_message(id.clone()),
-                        None => eprintln!("{id} ..."),
-                    }
-                }
-                if !state.is_final() {
-                    return;
-                }
-                self.done += 1;
-                let line = final_line(&id, state, result.as_deref(), message.as_deref());
-                match &self.bar {
-                    Some(bar) => {
-                        bar.set_position(self.done as u64);
-                        bar.println(&line);
-                    }
-                    None => eprintln!("[{}/{}] {line}", self.done, self.total),
-                }
-                let params = RunStateParams {
-                    run_id: 1,
-                    id,
-                    state,
-                    result,
-                    message,
-                };
-                if self.format == Format::Jsonl {
-                    if let Ok(json) = serde_json::to_string(&params) {
-                        println!("{json}");
-                    }
-                }
-                self.finals.push(params);
-            }
+            } => self.state(id, state, result, message),
             JobEvent::Summary(summary) => {
                 if let Some(fit) = &summary.complexity {
                     self.note(&format!("{}: scaling {}", summary.id, fit.best));
@@ -269,11 +467,200 @@ impl View {
         }
     }
 
-    fn finish(self) -> Vec<RunStateParams> {
+    fn problem(&mut self, problem: Problem) {
+        match &problem {
+            // The rendered compiler errors were shown with `Built`; a failure of cargo itself
+            // is shown here, once.
+            Problem::Build { message, .. } => {
+                if self.shown.insert(message.clone()) && !self.compiler_errors_shown {
+                    self.note(message);
+                }
+            }
+            Problem::Harness { message, .. } => {
+                if self.shown.insert(message.clone()) {
+                    self.note(&format!("knotmeter: {message}"));
+                }
+            }
+            Problem::Refused { target, .. } => {
+                self.refused = Some(target.clone());
+            }
+            Problem::Crashed { .. } | Problem::Hung { .. } | Problem::FailedExit { .. } => {}
+        }
+        self.problems.push(problem);
+    }
+
+    fn state(
+        &mut self,
+        id: String,
+        state: ItemState,
+        result: Option<Box<BenchResult>>,
+        message: Option<String>,
+    ) {
+        if state == ItemState::Started {
+            match &self.bar {
+                Some(bar) => bar.set_message(id.clone()),
+                None => say(&format!("{id} ...")),
+            }
+        }
+        if !state.is_final() {
+            return;
+        }
+        self.done += 1;
+        let params = RunStateParams {
+            run_id: 1,
+            id,
+            state,
+            result,
+            message,
+        };
+        // After a refused command line nothing ran: the refusal is said once, at the end.
+        if self.refused.is_none() {
+            let line = final_line(
+                &params.id,
+                state,
+                params.result.as_deref(),
+                params.message.as_deref(),
+            );
+            match &self.bar {
+                Some(bar) => {
+                    bar.set_position(self.done as u64);
+                    bar.println(&line);
+                }
+                None => say(&format!("[{}/{}] {line}", self.done, self.total)),
+            }
+            if self.format == Format::Jsonl {
+                if let Ok(mut json) = serde_json::to_vec(&params) {
+                    json.push(b'\n');
+                    if !self.stdout.write(&json) {
+                        self.output_closed = true;
+                    }
+                }
+            }
+        }
+        self.finals.push(params);
+    }
+
+    /// The bars go away; nothing more is shown.
+    fn abandon(&self) {
         if let Some(bar) = &self.bar {
             bar.finish_and_clear();
         }
-        self.finals
+    }
+
+    fn finish(self) -> Self {
+        self.abandon();
+        self
+    }
+
+    /// The exit status, by the precedence `cli::RUN_EXIT_STATUSES` states.
+    fn exit_status(&self) -> u8 {
+        if let Some(stop) = self.interrupted {
+            return signals::exit_status(stop);
+        }
+        if self.output_closed {
+            return status::OUTPUT_CLOSED;
+        }
+        let any = |f: fn(&Problem) -> bool| self.problems.iter().any(f);
+        if any(|p| matches!(p, Problem::Refused { .. } | Problem::Harness { .. })) {
+            return status::USAGE;
+        }
+        if any(|p| matches!(p, Problem::Build { .. })) {
+            return status::BUILD;
+        }
+        if any(|p| matches!(p, Problem::Crashed { .. } | Problem::Hung { .. })) {
+            return status::CRASHED;
+        }
+        let bad = self
+            .finals
+            .iter()
+            .any(|f| matches!(f.state, ItemState::Failed | ItemState::Errored));
+        if bad || any(|p| matches!(p, Problem::FailedExit { .. })) {
+            return status::FAILED;
+        }
+        0
+    }
+
+    /// What happened, on standard error: the counts, every crash and hang with its case, and
+    /// why the run stopped early.
+    fn summary(&self) {
+        if let Some(target) = &self.refused {
+            say(&format!(
+                "knotmeter: nothing was measured: the bench binary of `{}` refused its command \
+                 line (exit status 2; its message is above)",
+                target.target
+            ));
+            return;
+        }
+        for problem in &self.problems {
+            let line = match problem {
+                Problem::Crashed {
+                    target,
+                    case: Some(case),
+                    message,
+                } => format!(
+                    "knotmeter: `{case}` crashed: {message} (bench target `{}` of `{}`)",
+                    target.target, target.package
+                ),
+                Problem::Crashed {
+                    target,
+                    case: None,
+                    message,
+                } => format!(
+                    "knotmeter: the bench target `{}` of `{}` crashed: {message}",
+                    target.target, target.package
+                ),
+                Problem::Hung {
+                    case: Some(case),
+                    message,
+                    ..
+                } => format!("knotmeter: `{case}` {message}"),
+                Problem::Hung {
+                    target,
+                    case: None,
+                    message,
+                } => format!(
+                    "knotmeter: the bench target `{}` of `{}`: {message}",
+                    target.target, target.package
+                ),
+                Problem::FailedExit { target, code } => format!(
+                    "knotmeter: the bench binary of `{}` ended its run with status {code}",
+                    target.target
+                ),
+                Problem::Build { .. } | Problem::Harness { .. } | Problem::Refused { .. } => {
+                    continue
+                }
+            };
+            say(line.lines().next().unwrap_or_default());
+        }
+        let count = |state: ItemState| self.finals.iter().filter(|f| f.state == state).count();
+        let partial = self
+            .finals
+            .iter()
+            .filter(|f| f.state == ItemState::Skipped && f.result.is_some())
+            .count();
+        let mut counts = vec![format!("{} passed", count(ItemState::Passed))];
+        for (state, word) in [
+            (ItemState::Failed, "failed"),
+            (ItemState::Errored, "errored"),
+        ] {
+            if count(state) > 0 {
+                counts.push(format!("{} {word}", count(state)));
+            }
+        }
+        let skipped = count(ItemState::Skipped);
+        if skipped > 0 {
+            counts.push(if partial > 0 {
+                format!("{skipped} skipped ({partial} with a partial result)")
+            } else {
+                format!("{skipped} skipped")
+            });
+        }
+        let why = match (self.interrupted, self.output_closed) {
+            (Some(stop), _) => format!("; interrupted by {stop}"),
+            (None, true) => "; stopped: standard output was closed".to_owned(),
+            (None, false) => String::new(),
+        };
+        say(&format!("knotmeter: {}{why}", counts.join(", ")));
     }
 }
 
@@ -364,13 +751,38 @@ fn table(out: &mut impl Write, finals: &[RunStateParams]) -> anyhow::Result<()> 
             w2 = widths[2]
         )?;
     }
-    // Messages of failures in full, after the table.
+    Ok(())
+}
+
+/// The messages of failures in full, after the table: each distinct message once, headed by
+/// the cases it concerns; messages already shown (build errors) are not repeated.
+fn full_messages(
+    out: &mut impl Write,
+    finals: &[RunStateParams],
+    shown: &HashSet<String>,
+) -> anyhow::Result<()> {
+    let mut order: Vec<&str> = Vec::new();
+    let mut ids: HashMap<&str, Vec<&str>> = HashMap::new();
     for f in finals.iter().filter(|f| f.result.is_none()) {
-        if let Some(message) = &f.message {
-            if message.lines().count() > 1 {
-                writeln!(out, "\n---- {} ----\n{message}", f.id)?;
-            }
+        let Some(message) = f.message.as_deref() else {
+            continue;
+        };
+        if message.lines().count() <= 1 || shown.contains(message) {
+            continue;
         }
+        let cases = ids.entry(message).or_default();
+        if cases.is_empty() {
+            order.push(message);
+        }
+        cases.push(&f.id);
+    }
+    for message in order {
+        let cases = &ids[message];
+        let head = match cases.len() {
+            1 => cases[0].to_owned(),
+            n => format!("{} and {} more", cases[0], n - 1),
+        };
+        writeln!(out, "\n---- {head} ----\n{message}")?;
     }
     Ok(())
 }

@@ -27,6 +27,7 @@ pub mod headless;
 pub mod lsp;
 pub mod runs;
 pub mod session;
+pub mod signals;
 pub mod stored;
 pub mod watch;
 
@@ -45,20 +46,59 @@ pub fn main(cli: cli::Cli) -> anyhow::Result<ExitCode> {
     }
 }
 
-/// `knotmeter serve`: LSP on stdin and stdout until `exit` (or the end of stdin).
+/// How long `knotmeter serve` waits, after SIGINT or SIGTERM, for the run in progress to
+/// stop at a sample boundary before it kills everything and exits (the session's own cancel
+/// grace kills the bench binary sooner; this bounds the whole stop).
+const STOP_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// How long a stopped daemon keeps writing its last notifications to the client.
+const FLUSH_WAIT: std::time::Duration = std::time::Duration::from_millis(300);
+
+/// `knotmeter serve`: LSP on stdin and stdout until `exit` (or the end of stdin), or a
+/// signal. Exit status: 0 after `shutdown` and `exit`, 1 when the client ended without
+/// `shutdown` (LSP's rule), 128 + the signal's number after SIGINT, SIGTERM or SIGHUP: the
+/// run in progress is cancelled gracefully and every child killed; a second signal ends at once.
 fn serve() -> anyhow::Result<ExitCode> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;
-    runtime.block_on(lsp::transport::serve(
-        tokio::io::stdin(),
-        tokio::io::stdout(),
-    ));
+    let lifeline = session::Lifeline::default();
+    let children = lifeline.children.clone();
+    let code = runtime.block_on(async {
+        let mut signals = signals::Signals::new()?;
+        let serving =
+            lsp::transport::serve(tokio::io::stdin(), tokio::io::stdout(), lifeline.clone());
+        tokio::pin!(serving);
+        let code = tokio::select! {
+            ended = &mut serving => ended.exit_code(),
+            signal = signals.next() => {
+                tracing::info!("{signal}: stopping");
+                lifeline.stop.cancel();
+                // The server keeps running meanwhile: the session's notifications (the run's
+                // end) go out through it, and its last ones get a moment to reach the client.
+                let stopped = async {
+                    lifeline.stopped.cancelled().await;
+                    tokio::time::sleep(FLUSH_WAIT).await;
+                };
+                tokio::select! {
+                    _ = stopped => {}
+                    _ = &mut serving => {}
+                    again = signals.next() => tracing::info!("{again} again: stopping at once"),
+                    _ = tokio::time::sleep(STOP_WAIT) => {}
+                }
+                children.kill_all();
+                signals::exit_status(signal)
+            }
+        };
+        anyhow::Ok(code)
+    })?;
+    // Nothing may outlive the daemon, whichever way it ends.
+    children.kill_all();
     // Do not wait for blocked reads of stdin in the runtime's threads.
     runtime.shutdown_timeout(std::time::Duration::from_millis(100));
-    Ok(ExitCode::SUCCESS)
+    Ok(ExitCode::from(code))
 }
 
 /// Logs to standard error, or to `file`; never to standard output. `KNOTMETER_LOG` (or

@@ -148,7 +148,7 @@ async fn build_package(
             .collect::<Vec<_>>()
             .join(" ")
     )));
-    let (mut child, group) = match children.spawn(&mut command) {
+    let (mut child, group) = match children.spawn(command).await {
         Ok(spawned) => spawned,
         Err(e) => {
             outcome.failure = Some(format!(
@@ -197,12 +197,32 @@ async fn build_package(
     drop(group);
     let failed = !status.as_ref().is_ok_and(|s| s.success());
     if failed && outcome.errors.iter().all(|e| e.package != package) {
-        let tail = stderr_tail.join("\n");
+        let failure = cargo_failure(package, &stderr_tail);
         outcome.failure = Some(match outcome.failure.take() {
-            Some(previous) => format!("{previous}\n{tail}"),
-            None => format!("cargo failed for package `{package}`:\n{tail}"),
+            Some(previous) => format!("{previous}\n{failure}"),
+            None => failure,
         });
     }
+}
+
+/// Why cargo failed without a compiler error: the first line says it (cargo's first `error:`
+/// line), the tail of its standard error follows.
+fn cargo_failure(package: &str, stderr_tail: &[String]) -> String {
+    let first = stderr_tail
+        .iter()
+        .map(|l| l.trim())
+        .find(|l| l.starts_with("error"))
+        .or_else(|| {
+            stderr_tail
+                .iter()
+                .map(|l| l.trim())
+                .rfind(|l| !l.is_empty())
+        })
+        .unwrap_or("cargo printed nothing");
+    format!(
+        "the build failed: cargo failed for package `{package}`: {first}\n{}",
+        stderr_tail.join("\n")
+    )
 }
 
 fn message(

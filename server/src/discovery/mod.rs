@@ -18,6 +18,7 @@
 //! Tree ids: `pkg:<package>` for a package, `target:<package>/<target>` for a bench target,
 //! and the engine's ids for benchmarks and cases.
 
+pub mod harness;
 pub mod parse;
 pub mod workspace;
 
@@ -256,8 +257,29 @@ impl Discovery {
     }
 
     /// Merges a bench binary's `--list --format json` into the target's items.
+    ///
+    /// Only what discovery cannot see is kept (benchmarks a macro generates, say). A benchmark
+    /// that discovery sees now was listed because it exists in the source; once renamed or
+    /// deleted it must go from the tree with its source, not stay behind as a ghost with a Run
+    /// lens until the next build. Kept entries go too once their file is gone.
     pub fn reconcile(&mut self, target: TargetRef, cases: Vec<ListEntry>) {
-        self.listed.insert(target, cases);
+        self.listed.remove(&target);
+        let tree = self.tree();
+        let seen: HashSet<&str> = tree
+            .benches
+            .iter()
+            .filter(|b| b.target == target)
+            .flat_map(|b| {
+                std::iter::once(b.id.as_str()).chain(b.cases.iter().map(|c| c.id.as_str()))
+            })
+            .collect();
+        let unseen: Vec<ListEntry> = cases
+            .into_iter()
+            .filter(|c| !seen.contains(c.id.as_str()) && !seen.contains(c.bench_id.as_str()))
+            .collect();
+        if !unseen.is_empty() {
+            self.listed.insert(target, unseen);
+        }
     }
 
     /// The tree, parsing only files that changed since the last call.
@@ -539,10 +561,13 @@ fn merge_listed(
         if known.contains(&entry.id) {
             continue;
         }
-        let file = [root.join(&entry.file), package.dir().join(&entry.file)]
+        // Its file is gone: so is the benchmark.
+        let Some(file) = [root.join(&entry.file), package.dir().join(&entry.file)]
             .into_iter()
             .find(|f| f.is_file())
-            .unwrap_or_else(|| root.join(&entry.file));
+        else {
+            continue;
+        };
         let line = entry.line.saturating_sub(1);
         let range = Range {
             start: Position { line, character: 0 },
@@ -588,4 +613,80 @@ fn stamp_of(path: &Path) -> Option<(SystemTime, u64)> {
 /// The `file://` URI of a path.
 pub fn file_uri(path: &Path) -> Option<String> {
     tower_lsp_server::ls_types::Uri::from_file_path(path).map(|u| u.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(id: &str, file: &str) -> ListEntry {
+        ListEntry {
+            id: id.into(),
+            bench_id: id.into(),
+            name: id.rsplit("::").next().unwrap().into(),
+            args: None,
+            group: None,
+            baseline: false,
+            file: file.into(),
+            line: 1,
+        }
+    }
+
+    fn ids(tree: &Tree) -> Vec<&str> {
+        let mut ids: Vec<&str> = tree.benches.iter().map(|b| b.id.as_str()).collect();
+        ids.sort_unstable();
+        ids
+    }
+
+    /// After a build, a benchmark renamed in the source must leave the tree: the binary's list
+    /// (from before the rename) may not keep it as a ghost.
+    #[test]
+    fn a_renamed_benchmark_leaves_no_ghost_after_a_build() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let file = root.join("benches/demo.rs");
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        std::fs::write(&file, "#[bench]\nfn old_name() {}\n").unwrap();
+        let target = TargetRef {
+            package: "demo".into(),
+            target: "demo".into(),
+        };
+        let mut discovery = Discovery::new(Workspace {
+            root: root.clone(),
+            target_dir: root.join("target"),
+            packages: vec![Package {
+                name: "demo".into(),
+                manifest_path: root.join("Cargo.toml"),
+                targets: vec![BenchTarget {
+                    name: "demo".into(),
+                    crate_name: "demo".into(),
+                    src_path: file.clone(),
+                    harness: harness::Harness::Custom,
+                }],
+            }],
+        });
+        // The binary lists the benchmark discovery sees, and one a macro generated.
+        discovery.reconcile(
+            target.clone(),
+            vec![
+                entry("demo::old_name", "benches/demo.rs"),
+                entry("demo::generated", "benches/demo.rs"),
+            ],
+        );
+        assert_eq!(
+            ids(&discovery.tree()),
+            ["demo::generated", "demo::old_name"]
+        );
+        // Renamed in the editor: the old name goes, the generated one stays.
+        discovery.set_overlay(&file, "#[bench]\nfn new_name() {}\n");
+        assert_eq!(
+            ids(&discovery.tree()),
+            ["demo::generated", "demo::new_name"]
+        );
+        // The file deleted: nothing of it stays.
+        discovery.clear_overlay(&file);
+        std::fs::remove_file(&file).unwrap();
+        discovery.invalidate([file.as_path()]);
+        assert!(ids(&discovery.tree()).is_empty());
+    }
 }

@@ -7,6 +7,8 @@ use std::process::Command;
 
 use cargo_metadata::{MetadataCommand, TargetKind};
 
+use super::harness::{self, Harness};
+
 /// A cargo workspace, reduced to what discovery needs.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Workspace {
@@ -45,6 +47,8 @@ pub struct BenchTarget {
     pub crate_name: String,
     /// The root source file.
     pub src_path: PathBuf,
+    /// Whether knotmeter's `main!` runs (`harness = false`), as far as the manifest says.
+    pub harness: Harness,
 }
 
 /// Why the workspace could not be read.
@@ -116,6 +120,8 @@ pub fn load(path: &Path) -> Result<Workspace, WorkspaceError> {
             p.dependencies.iter().any(|d| d.name == "knotmeter") || p.name.as_str() == "knotmeter"
         })
         .map(|p| {
+            // Unreadable now (deleted since `cargo metadata` read it): nothing to claim.
+            let manifest = std::fs::read_to_string(&p.manifest_path).ok();
             let mut targets: Vec<BenchTarget> = p
                 .targets
                 .iter()
@@ -124,6 +130,9 @@ pub fn load(path: &Path) -> Result<Workspace, WorkspaceError> {
                     name: t.name.clone(),
                     crate_name: t.name.replace('-', "_"),
                     src_path: t.src_path.clone().into_std_path_buf(),
+                    harness: manifest
+                        .as_deref()
+                        .map_or(Harness::Unknown, |m| harness::of_target(m, &t.name)),
                 })
                 .collect();
             targets.sort_by(|a, b| a.name.cmp(&b.name));

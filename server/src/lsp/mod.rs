@@ -8,7 +8,8 @@
 //! `didOpen`, `didChange`, `didSave` and requests in the client's order.
 //!
 //! Unknown methods and invalid params are answered with JSON-RPC errors by tower-lsp-server;
-//! malformed messages by the guard in [`transport`], which keeps the server serving.
+//! malformed messages, wrongly framed ones and `$/…` requests by the guard in [`transport`],
+//! which keeps the server serving.
 
 pub mod features;
 pub mod transport;
@@ -24,11 +25,16 @@ use tower_lsp_server::jsonrpc::{Error, ErrorCode, Result};
 use tower_lsp_server::ls_types::*;
 use tower_lsp_server::{Client, LanguageServer, LspService};
 
-use crate::session::{self, ClientCaps, Failure, LspMsg, Reply};
+use crate::session::{self, ClientCaps, Failure, Lifeline, LspMsg, Reply};
 
 /// The service for [`tower_lsp_server::Server`], with every `knotmeter/*` method registered.
 pub fn service() -> (LspService<Backend>, tower_lsp_server::ClientSocket) {
-    LspService::build(Backend::new)
+    service_with(Lifeline::default())
+}
+
+/// [`service`] whose session is stopped and whose children are killed through `lifeline`.
+pub fn service_with(lifeline: Lifeline) -> (LspService<Backend>, tower_lsp_server::ClientSocket) {
+    LspService::build(move |client| Backend::new(client, lifeline))
         .custom_method(DiscoverRequest::METHOD, Backend::discover)
         .custom_method(RunRequest::METHOD, Backend::run)
         .custom_method(CancelRequest::METHOD, Backend::cancel)
@@ -43,9 +49,9 @@ pub struct Backend {
 }
 
 impl Backend {
-    fn new(client: Client) -> Self {
+    fn new(client: Client, lifeline: Lifeline) -> Self {
         Self {
-            session: session::spawn(client),
+            session: session::spawn(client, lifeline),
         }
     }
 

@@ -2,104 +2,84 @@
 //!
 //! tower-lsp-server answers a malformed message with a JSON-RPC error, but its framed reader
 //! (tokio-util's `FramedRead`) ends the stream after any decoding error, so the server stops
-//! reading after the first bad message. This guard frames standard input itself and checks
-//! each message: well-formed ones go on to tower-lsp-server unchanged; for malformed ones the
-//! guard answers the JSON-RPC error itself (`-32700` for bytes that are not JSON, `-32600`
-//! for JSON that is not a JSON-RPC message), and the server keeps serving. Responses from
-//! the server and the guard's own errors are written whole, one frame at a time.
+//! reading after the first bad message. This guard frames standard input itself
+//! ([`framing`]) and checks each message: well-formed ones go on to tower-lsp-server
+//! unchanged; for the others the guard answers itself, and the server keeps serving:
+//!
+//! | input | answer |
+//! |---|---|
+//! | bytes that are not JSON | `-32700`, id `null` |
+//! | JSON that is not a JSON-RPC message | `-32600` (the id when it is readable) |
+//! | a `Content-Length` that does not match the body (a client counting characters, not bytes) | the guard finds where the message really ends and reads on from the next header; a request gets `-32600` with its id, a notification is dropped and said with `window/logMessage` |
+//! | a `$/…` request (tower-lsp-server drops them unanswered) | `-32601` |
+//!
+//! Responses from the server and the guard's own messages are written whole, one frame at a
+//! time. The guard also notes `shutdown` and `exit`, so that the process can exit as LSP says:
+//! 0 after `shutdown`, 1 when `exit` (or the end of input) comes without it.
+
+mod framing;
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 
 use serde_json::{json, Value};
-use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, DuplexStream};
+use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, DuplexStream};
 use tokio::sync::mpsc;
+
+use crate::session::Lifeline;
+use framing::{Frame, Framer};
 
 /// Size of the in-memory pipes between the guard and the server.
 const PIPE: usize = 1 << 16;
 
+/// What the client said about ending, as LSP's exit status rule needs it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Ended {
+    /// A `shutdown` request arrived.
+    pub shutdown: bool,
+    /// An `exit` notification arrived (rather than the end of input).
+    pub exit: bool,
+}
+
+impl Ended {
+    /// LSP's exit status: 0 when `shutdown` came first, 1 otherwise.
+    pub fn exit_code(self) -> u8 {
+        if self.shutdown {
+            0
+        } else {
+            1
+        }
+    }
+}
+
+#[derive(Debug, Default)]
+struct Seen {
+    shutdown: AtomicBool,
+    exit: AtomicBool,
+}
+
 /// Serves the LSP service on `input` and `output` until `exit` or the end of `input`.
-pub async fn serve<I, O>(input: I, output: O)
+pub async fn serve<I, O>(input: I, output: O, lifeline: Lifeline) -> Ended
 where
     I: AsyncRead + Unpin + Send + 'static,
     O: AsyncWrite + Unpin + Send + 'static,
 {
     let (server_in, guard_in) = tokio::io::duplex(PIPE);
     let (server_out, guard_out) = tokio::io::duplex(PIPE);
-    let (errors_tx, errors_rx) = mpsc::unbounded_channel();
-    tokio::spawn(read_input(input, guard_in, errors_tx));
-    let writer = tokio::spawn(write_output(guard_out, errors_rx, output));
-    let (service, socket) = super::service();
+    let (replies_tx, replies_rx) = mpsc::unbounded_channel();
+    let seen = Arc::new(Seen::default());
+    tokio::spawn(read_input(input, guard_in, replies_tx, Arc::clone(&seen)));
+    let writer = tokio::spawn(write_output(guard_out, replies_rx, output));
+    let (service, socket) = super::service_with(lifeline);
     tower_lsp_server::Server::new(server_in, server_out, socket)
         .serve(service)
         .await;
     // The server is gone: its pipe closes, and the writer ends after the last frame.
     let _ = tokio::time::timeout(std::time::Duration::from_secs(2), writer).await;
-}
-
-/// One frame read from a stream.
-enum Frame {
-    /// A complete body.
-    Body(Vec<u8>),
-    /// Header lines without a usable `Content-Length`.
-    BadHeader,
-}
-
-/// Reads frames: `Content-Length: N\r\n` (other headers ignored), a blank line, N bytes.
-struct Framer<R> {
-    reader: R,
-    buffer: Vec<u8>,
-}
-
-impl<R: AsyncRead + Unpin> Framer<R> {
-    fn new(reader: R) -> Self {
-        Self {
-            reader,
-            buffer: Vec::new(),
-        }
+    Ended {
+        shutdown: seen.shutdown.load(Ordering::SeqCst),
+        exit: seen.exit.load(Ordering::SeqCst),
     }
-
-    async fn fill(&mut self) -> bool {
-        let mut chunk = [0u8; 8192];
-        match self.reader.read(&mut chunk).await {
-            Ok(0) | Err(_) => false,
-            Ok(n) => {
-                self.buffer.extend_from_slice(&chunk[..n]);
-                true
-            }
-        }
-    }
-
-    /// The next frame, or `None` at the end of the stream.
-    async fn next(&mut self) -> Option<Frame> {
-        let header_end = loop {
-            if let Some(at) = find(&self.buffer, b"\r\n\r\n") {
-                break at;
-            }
-            if !self.fill().await {
-                return None;
-            }
-        };
-        let header = String::from_utf8_lossy(&self.buffer[..header_end]).into_owned();
-        self.buffer.drain(..header_end + 4);
-        let length = header.lines().find_map(|line| {
-            let (name, value) = line.split_once(':')?;
-            name.trim()
-                .eq_ignore_ascii_case("content-length")
-                .then(|| value.trim().parse::<usize>().ok())
-                .flatten()
-        });
-        let Some(length) = length else {
-            return Some(Frame::BadHeader);
-        };
-        while self.buffer.len() < length {
-            if !self.fill().await {
-                return None;
-            }
-        }
-        Some(Frame::Body(self.buffer.drain(..length).collect()))
-    }
-}
-
-fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
-    haystack.windows(needle.len()).position(|w| w == needle)
 }
 
 fn frame(body: &[u8]) -> Vec<u8> {
@@ -112,8 +92,12 @@ fn error(id: Value, code: i64, message: &str) -> Value {
     json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}})
 }
 
-/// Why a body is not a JSON-RPC message, as the error response to send.
-fn check(body: &[u8]) -> Result<(), Value> {
+fn log_message(message: &str) -> Value {
+    json!({"jsonrpc": "2.0", "method": "window/logMessage", "params": {"type": 1, "message": message}})
+}
+
+/// The body as a JSON-RPC message, or the error response to send for it.
+fn check(body: &[u8]) -> Result<Value, Value> {
     let value: Value = serde_json::from_slice(body)
         .map_err(|e| error(Value::Null, -32700, &format!("Parse error: {e}")))?;
     let invalid = |id: Value, why: &str| error(id, -32600, &format!("Invalid request: {why}"));
@@ -134,7 +118,7 @@ fn check(body: &[u8]) -> Result<(), Value> {
             "`id` must be a number, a string or null",
         ));
     }
-    match object.get("method") {
+    let checked = match object.get("method") {
         Some(Value::String(_)) => match object.get("params") {
             None | Some(Value::Object(_) | Value::Array(_) | Value::Null) => Ok(()),
             Some(_) => Err(invalid(reply_id, "`params` must be an object or an array")),
@@ -147,30 +131,94 @@ fn check(body: &[u8]) -> Result<(), Value> {
             reply_id,
             "neither a request, a notification nor a response",
         )),
+    };
+    checked.map(|()| value)
+}
+
+/// What the guard does with a well-formed message.
+enum Route {
+    /// Pass it to the server.
+    Forward,
+    /// Answer it here.
+    Answer(Value),
+}
+
+fn route(message: &Value, seen: &Seen) -> Route {
+    let method = message.get("method").and_then(Value::as_str);
+    let id = message.get("id");
+    match (method, id) {
+        (Some("shutdown"), Some(_)) => seen.shutdown.store(true, Ordering::SeqCst),
+        (Some("exit"), None) => seen.exit.store(true, Ordering::SeqCst),
+        // LSP: "$/" requests a server does not know get MethodNotFound; tower-lsp-server
+        // leaves them unanswered.
+        (Some(method), Some(id)) if method.starts_with("$/") => {
+            return Route::Answer(error(
+                id.clone(),
+                -32601,
+                &format!("Method not found: {method}"),
+            ));
+        }
+        _ => {}
+    }
+    Route::Forward
+}
+
+/// What to answer for a message whose `Content-Length` said `stated` bytes when it had
+/// `body.len()`: an error to a request, a log line for anything else.
+fn mismatch_reply(body: &[u8], stated: usize) -> Value {
+    let why = format!(
+        "the Content-Length header said {stated} bytes but the message has {} (the length counts \
+         the bytes of the UTF-8 body, not characters); the message was not processed",
+        body.len()
+    );
+    let message: Option<Value> = serde_json::from_slice(body).ok();
+    let id = message.as_ref().and_then(|m| m.get("id")).cloned();
+    let method = message
+        .as_ref()
+        .and_then(|m| m.get("method"))
+        .and_then(Value::as_str)
+        .map(str::to_owned);
+    match (id, method) {
+        (Some(id), Some(_)) => error(id, -32600, &format!("Invalid request: {why}")),
+        (_, Some(method)) => log_message(&format!(
+            "knotmeter: the `{method}` notification was dropped: {why}"
+        )),
+        _ => log_message(&format!("knotmeter: a message was dropped: {why}")),
     }
 }
 
 async fn read_input<I: AsyncRead + Unpin>(
     input: I,
     mut server: DuplexStream,
-    errors: mpsc::UnboundedSender<Value>,
+    replies: mpsc::UnboundedSender<Value>,
+    seen: Arc<Seen>,
 ) {
     let mut framer = Framer::new(input);
     while let Some(next) = framer.next().await {
         match next {
             Frame::Body(body) => match check(&body) {
-                Ok(()) => {
-                    if server.write_all(&frame(&body)).await.is_err() {
-                        return;
+                Ok(message) => match route(&message, &seen) {
+                    Route::Forward => {
+                        if server.write_all(&frame(&body)).await.is_err() {
+                            return;
+                        }
                     }
-                }
+                    Route::Answer(reply) => {
+                        let _ = replies.send(reply);
+                    }
+                },
                 Err(response) => {
                     tracing::warn!("malformed message from the client: {response}");
-                    let _ = errors.send(response);
+                    let _ = replies.send(response);
                 }
             },
+            Frame::Mismatch { body, stated } => {
+                let reply = mismatch_reply(&body, stated);
+                tracing::warn!("wrong Content-Length from the client: {reply}");
+                let _ = replies.send(reply);
+            }
             Frame::BadHeader => {
-                let _ = errors.send(error(
+                let _ = replies.send(error(
                     Value::Null,
                     -32700,
                     "Parse error: a message needs a `Content-Length` header",
@@ -184,7 +232,7 @@ async fn read_input<I: AsyncRead + Unpin>(
 
 async fn write_output<O: AsyncWrite + Unpin>(
     server: DuplexStream,
-    mut errors: mpsc::UnboundedReceiver<Value>,
+    mut replies: mpsc::UnboundedReceiver<Value>,
     mut output: O,
 ) {
     let mut framer = Framer::new(server);
@@ -192,10 +240,10 @@ async fn write_output<O: AsyncWrite + Unpin>(
         let bytes = tokio::select! {
             next = framer.next() => match next {
                 Some(Frame::Body(body)) => frame(&body),
-                Some(Frame::BadHeader) => continue,
+                Some(Frame::BadHeader | Frame::Mismatch { .. }) => continue,
                 None => return,
             },
-            Some(response) = errors.recv() => frame(response.to_string().as_bytes()),
+            Some(reply) = replies.recv() => frame(reply.to_string().as_bytes()),
         };
         if output.write_all(&bytes).await.is_err() || output.flush().await.is_err() {
             return;
@@ -238,13 +286,58 @@ mod tests {
         );
     }
 
-    #[tokio::test]
-    async fn frames_are_read_whole_and_bad_headers_reported() {
-        let input: &[u8] = b"Content-Length: 2\r\n\r\n{}X-Other: 1\r\n\r\nContent-Length: 3\r\nContent-Type: x\r\n\r\n[1]";
-        let mut framer = Framer::new(input);
-        assert!(matches!(framer.next().await, Some(Frame::Body(b)) if b == b"{}"));
-        assert!(matches!(framer.next().await, Some(Frame::BadHeader)));
-        assert!(matches!(framer.next().await, Some(Frame::Body(b)) if b == b"[1]"));
-        assert!(framer.next().await.is_none());
+    #[test]
+    fn dollar_requests_are_answered_and_dollar_notifications_pass() {
+        let seen = Seen::default();
+        let request = json!({"jsonrpc": "2.0", "id": 7, "method": "$/knotmeter/unknown"});
+        match route(&request, &seen) {
+            Route::Answer(reply) => {
+                assert_eq!(reply["id"], 7);
+                assert_eq!(reply["error"]["code"], -32601);
+            }
+            Route::Forward => panic!("a $/ request must be answered"),
+        }
+        let notification =
+            json!({"jsonrpc": "2.0", "method": "$/cancelRequest", "params": {"id": 1}});
+        assert!(matches!(route(&notification, &seen), Route::Forward));
+    }
+
+    #[test]
+    fn shutdown_then_exit_is_status_0_and_exit_alone_is_1() {
+        let seen = Seen::default();
+        route(&json!({"jsonrpc": "2.0", "method": "exit"}), &seen);
+        let ended = Ended {
+            shutdown: seen.shutdown.load(Ordering::SeqCst),
+            exit: seen.exit.load(Ordering::SeqCst),
+        };
+        assert_eq!((ended.exit, ended.exit_code()), (true, 1));
+        route(
+            &json!({"jsonrpc": "2.0", "id": 1, "method": "shutdown"}),
+            &seen,
+        );
+        assert!(seen.shutdown.load(Ordering::SeqCst));
+        assert_eq!(
+            Ended {
+                shutdown: true,
+                exit: true
+            }
+            .exit_code(),
+            0
+        );
+    }
+
+    #[test]
+    fn a_mismatched_request_gets_an_error_with_its_id() {
+        let body = br#"{"jsonrpc":"2.0","id":4,"method":"knotmeter/discover","params":{}}"#;
+        let reply = mismatch_reply(body, 50);
+        assert_eq!(reply["id"], 4);
+        assert_eq!(reply["error"]["code"], -32600);
+        let text = reply["error"]["message"].as_str().unwrap();
+        assert!(
+            text.contains("said 50 bytes") && text.contains("not characters"),
+            "{text}"
+        );
+        let note = mismatch_reply(br#"{"jsonrpc":"2.0","method":"textDocument/didSave"}"#, 3);
+        assert_eq!(note["method"], "window/logMessage");
     }
 }

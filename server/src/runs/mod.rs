@@ -1,6 +1,6 @@
 //! Running benchmarks: one job builds the targets it needs, lists each bench binary, then
 //! runs it with `--bench --format jsonl --stdin-cancel --exact <ids>` and turns each line
-//! into an item state as soon as it arrives.
+//! into an item state as soon as it arrives ([`binary`]).
 //!
 //! The session runs one job at a time (parallel benchmarks disturb each other); this module
 //! runs one job. What can go wrong and what the items become:
@@ -9,32 +9,33 @@
 //! |---|---|---|
 //! | a panic in the benchmark (`case_failed`, kind `panic`) | `failed`, with message and location | run on |
 //! | the binary dies of a signal or exits during a case | `errored`, with the signal or status | run on in a new process |
-//! | a case outlives the per-case timeout (a hang) | `errored`; the group is killed | run on in a new process |
-//! | a compile error | `errored` with the rendered message | same |
+//! | a case falls silent (a hang, see [`hang`]) | `errored`, saying what was waited for; the group is killed | run on in a new process |
+//! | a compile error | `errored`: "the build failed: " and the first error | same |
+//! | the target lacks `harness = false` | `errored`, with the line to add; it is not built | same |
+//! | the binary refuses its command line (status 2 before its run starts) | `skipped`; the job stops: the same flags go to every binary | `skipped` |
 //! | cancel | the engine stops at the next sample boundary and reports what it measured (`skipped`, with the partial result); after the grace period the group is killed | `skipped` |
-//! | a line that is not an event | reported as output | unaffected |
+//! | a line that is not an event | reported as the binary's own output | unaffected |
+//!
+//! Besides item states, a job reports each fault as a [`Problem`], so that a front end can
+//! say once what happened and choose its exit status (`knotmeter run`).
 
+mod binary;
+pub mod hang;
 pub mod process;
 
 use std::collections::HashSet;
 use std::path::Path;
-use std::process::{ExitStatus, Stdio};
+use std::process::Stdio;
 use std::time::Duration;
 
 use knotmeter_protocol::editor::{ItemState, RunMode};
-use knotmeter_protocol::{
-    BenchResult, BenchSummary, Comparison, Event as BenchEvent, FailureKind, ListDocument,
-    ListEntry,
-};
-use nix::sys::signal::Signal;
-use tokio::io::{AsyncBufReadExt, AsyncRead, BufReader};
+use knotmeter_protocol::{BenchResult, BenchSummary, Comparison, ListDocument, ListEntry};
 use tokio::process::Command;
-use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 use crate::cargo_build::{self, BuildEvent, CompilerError};
+use crate::discovery::harness::{self, Harness};
 use crate::discovery::{TargetRef, Workspace};
-use crate::format;
 use process::Children;
 
 /// One run: which leaf ids of which targets, how long to measure.
@@ -58,25 +59,90 @@ impl Job {
 /// How runs are carried out.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RunOptions {
-    /// A case running longer than this is stopped and `errored`.
-    pub case_timeout: Duration,
+    /// The silence allowed while nothing says how long a step takes: before a case's first
+    /// step reports, between cases, at start-up and at the end (`--case-timeout`). Once a
+    /// step has reported, a case may be silent for ten times its longest step (see [`hang`]).
+    pub silence_limit: Duration,
     /// The engine's `--time` for quick runs (default: its `--quick` budget).
     pub quick_time: Option<f64>,
     /// The engine's `--time` for full runs (default: its own).
     pub full_time: Option<f64>,
     /// How long a cancelled bench binary may take before its group is killed.
     pub cancel_grace: Duration,
+    /// Flags passed to every bench binary as they are (`--baseline NAME`, `--no-history`, …):
+    /// the bench binary owns their meaning and their errors.
+    pub bench_args: Vec<String>,
 }
+
+/// The default of [`RunOptions::silence_limit`].
+pub const DEFAULT_SILENCE_LIMIT: Duration = Duration::from_secs(120);
 
 impl Default for RunOptions {
     fn default() -> Self {
         Self {
-            case_timeout: Duration::from_secs(120),
+            silence_limit: DEFAULT_SILENCE_LIMIT,
             quick_time: None,
             full_time: None,
             cancel_grace: Duration::from_secs(2),
+            bench_args: Vec::new(),
         }
     }
+}
+
+/// A fault of a job, reported once beside the item states it causes.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Problem {
+    /// The target could not be built; `message` starts with the first compiler error.
+    Build {
+        /// The target.
+        target: TargetRef,
+        /// Why.
+        message: String,
+    },
+    /// The target runs under libtest's harness (`harness = false` is missing): knotmeter's
+    /// `main!` never runs in it.
+    Harness {
+        /// The target.
+        target: TargetRef,
+        /// What to add where.
+        message: String,
+    },
+    /// The bench binary refused its command line (status 2 before its run started: a bad
+    /// flag, an unknown baseline). The job stopped; nothing more ran.
+    Refused {
+        /// The target.
+        target: TargetRef,
+        /// Its status and the first line it wrote (the whole text went out as
+        /// [`JobEvent::Printed`]).
+        message: String,
+    },
+    /// The bench binary died: during `case`, or before running anything.
+    Crashed {
+        /// The target.
+        target: TargetRef,
+        /// The case in progress.
+        case: Option<String>,
+        /// How it died.
+        message: String,
+    },
+    /// A case (or the binary outside any case) fell silent and was taken for hung; the
+    /// binary was killed.
+    Hung {
+        /// The target.
+        target: TargetRef,
+        /// The case in progress.
+        case: Option<String>,
+        /// What was waited for.
+        message: String,
+    },
+    /// The bench binary ended its run but exited with a failure status: a failed case, or
+    /// its `--fail-on-regression` gate.
+    FailedExit {
+        /// The target.
+        target: TargetRef,
+        /// Its exit status.
+        code: i32,
+    },
 }
 
 /// What a job reports, in order.
@@ -102,13 +168,24 @@ pub enum JobEvent {
         /// Why, for failures, errors and skips.
         message: Option<String>,
     },
-    /// Text for the run's output.
+    /// Text the daemon writes for the run's output: the manifest line, a finished case's
+    /// table, notes.
     Output {
         /// The item it is about, if any.
         id: Option<String>,
         /// The text (without a trailing line break).
         text: String,
     },
+    /// A line the bench binary wrote itself (its standard error, or standard output that is
+    /// not an event): the benchmark's own prints and the engine's messages.
+    Printed {
+        /// The case in progress when it was written, if any.
+        id: Option<String>,
+        /// The line, without its line break.
+        text: String,
+    },
+    /// A fault, said once (the item states it causes follow).
+    Problem(Problem),
     /// All cases of a benchmark finished: its scaling analysis.
     Summary(BenchSummary),
     /// A passed case's comparison, computed at the end of the run: its result gains it.
@@ -145,16 +222,26 @@ pub async fn execute(
     let mut tracker = Tracker {
         finals: HashSet::new(),
         sink: &mut sink,
+        stopped: None,
     };
     let ids: Vec<String> = job.ids().cloned().collect();
     for id in &ids {
         tracker.state(id, ItemState::Building, None, None);
     }
+    // A target under libtest's harness cannot run: say so without building it.
+    let mut targets: Vec<TargetRef> = Vec::new();
+    for (target, ids) in &job.targets {
+        match harness_problem(&workspace, target) {
+            Some(message) => tracker.harness(target, ids, message),
+            None => targets.push(target.clone()),
+        }
+    }
     // The engine records each run in the history store; name the file the daemon reads, so
     // both agree whatever the layout of the target directory.
     let history = knotmeter_history::resolve_path(Some(&workspace.target_dir));
-    let targets: Vec<TargetRef> = job.targets.iter().map(|(t, _)| t.clone()).collect();
-    let outcome = {
+    let outcome = if targets.is_empty() {
+        cargo_build::BuildOutcome::default()
+    } else {
         let sink = &mut *tracker.sink;
         let mut events = |event| sink(JobEvent::Build(event));
         cargo_build::build(&workspace, &targets, &children, &cancel, &mut events).await
@@ -163,13 +250,22 @@ pub async fn execute(
         errors: outcome.errors.clone(),
     });
     for (target, ids) in &job.targets {
-        if cancel.is_cancelled() {
+        if cancel.is_cancelled() || tracker.stopped.is_some() {
             break;
         }
+        if !targets.contains(target) {
+            continue;
+        }
         let Some(exe) = outcome.executables.get(target) else {
-            let message = build_failure(&outcome, target);
-            for id in ids {
-                tracker.state(id, ItemState::Errored, None, Some(message.clone()));
+            if !outcome.cancelled {
+                let message = build_failure(&outcome, target, &workspace.root);
+                tracker.problem(Problem::Build {
+                    target: target.clone(),
+                    message: message.clone(),
+                });
+                for id in ids {
+                    tracker.state(id, ItemState::Errored, None, Some(message.clone()));
+                }
             }
             continue;
         };
@@ -204,35 +300,42 @@ pub async fn execute(
                 (tracker.sink)(JobEvent::Listed(target.clone(), doc.cases));
                 present
             }
-            Err(message) => {
-                (tracker.sink)(JobEvent::Output {
-                    id: None,
-                    text: message,
-                });
+            Err(ListFailure::Libtest) => {
+                let message = libtest_message(&workspace, target);
+                tracker.harness(target, ids, message);
+                continue;
+            }
+            Err(ListFailure::Other(message)) => {
+                tracker.output(None, message);
                 ids.clone()
             }
         };
-        run_binary(
+        binary::run(
             &mut tracker,
-            exe,
-            &dir,
-            &history,
+            binary::Launch {
+                target,
+                exe,
+                dir: &dir,
+                history: &history,
+                mode: job.mode,
+                options: &options,
+            },
             present,
-            job.mode,
-            &options,
             &children,
             &cancel,
         )
         .await;
     }
     let message = if cancel.is_cancelled() {
-        "cancelled"
+        "cancelled".to_owned()
+    } else if let Some(why) = &tracker.stopped {
+        format!("not run: {why}")
     } else {
-        "not run"
+        "not run".to_owned()
     };
     for id in &ids {
         if !tracker.finals.contains(id) {
-            tracker.state(id, ItemState::Skipped, None, Some(message.into()));
+            tracker.state(id, ItemState::Skipped, None, Some(message.clone()));
         }
     }
     sink(JobEvent::Finished);
@@ -242,6 +345,8 @@ pub async fn execute(
 struct Tracker<'a> {
     finals: HashSet<String>,
     sink: &'a mut Sink,
+    /// Why the job stopped early (the remaining targets do not run), if it did.
+    stopped: Option<String>,
 }
 
 impl Tracker<'_> {
@@ -272,38 +377,126 @@ impl Tracker<'_> {
             text,
         });
     }
+
+    fn printed(&mut self, id: Option<&str>, text: String) {
+        (self.sink)(JobEvent::Printed {
+            id: id.map(str::to_owned),
+            text,
+        });
+    }
+
+    fn problem(&mut self, problem: Problem) {
+        (self.sink)(JobEvent::Problem(problem));
+    }
+
+    /// `target` runs under libtest's harness: its items are errored with `message`.
+    fn harness(&mut self, target: &TargetRef, ids: &[String], message: String) {
+        self.problem(Problem::Harness {
+            target: target.clone(),
+            message: message.clone(),
+        });
+        for id in ids {
+            self.state(id, ItemState::Errored, None, Some(message.clone()));
+        }
+    }
 }
 
-/// Why `target` has no executable.
-fn build_failure(outcome: &cargo_build::BuildOutcome, target: &TargetRef) -> String {
-    let errors: Vec<&str> = outcome
+/// The explanation when the manifest shows that `target` lacks `harness = false`.
+fn harness_problem(workspace: &Workspace, target: &TargetRef) -> Option<String> {
+    let package = workspace
+        .packages
+        .iter()
+        .find(|p| p.name == target.package)?;
+    let bench = package.targets.iter().find(|t| t.name == target.target)?;
+    match bench.harness {
+        Harness::Libtest { entry_line } => Some(harness::explain(
+            &package.name,
+            &bench.name,
+            &package.manifest_path,
+            entry_line.is_none(),
+        )),
+        Harness::Custom | Harness::Unknown => None,
+    }
+}
+
+/// The explanation when the built binary answered like libtest.
+fn libtest_message(workspace: &Workspace, target: &TargetRef) -> String {
+    let manifest = workspace
+        .packages
+        .iter()
+        .find(|p| p.name == target.package)
+        .map_or_else(
+            || workspace.root.join("Cargo.toml"),
+            |p| p.manifest_path.clone(),
+        );
+    let implicit = workspace
+        .packages
+        .iter()
+        .flat_map(|p| &p.targets)
+        .find(|t| t.name == target.target)
+        .is_some_and(|t| t.harness == (Harness::Libtest { entry_line: None }));
+    harness::explain(&target.package, &target.target, &manifest, implicit)
+}
+
+/// Why `target` has no executable. The first line says it all: "the build failed: " and the
+/// first compiler error with its place; every rendered error follows.
+fn build_failure(outcome: &cargo_build::BuildOutcome, target: &TargetRef, root: &Path) -> String {
+    let mine: Vec<&CompilerError> = outcome
         .errors
         .iter()
         .filter(|e| e.package == target.package)
-        .map(|e| e.rendered.trim_end())
         .collect();
-    if !errors.is_empty() {
-        return format!("the build failed:\n{}", errors.join("\n"));
-    }
-    if let Some(failure) = &outcome.failure {
-        return failure.clone();
-    }
-    if !outcome.errors.is_empty() {
-        let all: Vec<&str> = outcome
-            .errors
-            .iter()
-            .map(|e| e.rendered.trim_end())
-            .collect();
-        return format!("the build failed:\n{}", all.join("\n"));
-    }
+    let errors = if mine.is_empty() {
+        if let Some(failure) = &outcome.failure {
+            return failure.clone();
+        }
+        outcome.errors.iter().collect()
+    } else {
+        mine
+    };
+    let Some(first) = errors.first() else {
+        return format!(
+            "cargo produced no executable for the bench target `{}` of `{}`",
+            target.target, target.package
+        );
+    };
+    let code = first
+        .code
+        .as_deref()
+        .map_or(String::new(), |c| format!("[{c}]"));
+    let file = first.file.strip_prefix(root).unwrap_or(&first.file);
+    let more = match errors.len() {
+        1 => String::new(),
+        2 => " (and 1 more error)".to_owned(),
+        n => format!(" (and {} more errors)", n - 1),
+    };
+    let rendered: Vec<&str> = errors.iter().map(|e| e.rendered.trim_end()).collect();
     format!(
-        "cargo produced no executable for the bench target `{}` of `{}`",
-        target.target, target.package
+        "the build failed: error{code}: {} at {}:{}:{}{more}\n{}",
+        first.message,
+        file.display(),
+        first.range.start.line + 1,
+        first.range.start.character + 1,
+        rendered.join("\n")
     )
 }
 
+/// Why `--list --format json` gave no list.
+enum ListFailure {
+    /// The binary answered like libtest: `harness = false` is missing.
+    Libtest,
+    /// Anything else, said for the run's output.
+    Other(String),
+}
+
+/// What libtest says to `--list --format json` on a stable compiler, or to a flag it lacks.
+const LIBTEST_REPLIES: [&str; 2] = [
+    "is only accepted on the nightly compiler",
+    "Unrecognized option",
+];
+
 /// `exe --list --format json`.
-async fn list(exe: &Path, dir: &Path, children: &Children) -> Result<ListDocument, String> {
+async fn list(exe: &Path, dir: &Path, children: &Children) -> Result<ListDocument, ListFailure> {
     let mut command = Command::new(exe);
     command
         .args(["--list", "--format", "json"])
@@ -311,383 +504,29 @@ async fn list(exe: &Path, dir: &Path, children: &Children) -> Result<ListDocumen
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
-    let (child, _group) = children
-        .spawn(&mut command)
-        .map_err(|e| format!("cannot start the bench binary {}: {e}", exe.display()))?;
+    let (child, _group) = children.spawn(command).await.map_err(|e| {
+        ListFailure::Other(format!(
+            "cannot start the bench binary {}: {e}",
+            exe.display()
+        ))
+    })?;
     let output = tokio::time::timeout(Duration::from_secs(30), child.wait_with_output())
         .await
-        .map_err(|_| format!("{} --list did not answer within 30 s", exe.display()))?
-        .map_err(|e| format!("{} --list failed: {e}", exe.display()))?;
+        .map_err(|_| {
+            ListFailure::Other(format!(
+                "{} --list did not answer within 30 s",
+                exe.display()
+            ))
+        })?
+        .map_err(|e| ListFailure::Other(format!("{} --list failed: {e}", exe.display())))?;
     serde_json::from_slice(&output.stdout).map_err(|e| {
-        format!(
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        if LIBTEST_REPLIES.iter().any(|reply| stderr.contains(reply)) {
+            return ListFailure::Libtest;
+        }
+        ListFailure::Other(format!(
             "{} --list --format json printed something unreadable ({e}); running the requested ids anyway",
             exe.display()
-        )
+        ))
     })
-}
-
-/// How one process of a bench binary ended.
-struct Spawned {
-    /// The case in progress when the process ended, if any.
-    current: Option<String>,
-    /// The process was killed because a case (or the start) took too long.
-    timed_out: bool,
-    /// At least one item reached a final state.
-    progressed: bool,
-    /// The `run_finished` event arrived.
-    finished: bool,
-    /// A case started or ended since the timeout clock was last set.
-    new_case: bool,
-    status: Option<ExitStatus>,
-    stderr_tail: Vec<String>,
-}
-
-#[allow(clippy::too_many_arguments)]
-async fn run_binary(
-    tracker: &mut Tracker<'_>,
-    exe: &Path,
-    dir: &Path,
-    history: &Path,
-    ids: Vec<String>,
-    mode: RunMode,
-    options: &RunOptions,
-    children: &Children,
-    cancel: &CancellationToken,
-) {
-    let mut remaining = ids;
-    while !remaining.is_empty() && !cancel.is_cancelled() {
-        let mut command = Command::new(exe);
-        command.args(["--bench", "--format", "jsonl", "--stdin-cancel"]);
-        let time = match mode {
-            RunMode::Quick => {
-                command.arg("--quick");
-                options.quick_time
-            }
-            RunMode::Full => options.full_time,
-        };
-        if let Some(time) = time {
-            command.arg("--time").arg(time.to_string());
-        }
-        command
-            .arg("--exact")
-            .args(&remaining)
-            .current_dir(dir)
-            .env(knotmeter_history::HISTORY_ENV, history)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        let ended =
-            match spawn_and_follow(tracker, &mut command, &remaining, options, children, cancel)
-                .await
-            {
-                Ok(ended) => ended,
-                Err(message) => {
-                    for id in &remaining {
-                        tracker.state(id, ItemState::Errored, None, Some(message.clone()));
-                    }
-                    return;
-                }
-            };
-        let tail = ended.stderr_tail.join("\n");
-        if let Some(current) = &ended.current {
-            if !cancel.is_cancelled() {
-                let why = if ended.timed_out {
-                    format!(
-                        "did not finish within {} s (a hang?); the bench binary was killed",
-                        options.case_timeout.as_secs_f64()
-                    )
-                } else {
-                    format!(
-                        "the bench binary {} during this case",
-                        describe(ended.status)
-                    )
-                };
-                let message = if tail.is_empty() {
-                    why
-                } else {
-                    format!("{why}\n{tail}")
-                };
-                tracker.state(current, ItemState::Errored, None, Some(message));
-            }
-        } else if ended.timed_out && !cancel.is_cancelled() {
-            let message = format!(
-                "the bench binary did not start a case within {} s; it was killed",
-                options.case_timeout.as_secs_f64()
-            );
-            for id in &remaining {
-                tracker.state(id, ItemState::Errored, None, Some(message.clone()));
-            }
-            return;
-        }
-        remaining.retain(|id| !tracker.finals.contains(id));
-        if remaining.is_empty() || cancel.is_cancelled() {
-            return;
-        }
-        if ended.finished || (ended.current.is_none() && ended.status.is_some_and(|s| s.success()))
-        {
-            for id in &remaining {
-                tracker.state(
-                    id,
-                    ItemState::Skipped,
-                    None,
-                    Some("the bench binary did not run it".into()),
-                );
-            }
-            return;
-        }
-        if ended.current.is_none() && !ended.progressed {
-            let message = format!(
-                "the bench binary {} before running anything{}",
-                describe(ended.status),
-                if tail.is_empty() {
-                    String::new()
-                } else {
-                    format!(":\n{tail}")
-                }
-            );
-            for id in &remaining {
-                tracker.state(id, ItemState::Errored, None, Some(message.clone()));
-            }
-            return;
-        }
-        tracker.output(
-            None,
-            format!(
-                "restarting the bench binary for the {} remaining item(s)",
-                remaining.len()
-            ),
-        );
-    }
-}
-
-fn describe(status: Option<ExitStatus>) -> String {
-    use std::os::unix::process::ExitStatusExt;
-    match status {
-        Some(status) => match (status.code(), status.signal()) {
-            (_, Some(signal)) => match Signal::try_from(signal) {
-                Ok(signal) => format!("was killed by signal {signal}"),
-                Err(_) => format!("was killed by signal {signal}"),
-            },
-            (Some(code), _) => format!("exited with status {code}"),
-            _ => "ended".into(),
-        },
-        None => "could not be waited for".into(),
-    }
-}
-
-async fn spawn_and_follow(
-    tracker: &mut Tracker<'_>,
-    command: &mut Command,
-    ids: &[String],
-    options: &RunOptions,
-    children: &Children,
-    cancel: &CancellationToken,
-) -> Result<Spawned, String> {
-    let program = command.as_std().get_program().to_owned();
-    let (mut child, group) = children.spawn(command).map_err(|e| {
-        format!(
-            "cannot start the bench binary {}: {e}",
-            Path::new(&program).display()
-        )
-    })?;
-    let mut stdin = child.stdin.take();
-    let mut stdout = LineReader::new(child.stdout.take().expect("piped"));
-    let mut stderr = LineReader::new(child.stderr.take().expect("piped"));
-    let wanted: HashSet<&str> = ids.iter().map(String::as_str).collect();
-    let mut ended = Spawned {
-        current: None,
-        timed_out: false,
-        progressed: false,
-        finished: false,
-        new_case: false,
-        status: None,
-        stderr_tail: Vec::new(),
-    };
-    let mut deadline = Instant::now() + options.case_timeout;
-    let mut kill_at: Option<Instant> = None;
-    let (mut out_open, mut err_open) = (true, true);
-    let mut cancelling = false;
-    while out_open || err_open {
-        let kill_deadline = kill_at.unwrap_or_else(|| Instant::now() + Duration::from_secs(86_400));
-        tokio::select! {
-            biased;
-            line = stdout.next_line(), if out_open => match line {
-                Some(line) => bench_line(tracker, &line, &wanted, &mut ended),
-                None => out_open = false,
-            },
-            line = stderr.next_line(), if err_open => match line {
-                Some(line) => {
-                    tracker.output(ended.current.as_deref(), line.clone());
-                    ended.stderr_tail.push(line);
-                    if ended.stderr_tail.len() > 20 {
-                        ended.stderr_tail.remove(0);
-                    }
-                }
-                None => err_open = false,
-            },
-            _ = cancel.cancelled(), if !cancelling => {
-                cancelling = true;
-                // Graceful: the engine stops at the next sample boundary on SIGTERM or when
-                // its standard input closes, and reports what it measured.
-                drop(stdin.take());
-                group.signal(Signal::SIGTERM);
-                kill_at = Some(Instant::now() + options.cancel_grace);
-            }
-            _ = tokio::time::sleep_until(kill_deadline), if kill_at.is_some() => {
-                group.signal(Signal::SIGKILL);
-                kill_at = None;
-            }
-            _ = tokio::time::sleep_until(deadline), if !cancelling && !ended.timed_out => {
-                ended.timed_out = true;
-                group.signal(Signal::SIGKILL);
-            }
-        }
-        // The per-case clock restarts when a case starts or ends.
-        if std::mem::take(&mut ended.new_case) {
-            deadline = Instant::now() + options.case_timeout;
-        }
-    }
-    ended.status = match tokio::time::timeout(Duration::from_secs(5), child.wait()).await {
-        Ok(Ok(status)) => Some(status),
-        _ => {
-            group.signal(Signal::SIGKILL);
-            child.wait().await.ok()
-        }
-    };
-    drop(group);
-    Ok(ended)
-}
-
-/// One line of the bench binary's standard output.
-fn bench_line(tracker: &mut Tracker<'_>, line: &str, wanted: &HashSet<&str>, ended: &mut Spawned) {
-    let event = match serde_json::from_str::<BenchEvent>(line) {
-        Ok(event) => event,
-        Err(e) if line.trim_start().starts_with('{') => {
-            tracker.output(
-                ended.current.as_deref(),
-                format!("knotmeter: the bench binary wrote an unreadable event ({e}): {line}"),
-            );
-            return;
-        }
-        // The benchmark printed to stdout itself.
-        Err(_) => {
-            tracker.output(ended.current.as_deref(), line.to_owned());
-            return;
-        }
-    };
-    match event {
-        BenchEvent::RunStarted { manifest, .. } => {
-            tracker.output(None, format::manifest_line(&manifest));
-            for warning in &manifest.warnings {
-                tracker.output(None, format!("warning: {}", warning.message));
-            }
-        }
-        BenchEvent::CaseStarted { id } => {
-            if wanted.contains(id.as_str()) {
-                tracker.state(&id, ItemState::Started, None, None);
-            }
-            ended.current = Some(id);
-            ended.new_case = true;
-        }
-        BenchEvent::Progress { id, fraction, .. } => {
-            (tracker.sink)(JobEvent::Progress { id, fraction });
-        }
-        BenchEvent::CaseFinished { result } => {
-            let id = result.id.clone();
-            tracker.output(Some(&id), format::result_text(&result));
-            let (state, message) = if result.partial {
-                (
-                    ItemState::Skipped,
-                    Some(format!(
-                        "cancelled after {} samples: the result is partial",
-                        result.samples
-                    )),
-                )
-            } else {
-                (ItemState::Passed, None)
-            };
-            tracker.state(&id, state, Some(result), message);
-            ended.current = None;
-            ended.progressed = true;
-            ended.new_case = true;
-        }
-        BenchEvent::CaseFailed(failure) => {
-            let location = failure
-                .location
-                .as_deref()
-                .map_or(String::new(), |l| format!(" at {l}"));
-            let (state, message) = match failure.kind {
-                FailureKind::Panic => (
-                    ItemState::Failed,
-                    format!("panicked{location}: {}", failure.message),
-                ),
-                FailureKind::Misuse => {
-                    (ItemState::Failed, format!("{}{location}", failure.message))
-                }
-                FailureKind::Cancelled => (ItemState::Skipped, "cancelled".to_owned()),
-            };
-            tracker.output(Some(&failure.id), message.clone());
-            tracker.state(&failure.id, state, None, Some(message));
-            ended.current = None;
-            ended.progressed = true;
-            ended.new_case = true;
-        }
-        BenchEvent::BenchFinished(summary) => {
-            let mut text = format!("{}: scaling", summary.id);
-            if let Some(fit) = &summary.complexity {
-                text.push_str(&format!(
-                    " {}{}",
-                    fit.best,
-                    if fit.distinguishable {
-                        ""
-                    } else {
-                        " (not clearly better than the runner-up)"
-                    }
-                ));
-            }
-            for warning in &summary.warnings {
-                text.push_str(&format!(
-                    "\n  warning [{}]: {}",
-                    warning.code, warning.message
-                ));
-            }
-            tracker.output(Some(&summary.id), text);
-            (tracker.sink)(JobEvent::Summary(summary));
-        }
-        BenchEvent::CaseCompared { id, comparison } => {
-            (tracker.sink)(JobEvent::Compared { id, comparison });
-        }
-        BenchEvent::RunFinished(_) => ended.finished = true,
-    }
-}
-
-/// Reads lines of any bytes (invalid UTF-8 is replaced, never an error).
-struct LineReader<R> {
-    reader: BufReader<R>,
-    buffer: Vec<u8>,
-}
-
-impl<R: AsyncRead + Unpin> LineReader<R> {
-    fn new(reader: R) -> Self {
-        Self {
-            reader: BufReader::new(reader),
-            buffer: Vec::new(),
-        }
-    }
-
-    /// The next line without its line break, or `None` at the end. Cancel-safe: a partial
-    /// line stays in the buffer.
-    async fn next_line(&mut self) -> Option<String> {
-        match self.reader.read_until(b'\n', &mut self.buffer).await {
-            Ok(0) if self.buffer.is_empty() => None,
-            Ok(_) => {
-                let line = String::from_utf8_lossy(&self.buffer)
-                    .trim_end_matches(['\n', '\r'])
-                    .to_owned();
-                self.buffer.clear();
-                Some(line)
-            }
-            Err(_) => None,
-        }
-    }
 }

@@ -12,7 +12,12 @@
 //! once with its id; its items are reported `enqueued`, and the job starts when the previous
 //! one ends. Run-on-save coalesces saves for [`SAVE_DEBOUNCE`], and a newer save cancels a
 //! stale run-on-save run (its unfinished items join the new run).
+//!
+//! Stopping: the process around the session (`knotmeter serve`) asks it to stop through its
+//! [`Lifeline`] when a signal arrives; the session then cancels the run in progress
+//! gracefully, kills every child process once that run has ended, and says it is done.
 
+mod harness;
 mod history;
 mod out;
 
@@ -42,6 +47,14 @@ use out::{Out, ProgressMsg};
 
 /// How long saves are collected before a run-on-save run starts.
 pub const SAVE_DEBOUNCE: Duration = Duration::from_millis(300);
+
+/// The longest time setting accepted, in seconds (a day), as the engine's `--time`.
+pub const MAX_SECONDS: f64 = 86_400.0;
+
+/// Whether `secs` is a usable number of seconds: above 0, at most [`MAX_SECONDS`].
+pub fn valid_seconds(secs: f64) -> bool {
+    secs > 0.0 && secs <= MAX_SECONDS
+}
 
 /// Where a request's answer goes.
 pub type Reply<T> = oneshot::Sender<Result<T, Failure>>;
@@ -123,10 +136,24 @@ pub enum Event {
     SaveTimer(u64),
     /// The last stored result of each case, read from the history after the workspace loaded.
     Stored(Vec<BenchResult>),
+    /// The process was asked to stop (a signal): cancel gracefully, then kill.
+    Stop,
+}
+
+/// What the process around a session holds to stop it: its child processes, a request to
+/// stop gracefully, and the session's answer that it has.
+#[derive(Debug, Clone, Default)]
+pub struct Lifeline {
+    /// Every child process group the session starts.
+    pub children: Children,
+    /// Cancelled by the owner: stop runs gracefully, then kill every child.
+    pub stop: CancellationToken,
+    /// Cancelled by the session once it has stopped (after a `stop`).
+    pub stopped: CancellationToken,
 }
 
 /// Starts the session task; LSP messages go to the returned sender.
-pub fn spawn(client: Client) -> mpsc::UnboundedSender<LspMsg> {
+pub fn spawn(client: Client, lifeline: Lifeline) -> mpsc::UnboundedSender<LspMsg> {
     let (lsp_tx, lsp_rx) = mpsc::unbounded_channel();
     let (internal_tx, internal_rx) = mpsc::unbounded_channel();
     let (watch_tx, watch_rx) = mpsc::unbounded_channel();
@@ -135,6 +162,7 @@ pub fn spawn(client: Client) -> mpsc::UnboundedSender<LspMsg> {
         internal_tx,
         watch_tx,
         watcher: None,
+        watching: None,
         root: None,
         discovery: None,
         workspace_error: None,
@@ -149,10 +177,14 @@ pub fn spawn(client: Client) -> mpsc::UnboundedSender<LspMsg> {
         summaries: HashMap::new(),
         build_errors: Vec::new(),
         published: HashSet::new(),
+        harness: harness::Harness::default(),
         save_pending: Vec::new(),
         save_generation: 0,
-        children: Children::default(),
+        children: lifeline.children.clone(),
+        lifeline,
         shut_down: false,
+        stopping: false,
+        stop_done: false,
     };
     tokio::spawn(session.run(lsp_rx, internal_rx, watch_rx));
     lsp_tx
@@ -180,6 +212,8 @@ struct Session {
     internal_tx: mpsc::UnboundedSender<Event>,
     watch_tx: mpsc::UnboundedSender<Vec<PathBuf>>,
     watcher: Option<notify::RecommendedWatcher>,
+    /// The directory the watcher watches.
+    watching: Option<PathBuf>,
     root: Option<PathBuf>,
     discovery: Option<Discovery>,
     workspace_error: Option<String>,
@@ -196,10 +230,17 @@ struct Session {
     build_errors: Vec<CompilerError>,
     /// Files with diagnostics on the client (so they can be cleared).
     published: HashSet<PathBuf>,
+    /// Bench targets without `harness = false`, as diagnostics.
+    harness: harness::Harness,
     save_pending: Vec<String>,
     save_generation: u64,
     children: Children,
+    lifeline: Lifeline,
     shut_down: bool,
+    /// A graceful stop is under way (see [`Lifeline`]).
+    stopping: bool,
+    /// The graceful stop is over.
+    stop_done: bool,
 }
 
 impl Session {
@@ -209,9 +250,11 @@ impl Session {
         mut internal: mpsc::UnboundedReceiver<Event>,
         mut watch: mpsc::UnboundedReceiver<Vec<PathBuf>>,
     ) {
+        let stop = self.lifeline.stop.clone();
         loop {
             let event = tokio::select! {
                 biased;
+                _ = stop.cancelled(), if !self.stopping => Event::Stop,
                 msg = lsp.recv() => match msg {
                     Some(msg) => Event::Lsp(msg),
                     None => break,
@@ -232,9 +275,13 @@ impl Session {
                 ));
             }
             self.out.flush().await;
+            if self.stop_done {
+                self.lifeline.stopped.cancel();
+            }
         }
         // The front end is gone (the client exited): leave nothing running.
         self.stop_everything();
+        self.lifeline.stopped.cancel();
     }
 
     fn handle(&mut self, event: Event) {
@@ -246,7 +293,33 @@ impl Session {
             }
             Event::SaveTimer(generation) => self.save_timer(generation),
             Event::Stored(results) => self.stored(results),
+            Event::Stop => self.begin_stop(),
         }
+    }
+
+    /// A graceful stop: no new runs; the run in progress is cancelled (the bench binary
+    /// stops at a sample boundary, or is killed after the grace period); then every child is
+    /// killed and the lifeline told.
+    fn begin_stop(&mut self) {
+        self.stopping = true;
+        self.shut_down = true;
+        self.out.push(Out::Log(
+            MessageType::INFO,
+            "knotmeter: stopping (signal): cancelling the run in progress".into(),
+        ));
+        for queued in std::mem::take(&mut self.queue) {
+            self.skip_queued(&queued.job, "cancelled: the daemon is stopping");
+        }
+        match &self.current {
+            Some(current) => current.cancel.cancel(),
+            None => self.finish_stop(),
+        }
+    }
+
+    fn finish_stop(&mut self) {
+        self.stop_everything();
+        // Told after this event's notifications are flushed, so they reach the client.
+        self.stop_done = true;
     }
 
     fn lsp(&mut self, msg: LspMsg) {
@@ -309,6 +382,10 @@ impl Session {
                 }));
             }
             LspMsg::Run(params, reply) => {
+                if let Some(why) = self.nothing_matches(&params) {
+                    let _ = reply.send(Err(Failure::InvalidParams(why)));
+                    return;
+                }
                 let run_id = self.enqueue(params, false);
                 let _ = reply.send(Ok(RunResult { run_id }));
                 self.start_next();
@@ -352,7 +429,23 @@ impl Session {
 
     fn configure(&mut self, value: serde_json::Value) {
         match serde_json::from_value::<Settings>(value) {
-            Ok(new) => {
+            Ok(mut new) => {
+                for (name, value) in [
+                    ("caseTimeoutSecs", &mut new.case_timeout_secs),
+                    ("quickTimeSecs", &mut new.quick_time_secs),
+                    ("fullTimeSecs", &mut new.full_time_secs),
+                ] {
+                    if let Some(bad) = value.filter(|v| !valid_seconds(*v)) {
+                        *value = None;
+                        self.out.push(Out::ShowMessage(
+                            MessageType::WARNING,
+                            format!(
+                                "knotmeter: ignoring the setting {name} = {bad}: it must be a number of \
+                                 seconds above 0 and at most {MAX_SECONDS}"
+                            ),
+                        ));
+                    }
+                }
                 let s = &mut self.settings;
                 s.run_on_save = new.run_on_save.or(s.run_on_save);
                 s.case_timeout_secs = new.case_timeout_secs.or(s.case_timeout_secs);
@@ -372,15 +465,16 @@ impl Session {
         let s = &self.settings;
         let defaults = RunOptions::default();
         RunOptions {
-            case_timeout: s
+            silence_limit: s
                 .case_timeout_secs
-                .filter(|t| *t > 0.0 && t.is_finite())
-                .map_or(defaults.case_timeout, Duration::from_secs_f64),
-            quick_time: s.quick_time_secs.filter(|t| *t > 0.0),
-            full_time: s.full_time_secs.filter(|t| *t > 0.0),
+                .filter(|t| valid_seconds(*t))
+                .map_or(defaults.silence_limit, Duration::from_secs_f64),
+            quick_time: s.quick_time_secs.filter(|t| valid_seconds(*t)),
+            full_time: s.full_time_secs.filter(|t| valid_seconds(*t)),
             cancel_grace: s
                 .cancel_grace_ms
                 .map_or(defaults.cancel_grace, |ms| Duration::from_millis(ms.into())),
+            bench_args: Vec::new(),
         }
     }
 
@@ -398,17 +492,17 @@ impl Session {
         };
         match discovery::workspace::load(&root) {
             Ok(workspace) => {
-                self.workspace_error = None;
-                if self.watcher.is_none() {
-                    match watch::spawn(
-                        &workspace.root,
-                        &workspace.target_dir,
-                        self.watch_tx.clone(),
-                    ) {
-                        Ok(watcher) => self.watcher = Some(watcher),
-                        Err(e) => tracing::warn!("cannot watch {}: {e}", workspace.root.display()),
-                    }
+                if self.workspace_error.take().is_some() {
+                    self.out.push(Out::Log(
+                        MessageType::INFO,
+                        format!(
+                            "knotmeter: the workspace at {} loads now",
+                            workspace.root.display()
+                        ),
+                    ));
                 }
+                self.watch(&workspace.root, &workspace.target_dir);
+                self.harness.workspace_changed();
                 match &mut self.discovery {
                     Some(discovery) => discovery.set_workspace(workspace),
                     None => self.discovery = Some(Discovery::new(workspace)),
@@ -420,7 +514,25 @@ impl Session {
                 self.out
                     .push(Out::ShowMessage(MessageType::ERROR, message.clone()));
                 self.workspace_error = Some(message);
+                // Watch the folder anyway: creating or mending its Cargo.toml loads it.
+                if self.discovery.is_none() {
+                    self.watch(&root, &root.join("target"));
+                }
             }
+        }
+    }
+
+    /// Watches `dir` (unless it is watched already), ignoring `target_dir`.
+    fn watch(&mut self, dir: &Path, target_dir: &Path) {
+        if self.watching.as_deref() == Some(dir) && self.watcher.is_some() {
+            return;
+        }
+        match watch::spawn(dir, target_dir, self.watch_tx.clone()) {
+            Ok(watcher) => {
+                self.watcher = Some(watcher);
+                self.watching = Some(dir.to_path_buf());
+            }
+            Err(e) => tracing::warn!("cannot watch {}: {e}", dir.display()),
         }
     }
 
@@ -444,6 +556,49 @@ impl Session {
                 items: self.tree.items.clone(),
             }));
         }
+        self.refresh_harness();
+    }
+
+    /// Recomputes the missing-`harness = false` diagnostics; publishes the files that changed.
+    fn refresh_harness(&mut self) {
+        let Some(discovery) = &self.discovery else {
+            return;
+        };
+        let changed = self.harness.refresh(discovery.workspace(), &self.tree);
+        for file in changed {
+            self.publish(&file);
+        }
+    }
+
+    /// Why a run of `params` would run nothing although it names items, if it would.
+    fn nothing_matches(&self, params: &RunParams) -> Option<String> {
+        let include = params.include.as_ref()?;
+        let known: HashSet<&str> = self.tree.items.iter().map(|i| i.id.as_str()).collect();
+        if include.iter().any(|id| known.contains(id.as_str())) {
+            return None;
+        }
+        let names: Vec<String> = include.iter().take(5).map(|id| format!("`{id}`")).collect();
+        let more = include.len().saturating_sub(5);
+        let why = match &self.workspace_error {
+            Some(error) => format!("the workspace did not load ({error})"),
+            None => format!(
+                "the workspace has {} benchmark(s); the tree may have changed: ask knotmeter/discover again",
+                self.tree.benches.len()
+            ),
+        };
+        Some(format!(
+            "nothing to run: no benchmark has the id {}{}: {why}",
+            if names.is_empty() {
+                "(the include list is empty)".to_owned()
+            } else {
+                names.join(", ")
+            },
+            if more > 0 {
+                format!(" (and {more} more)")
+            } else {
+                String::new()
+            }
+        ))
     }
 
     fn watched(&mut self, paths: Vec<PathBuf>) {
@@ -490,6 +645,55 @@ impl Session {
                 state: ItemState::Enqueued,
                 result: None,
                 message: None,
+            }));
+        }
+        // Ids the client named that are not in the tree (renamed or deleted since it was
+        // sent): they end at once, and the client is told.
+        let known: HashSet<&str> = self.tree.items.iter().map(|i| i.id.as_str()).collect();
+        let unknown: Vec<String> = params
+            .include
+            .iter()
+            .flatten()
+            .filter(|id| !known.contains(id.as_str()))
+            .cloned()
+            .collect();
+        for id in &unknown {
+            self.out.push(Out::RunState(RunStateParams {
+                run_id,
+                id: id.clone(),
+                state: ItemState::Errored,
+                result: None,
+                message: Some(
+                    "no benchmark has this id in the workspace (renamed or deleted since the tree \
+                     was sent?)"
+                        .into(),
+                ),
+            }));
+        }
+        if !unknown.is_empty() {
+            self.out.push(Out::ShowMessage(
+                MessageType::WARNING,
+                format!(
+                    "knotmeter: not run, no benchmark has the id {}",
+                    unknown
+                        .iter()
+                        .map(|id| format!("`{id}`"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            ));
+        }
+        if job.ids().next().is_none() && self.workspace_error.is_none() {
+            let why = if self.tree.benches.is_empty() {
+                "there are no benchmarks in the workspace (bench targets of packages that depend \
+                 on knotmeter, with #[bench] functions)"
+            } else {
+                "every benchmark named is excluded"
+            };
+            self.out.push(Out::Output(OutputParams {
+                run_id,
+                id: None,
+                text: format!("nothing to run: {why}"),
             }));
         }
         if job.ids().next().is_none() || self.shut_down {
@@ -622,9 +826,22 @@ impl Session {
                     message,
                 }));
             }
-            JobEvent::Output { id, text } => {
+            JobEvent::Output { id, text } | JobEvent::Printed { id, text } => {
                 self.out
                     .push(Out::Output(OutputParams { run_id, id, text }));
+            }
+            JobEvent::Problem(problem) => {
+                tracing::info!(?problem, "run {run_id}");
+                if let runs::Problem::Harness { target, .. } = problem {
+                    if let Some(discovery) = &self.discovery {
+                        let changed =
+                            self.harness
+                                .libtest_built(target, discovery.workspace(), &self.tree);
+                        for file in changed {
+                            self.publish(&file);
+                        }
+                    }
+                }
             }
             JobEvent::Summary(summary) => {
                 let file = self.tree.bench_of(&summary.id).map(|b| b.file.clone());
@@ -654,6 +871,10 @@ impl Session {
                 self.out.push(Out::RunEnd(RunEndParams { run_id }));
                 if self.current.as_ref().is_some_and(|c| c.run_id == run_id) {
                     self.current = None;
+                }
+                if self.stopping {
+                    self.finish_stop();
+                    return;
                 }
                 if self.caps.code_lens_refresh || self.caps.inlay_hint_refresh {
                     self.out.push(Out::Refresh {
@@ -695,13 +916,14 @@ impl Session {
 
     /// Publishes `file`'s diagnostics (build errors and validity warnings), or clears them.
     fn publish(&mut self, file: &Path) {
-        let diagnostics = features::diagnostics(
+        let mut diagnostics = features::diagnostics(
             &self.tree,
             &self.results,
             &self.summaries,
             &self.build_errors,
             file,
         );
+        diagnostics.extend(self.harness.diagnostics(file));
         if diagnostics.is_empty() && !self.published.contains(file) {
             return;
         }

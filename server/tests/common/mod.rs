@@ -3,6 +3,8 @@
 
 #![allow(dead_code)]
 
+pub mod scripted;
+
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
@@ -347,6 +349,21 @@ impl Client {
     pub fn pid(&self) -> u32 {
         self.child.id()
     }
+
+    /// Waits for the server process to end (without asking it to); returns its exit status.
+    pub fn wait_for_exit(&mut self, timeout: Duration) -> std::process::ExitStatus {
+        let deadline = Instant::now() + timeout;
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                return status;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "knotmeter serve did not exit within {timeout:?}"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
 }
 
 impl Drop for Client {
@@ -381,4 +398,118 @@ fn read_message(reader: &mut impl BufRead) -> Option<Value> {
     let mut body = vec![0; length?];
     reader.read_exact(&mut body).ok()?;
     serde_json::from_slice(&body).ok()
+}
+
+/// What `/proc` says about one live process.
+pub struct ProcInfo {
+    /// Its id.
+    pub pid: u32,
+    /// Its arguments, joined by spaces.
+    pub cmdline: String,
+    /// Its environment, `NAME=value` entries joined by line breaks.
+    pub environ: String,
+}
+
+/// The live processes (zombies excluded: they have ended) for which `pred` holds.
+pub fn processes_where(pred: impl Fn(&ProcInfo) -> bool) -> Vec<u32> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let stat = std::fs::read_to_string(entry.path().join("stat")).unwrap_or_default();
+        let state = stat.rsplit(')').next().unwrap_or("").trim_start();
+        if stat.is_empty() || state.starts_with('Z') || state.starts_with('X') {
+            continue;
+        }
+        let read = |name: &str| {
+            let bytes = std::fs::read(entry.path().join(name)).unwrap_or_default();
+            String::from_utf8_lossy(&bytes)
+                .replace('\0', if name == "environ" { "\n" } else { " " })
+        };
+        let info = ProcInfo {
+            pid,
+            cmdline: read("cmdline"),
+            environ: read("environ"),
+        };
+        if pred(&info) {
+            found.push(pid);
+        }
+    }
+    found
+}
+
+/// A unique marker for the processes one test starts: put in their environment, inherited by
+/// everything they start, and found again in `/proc`.
+pub struct Marker(String);
+
+impl Marker {
+    /// A marker no other process carries.
+    pub fn new() -> Self {
+        static NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_nanos();
+        Self(format!("{}-{n}-{nanos}", std::process::id()))
+    }
+
+    /// Puts the marker in `command`'s environment.
+    pub fn mark(&self, command: &mut Command) {
+        command.env("KNOTMETER_TEST_MARKER", &self.0);
+    }
+
+    /// The live processes carrying the marker.
+    pub fn alive(&self) -> Vec<ProcInfo> {
+        let entry = format!("KNOTMETER_TEST_MARKER={}", self.0);
+        let pids = processes_where(|p| p.environ.lines().any(|l| l == entry));
+        pids.into_iter()
+            .map(|pid| ProcInfo {
+                pid,
+                cmdline: std::fs::read(format!("/proc/{pid}/cmdline"))
+                    .map(|b| String::from_utf8_lossy(&b).replace('\0', " "))
+                    .unwrap_or_default(),
+                environ: String::new(),
+            })
+            .collect()
+    }
+
+    /// Waits up to `timeout` for every marked process to end; returns the survivors'
+    /// command lines.
+    pub fn survivors_after(&self, timeout: Duration) -> Vec<String> {
+        let deadline = Instant::now() + timeout;
+        loop {
+            let alive = self.alive();
+            if alive.is_empty() || Instant::now() >= deadline {
+                return alive
+                    .into_iter()
+                    .map(|p| format!("{} {}", p.pid, p.cmdline))
+                    .collect();
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// Kills every marked process (the clean-up of a failed test).
+    pub fn kill_all(&self) {
+        for p in self.alive() {
+            let _ = Command::new("kill")
+                .args(["-9", &p.pid.to_string()])
+                .status();
+        }
+    }
+}
+
+impl Default for Marker {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// A failed test leaves nothing running either.
+impl Drop for Marker {
+    fn drop(&mut self) {
+        self.kill_all();
+    }
 }

@@ -1,0 +1,187 @@
+//! Workspaces whose bench binary is a script that speaks the bench binary's protocol with
+//! behaviours chosen per case (slow with progress, hung, crashing, refusing its command line,
+//! printing), so the daemon's handling of each is tested in seconds and without a build: a
+//! stand-in cargo reports the script as the built executable (and runs the real cargo for
+//! everything else, such as `cargo metadata`).
+
+use std::path::PathBuf;
+use std::process::Command;
+
+use serde_json::{json, Value};
+
+use super::{fixture, Fixture};
+
+/// The stand-in bench binary. `behaviour.json` (next to it) maps case names to behaviours;
+/// every invocation's arguments are appended to `args.log`.
+const SCRIPT: &str = r#"#!/usr/bin/env python3
+import json, os, signal, sys, time
+here = os.path.dirname(os.path.abspath(__file__))
+with open(os.path.join(here, "args.log"), "a") as log:
+    log.write(json.dumps(sys.argv[1:]) + "\n")
+spec = json.load(open(os.path.join(here, "behaviour.json")))
+cases = spec["cases"]
+if '--list' in sys.argv:
+    entries = [{"id": f"sc::{n}", "bench_id": f"sc::{n}", "name": n, "args": None, "group": None,
+                "baseline": False, "file": "benches/sc.rs", "line": 1} for n in cases]
+    print(json.dumps({"version": 1, "cases": entries}))
+    sys.exit(0)
+if spec.get("refuse"):
+    sys.stderr.write(spec["refuse"] + "\n")
+    sys.exit(2)
+if spec.get("ignore_sigterm"):
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+def emit(event):
+    sys.stdout.write(json.dumps(event) + "\n")
+    sys.stdout.flush()
+def result(case_id):
+    est = {"median_ns": 1.0, "low_ns": 1.0, "high_ns": 1.0, "mean_ns": 1.0}
+    q = {"min_ns": 1.0, "p5_ns": 1.0, "q1_ns": 1.0, "q3_ns": 1.0, "p95_ns": 1.0, "max_ns": 1.0,
+         "std_dev_ns": 0.0, "outliers": 0}
+    return {"id": case_id, "name": case_id.split("::")[-1], "args": None, "group": None,
+            "baseline": False, "file": "benches/sc.rs", "line": 1, "estimate": est, "quantiles": q,
+            "precision": 0.0, "overhead": {"per_op_ns": 0.0, "drift": 0.0, "capped": 0},
+            "cold_ns": 1.0, "ops_per_sample": 1, "samples": 1, "wall_ns": 1.0, "partial": False,
+            "warnings": [], "comparison": None, "allocations": None,
+            "raw": {"workload_ns": [], "baseline_ns": []}}
+ids = sys.argv[sys.argv.index("--exact") + 1:] if "--exact" in sys.argv else []
+manifest = {"knotmeter_version": "0.0.0", "rustc": "rustc", "profile": "bench", "opt_level": "3",
+            "debug_assertions": False, "target": "x", "cpu": "x", "cores": 1,
+            "timer": {"kind": "instant", "precision_ns": 1.0, "read_cost_ns": 1.0},
+            "git_commit": None, "timestamp": 0, "seed": 1, "budget_ms": 1000,
+            "target_precision": 0.01, "warnings": []}
+emit({"event": "run_started", "version": 1, "manifest": manifest, "cases": []})
+for case_id in ids:
+    b = cases[case_id.split("::")[-1]]
+    kind = b["kind"]
+    emit({"event": "case_started", "id": case_id})
+    if b.get("stderr"):
+        # Well after `case_started`, so the reader has it: the lines belong to the case.
+        time.sleep(0.3)
+    for line in b.get("stderr", []):
+        sys.stderr.write(line + "\n")
+        sys.stderr.flush()
+    if kind == "hang":
+        while True:
+            time.sleep(0.05)
+    if kind == "hang_after_step":
+        emit({"event": "progress", "id": case_id, "samples": 0, "fraction": 0.0, "longest_step_ns": 1e6})
+        while True:
+            time.sleep(0.05)
+    if kind == "slow":
+        longest = 0.0
+        for i, step in enumerate(b["steps"]):
+            time.sleep(step)
+            longest = max(longest, step)
+            emit({"event": "progress", "id": case_id, "samples": i, "fraction": (i + 1) / len(b["steps"]),
+                  "longest_step_ns": longest * 1e9})
+    if kind == "abort":
+        os.abort()
+    if kind == "sleep":
+        time.sleep(b["secs"])
+    emit({"event": "case_finished", "result": result(case_id)})
+emit({"event": "run_finished", "passed": len(ids), "failed": 0, "cancelled": False, "wall_ns": 1.0})
+sys.exit(spec.get("exit", 0))
+"#;
+
+/// A workspace with one bench target `sc` whose cases behave as `behaviour` says:
+/// `{"cases": {"name": {"kind": "pass" | "slow" | "hang" | "hang_after_step" | "abort" |
+/// "sleep", ...}}, "refuse": "text", "exit": 1, "ignore_sigterm": true}`. A `slow` case
+/// sleeps each of its `steps` (seconds) and reports progress after each; `sleep` sleeps
+/// `secs`; every case may write `stderr` lines when it starts.
+pub struct Scripted {
+    /// The workspace.
+    pub fx: Fixture,
+}
+
+impl Scripted {
+    /// A new workspace whose cases are the keys of `behaviour["cases"]`.
+    pub fn new(behaviour: Value) -> Self {
+        let fx = fixture("empty");
+        let root = fx.root();
+        fx.write(
+            "Cargo.toml",
+            "[package]\nname = \"sc\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n\
+             [dev-dependencies]\nknotmeter = \"0.1\"\n\n[[bench]]\nname = \"sc\"\nharness = false\n\n\
+             [workspace]\n",
+        );
+        let names: Vec<String> = behaviour["cases"]
+            .as_object()
+            .expect("behaviour.cases is an object")
+            .keys()
+            .cloned()
+            .collect();
+        let source: String = names
+            .iter()
+            .map(|n| format!("#[knotmeter::bench]\nfn {n}() {{}}\n"))
+            .collect();
+        fx.write("benches/sc.rs", &format!("{source}knotmeter::main!();\n"));
+        let bench = root.join("bin/sc-bench");
+        fx.write("bin/sc-bench", SCRIPT);
+        fx.write("bin/behaviour.json", &behaviour.to_string());
+        let artifact = json!({
+            "reason": "compiler-artifact", "package_id": "path+file:///sc#0.1.0",
+            "manifest_path": root.join("Cargo.toml"),
+            "target": {"name": "sc", "kind": ["bench"], "crate_types": ["bin"], "required-features": [],
+                       "src_path": root.join("benches/sc.rs"), "edition": "2021", "doctest": false,
+                       "test": false, "doc": false},
+            "profile": {"opt_level": "3", "debuginfo": 0, "debug_assertions": false,
+                        "overflow_checks": false, "test": true},
+            "features": [], "filenames": [bench], "executable": bench, "fresh": true
+        });
+        let real_cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        fx.write(
+            "bin/cargo",
+            &format!(
+                "#!/bin/sh\nif [ \"$1\" = bench ]; then echo '{artifact}'; \
+                 echo '{{\"reason\":\"build-finished\",\"success\":true}}'; exit 0; fi\n\
+                 exec {real_cargo} \"$@\"\n"
+            ),
+        );
+        for script in ["bin/sc-bench", "bin/cargo"] {
+            let status = Command::new("chmod")
+                .arg("+x")
+                .arg(root.join(script))
+                .status()
+                .unwrap();
+            assert!(status.success());
+        }
+        Self { fx }
+    }
+
+    /// The stand-in cargo, for the `CARGO` environment variable.
+    pub fn cargo(&self) -> PathBuf {
+        self.fx.path("bin/cargo")
+    }
+
+    /// `knotmeter run ARGS` in the workspace with the stand-in cargo and a history file of
+    /// its own.
+    pub fn knotmeter_run(&self, args: &[&str]) -> Command {
+        let mut command = Command::new(super::knotmeter());
+        command
+            .arg("run")
+            .args(args)
+            .current_dir(self.fx.root())
+            .env("CARGO", self.cargo())
+            .env("KNOTMETER_HISTORY", self.fx.path("history.db"))
+            .env_remove("KNOTMETER_LOG");
+        command
+    }
+
+    /// Every argument list the bench binary was started with, in order.
+    pub fn invocations(&self) -> Vec<Vec<String>> {
+        let log = std::fs::read_to_string(self.fx.path("bin/args.log")).unwrap_or_default();
+        log.lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
+    }
+
+    /// The workspace root.
+    pub fn root(&self) -> PathBuf {
+        self.fx.root()
+    }
+
+    /// A path in the workspace.
+    pub fn path(&self, relative: &str) -> PathBuf {
+        self.fx.path(relative)
+    }
+}

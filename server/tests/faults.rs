@@ -1,0 +1,348 @@
+//! `knotmeter run` against bench binaries that misbehave on purpose (a script speaking the
+//! bench binary's protocol, see `common::scripted`), and against bad command lines: what the
+//! user sees, what the exit status says, and that nothing is built before the input is known
+//! to be good. No compiler runs here, so each test takes a second or two.
+
+mod common;
+
+use std::io::{BufRead, BufReader, Read};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use common::scripted::Scripted;
+use serde_json::{json, Value};
+
+fn run(mut command: impl std::borrow::BorrowMut<Command>) -> (Output, String, String) {
+    let out = command.borrow_mut().output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    (out, stdout, stderr)
+}
+
+fn passing(names: &[&str]) -> Value {
+    let cases: serde_json::Map<String, Value> = names
+        .iter()
+        .map(|n| (n.to_string(), json!({"kind": "pass"})))
+        .collect();
+    json!({ "cases": cases })
+}
+
+/// With a 1 s case timeout, a case whose first step takes 0.5 s and the next ones 2.5 s each:
+/// it reports progress after each step, so it is slow, not hung (the old fixed per-case
+/// timeout killed it after 1 s).
+#[test]
+fn a_slow_case_that_reports_progress_is_not_taken_for_hung() {
+    let sc = Scripted::new(json!({"cases": {
+        "slow": {"kind": "slow", "steps": [0.5, 2.5, 2.5]},
+    }}));
+    let (out, stdout, stderr) =
+        run(sc.knotmeter_run(&["--case-timeout", "1", "--format", "jsonl"]));
+    assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
+    let line: Value = serde_json::from_str(stdout.lines().next().unwrap()).unwrap();
+    assert_eq!(line["state"], "passed", "{stdout}");
+}
+
+/// Silent before its first step: the configured limit applies, and the message says what was
+/// waited for; the exit status says a case hung, and the case is named on standard error.
+#[test]
+fn a_case_silent_before_its_first_step_is_hung_after_the_case_timeout() {
+    let sc = Scripted::new(json!({"cases": {
+        "stuck": {"kind": "hang"},
+        "after": {"kind": "pass"},
+    }}));
+    let started = Instant::now();
+    let (out, stdout, stderr) = run(sc.knotmeter_run(&["--case-timeout", "1"]));
+    assert!(started.elapsed() < Duration::from_secs(20));
+    assert_eq!(out.status.code(), Some(4), "{stdout}\n{stderr}");
+    assert!(
+        stderr.contains("`sc::stuck` hung: its first step (the cold call) had not ended after 1"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("--case-timeout"), "{stderr}");
+    // The rest ran in a fresh process.
+    assert!(stderr.contains("sc::after passed"), "{stderr}");
+}
+
+/// After a short step, silence longer than the floor (capped by a short case timeout) is a hang,
+/// and the message names the longest step.
+#[test]
+fn a_case_silent_long_after_a_short_step_is_hung() {
+    let sc = Scripted::new(json!({"cases": {"stuck": {"kind": "hang_after_step"}}}));
+    let (out, stdout, stderr) = run(sc.knotmeter_run(&["--case-timeout", "1", "--format", "json"]));
+    assert_eq!(out.status.code(), Some(4), "{stderr}");
+    let doc: Value = serde_json::from_str(&stdout).unwrap();
+    let message = doc["items"][0]["message"].as_str().unwrap();
+    assert!(
+        message.contains("longest step so far took 1 ms") && message.contains("10×"),
+        "{message}"
+    );
+}
+
+/// A crash names the case on standard error and has its own exit status.
+#[test]
+fn a_crash_names_the_case_and_exits_4() {
+    let sc = Scripted::new(json!({"cases": {
+        "first": {"kind": "pass"},
+        "boom": {"kind": "abort"},
+    }}));
+    let (out, stdout, stderr) = run(&mut sc.knotmeter_run(&[]));
+    assert_eq!(out.status.code(), Some(4), "{stdout}\n{stderr}");
+    assert!(
+        stderr.contains(
+            "knotmeter: `sc::boom` crashed: the bench binary was killed by signal SIGABRT"
+        ),
+        "{stderr}"
+    );
+    assert!(stdout.contains("sc::first"), "{stdout}");
+}
+
+/// A bench binary that refuses its command line (an unknown baseline, say) before running:
+/// its message is shown once, nothing else runs, nothing is printed on standard output, and
+/// the status is 2.
+#[test]
+fn a_refused_command_line_is_said_once_and_exits_2() {
+    let refusal = "knotmeter: no baseline named `mian` in the history (saved: main)";
+    let sc = Scripted::new(json!({
+        "cases": {"a": {"kind": "pass"}, "b": {"kind": "pass"}, "c": {"kind": "pass"}},
+        "refuse": refusal,
+    }));
+    for format in ["pretty", "json", "jsonl"] {
+        let (out, stdout, stderr) =
+            run(sc.knotmeter_run(&["--baseline", "mian", "--format", format]));
+        assert_eq!(out.status.code(), Some(2), "{format}: {stderr}");
+        assert_eq!(
+            stderr.matches("no baseline named `mian`").count(),
+            1,
+            "{format}: {stderr}"
+        );
+        assert!(
+            stderr.contains("knotmeter: nothing was measured: the bench binary of `sc` refused its command line"),
+            "{format}: {stderr}"
+        );
+        assert!(!stderr.contains("sc::b"), "no line per case: {stderr}");
+        assert!(stdout.is_empty(), "{format}: {stdout}");
+    }
+}
+
+/// The bench binary's flags reach it unchanged; a failure status at the end of its run (the
+/// regression gate) is exit status 1 and said on standard error.
+#[test]
+fn bench_binary_flags_are_passed_through_and_its_failure_status_kept() {
+    let sc = Scripted::new(json!({"cases": {"a": {"kind": "pass"}}, "exit": 1}));
+    let (out, _, stderr) = run(sc.knotmeter_run(&[
+        "--baseline",
+        "main",
+        "--save-baseline",
+        "next",
+        "--fail-on-regression",
+        "5",
+    ]));
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("ended its run with status 1"), "{stderr}");
+    let runs: Vec<Vec<String>> = sc
+        .invocations()
+        .into_iter()
+        .filter(|a| a.contains(&"--bench".to_owned()))
+        .collect();
+    assert_eq!(runs.len(), 1, "{runs:?}");
+    let args = runs[0].join(" ");
+    assert!(
+        args.contains("--baseline main --save-baseline next --fail-on-regression 5 --exact sc::a"),
+        "{args}"
+    );
+    let (out, _, _) = run(sc.knotmeter_run(&["--no-history"]));
+    assert_eq!(out.status.code(), Some(1));
+    assert!(sc
+        .invocations()
+        .last()
+        .unwrap()
+        .contains(&"--no-history".to_owned()));
+}
+
+/// `--exact` and `--skip` select as the bench binary does (whole ids or names).
+#[test]
+fn exact_and_skip_select_as_the_bench_binary_does() {
+    let sc = Scripted::new(passing(&["alpha", "alpha_long", "beta"]));
+    let (out, _, stderr) = run(sc.knotmeter_run(&["alpha", "--exact", "--format", "jsonl"]));
+    assert!(out.status.success(), "{stderr}");
+    assert!(sc
+        .invocations()
+        .last()
+        .unwrap()
+        .ends_with(&["--exact".into(), "sc::alpha".into()]));
+    let (out, _, stderr) = run(sc.knotmeter_run(&["alpha", "--skip", "long"]));
+    assert!(out.status.success(), "{stderr}");
+    assert!(sc
+        .invocations()
+        .last()
+        .unwrap()
+        .ends_with(&["--exact".into(), "sc::alpha".into()]));
+}
+
+/// What the benchmark prints itself reaches the terminal (it was dropped before).
+#[test]
+fn the_benchmarks_own_output_reaches_standard_error() {
+    let sc = Scripted::new(json!({"cases": {
+        "chatty": {"kind": "pass", "stderr": ["hello from the benchmark"]},
+    }}));
+    let (out, _, stderr) = run(&mut sc.knotmeter_run(&[]));
+    assert!(out.status.success(), "{stderr}");
+    assert!(stderr.contains("hello from the benchmark"), "{stderr}");
+}
+
+/// Bad values are refused by the command line itself, before any cargo command: the
+/// stand-in cargo does not even exist here.
+#[test]
+fn bad_values_are_refused_before_anything_is_built() {
+    let sc = Scripted::new(passing(&["a"]));
+    for bad in [
+        "--case-timeout=inf",
+        "--case-timeout=-5",
+        "--case-timeout=nan",
+        "--time=-1",
+        "--time=0",
+        "--fail-on-regression=-1",
+    ] {
+        let (out, _, stderr) = run(sc
+            .knotmeter_run(&[bad])
+            .env("CARGO", "/nonexistent/cargo")
+            .env("PATH", "/nonexistent"));
+        assert_eq!(out.status.code(), Some(2), "{bad}: {stderr}");
+        assert!(stderr.contains("invalid value"), "{bad}: {stderr}");
+        assert!(
+            !stderr.contains("panicked") && !stderr.contains("cargo"),
+            "{bad}: {stderr}"
+        );
+    }
+    let (out, _, stderr) = run(sc
+        .knotmeter_run(&["--no-history", "--save-baseline", "x"])
+        .env("CARGO", "/nonexistent/cargo"));
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("cannot be used with"), "{stderr}");
+    for format in ["csv", "markdown"] {
+        let (out, _, stderr) = run(sc
+            .knotmeter_run(&["--format", format])
+            .env("CARGO", "/nonexistent/cargo"));
+        assert_eq!(out.status.code(), Some(2), "{stderr}");
+        assert!(
+            stderr.contains(&format!(
+                "`--format {format}` is not available in `knotmeter run` yet"
+            )),
+            "{stderr}"
+        );
+    }
+}
+
+/// A filter that matches nothing is an error in every format, said before any build.
+#[test]
+fn a_filter_matching_nothing_is_an_error_in_every_format() {
+    let sc = Scripted::new(passing(&["a"]));
+    for format in ["pretty", "json", "jsonl"] {
+        let (out, stdout, stderr) = run(&mut sc.knotmeter_run(&[".", "nope", "--format", format]));
+        assert_eq!(out.status.code(), Some(2), "{format}: {stderr}");
+        assert!(
+            stderr.contains("nothing to run: no benchmark matches `nope`"),
+            "{stderr}"
+        );
+        assert!(stdout.is_empty(), "{stdout}");
+    }
+    assert!(sc.invocations().is_empty(), "nothing was run");
+}
+
+/// A lone word that is no path is a filter, and `knotmeter run` says so; one that matches
+/// nothing says both; a missing directory before a filter is an error.
+#[test]
+fn a_word_that_is_no_path_is_taken_as_a_filter_and_said_so() {
+    let sc = Scripted::new(passing(&["alpha", "beta"]));
+    let (out, _, stderr) = run(&mut sc.knotmeter_run(&["alph"]));
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains(
+            "`alph` is no file or directory here: running the 1 benchmark(s) whose id contains it"
+        ),
+        "{stderr}"
+    );
+    let (out, _, stderr) = run(&mut sc.knotmeter_run(&["exmaples/quickstart"]));
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr.contains(
+            "`exmaples/quickstart` is no file or directory here, and no benchmark matches it"
+        ),
+        "{stderr}"
+    );
+    let (out, _, stderr) = run(&mut sc.knotmeter_run(&["exmaples/quickstart", "alpha"]));
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr.contains("`exmaples/quickstart` does not exist"),
+        "{stderr}"
+    );
+}
+
+/// `knotmeter run --format jsonl | head -1`: the reader leaves after one line; the run stops
+/// quietly (no "Broken pipe", no panic) instead of measuring on for nobody.
+#[test]
+fn a_closed_pipe_stops_the_run_quietly() {
+    let sc = Scripted::new(json!({"cases": {
+        "a": {"kind": "pass"},
+        "b": {"kind": "sleep", "secs": 0.5},
+        "c": {"kind": "sleep", "secs": 30},
+        "d": {"kind": "sleep", "secs": 30},
+    }}));
+    let mut child = sc
+        .knotmeter_run(&["--format", "jsonl"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    // The reader goes away here (the pipe's read end is dropped).
+    assert!(first.contains("sc::a"), "{first}");
+    let started = Instant::now();
+    let status = child.wait().unwrap();
+    let mut stderr = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut stderr)
+        .unwrap();
+    assert!(
+        started.elapsed() < Duration::from_secs(20),
+        "it stopped measuring"
+    );
+    assert_eq!(status.code(), Some(141), "{stderr}");
+    assert!(
+        !stderr.contains("Broken pipe") && !stderr.contains("panicked"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("stopped: standard output was closed"),
+        "{stderr}"
+    );
+
+    // The pretty table cut by `head` after the run: the run's own status, and quiet.
+    let sc = Scripted::new(passing(&["a", "b", "c"]));
+    let mut child = sc
+        .knotmeter_run(&[])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let status = child.wait().unwrap();
+    let mut stderr = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut stderr)
+        .unwrap();
+    assert!(
+        !stderr.contains("Broken pipe") && !stderr.contains("panicked"),
+        "{stderr}"
+    );
+    assert_eq!(status.code(), Some(0), "{stderr}");
+}
