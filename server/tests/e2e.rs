@@ -568,3 +568,70 @@ fn knotmeter_run_prints_results_and_history_reads_them_back() {
     assert_eq!(lines[0]["state"], "passed");
     assert_eq!(lines[0]["result"]["id"], "quickstart::chain_1000");
 }
+
+/// A compile error under `knotmeter run`: the compiler's message is printed once (it was
+/// printed once per case), each case's note names the first error (it read "the build
+/// failed:" with nothing after), and the exit status says the build failed.
+#[test]
+fn knotmeter_run_prints_a_build_error_once_and_names_it_in_the_note() {
+    let fx = fixture("basic");
+    let broken = fx.read("benches/nested/child.rs").replace(
+        "basic_fixture::work(knotmeter::black_box(20))",
+        "let x: u64 = \"text\"; x",
+    );
+    fx.write("benches/nested/child.rs", &broken);
+    let out = Command::new(common::knotmeter())
+        .args(["run", ".", "basic::"])
+        .current_dir(fx.root())
+        .env("KNOTMETER_HISTORY", fx.path("history.db"))
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{stdout}\n{stderr}");
+    let rendered = |text: &str| {
+        text.lines()
+            .filter(|l| l.starts_with("error[E0308]"))
+            .count()
+    };
+    assert_eq!(rendered(&stderr), 1, "{stderr}");
+    assert_eq!(
+        rendered(&stdout),
+        0,
+        "not repeated after the table: {stdout}"
+    );
+    let note = "the build failed: error[E0308]: mismatched types at benches/nested/child.rs:5:";
+    let rows = stdout.lines().filter(|l| l.contains(note)).count();
+    assert!(rows > 10, "every case's note names the error: {stdout}");
+}
+
+/// A bench target built with libtest's harness that the manifest scan cannot see (a
+/// multi-line string makes the scan step back): libtest's reply to `--list --format json`
+/// gives it away after the build, and the user is told what to add.
+#[test]
+fn a_libtest_bench_binary_is_recognised_after_the_build() {
+    let fx = fixture("basic");
+    let manifest = fx
+        .read("Cargo.toml")
+        .replace("harness = false\n", "")
+        .replace(
+            "publish = false\n",
+            "publish = false\ndescription = \"\"\"\nA fixture.\n\"\"\"\n",
+        );
+    fx.write("Cargo.toml", &manifest);
+    let out = Command::new(common::knotmeter())
+        .args(["run", ".", "basic::plain", "--format", "json"])
+        .current_dir(fx.root())
+        .env("KNOTMETER_HISTORY", fx.path("history.db"))
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stdout}\n{stderr}");
+    assert!(
+        stderr.contains("the bench target `basic` of `basic-fixture` needs `harness = false`"),
+        "{stderr}"
+    );
+    let doc: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(doc["items"][0]["state"], "errored", "{doc}");
+}

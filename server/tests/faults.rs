@@ -346,3 +346,43 @@ fn a_closed_pipe_stops_the_run_quietly() {
     );
     assert_eq!(status.code(), Some(0), "{stderr}");
 }
+
+/// A bench target without `harness = false` is explained before anything is built, with the
+/// entry to add, whether the entry lacks the line or does not exist at all.
+#[test]
+fn a_missing_harness_false_is_explained_before_building() {
+    let sc = Scripted::new(passing(&["a"]));
+    let manifest = std::fs::read_to_string(sc.path("Cargo.toml")).unwrap();
+    sc.fx
+        .write("Cargo.toml", &manifest.replace("harness = false\n", ""));
+    let (out, stdout, stderr) = run(&mut sc.knotmeter_run(&[]));
+    assert_eq!(out.status.code(), Some(2), "{stdout}\n{stderr}");
+    assert!(
+        stderr.contains("the bench target `sc` of `sc` needs `harness = false`"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("[[bench]]\nname = \"sc\"\nharness = false"),
+        "{stderr}"
+    );
+    assert_eq!(
+        stderr.matches("harness = false\n\n").count(),
+        1,
+        "the explanation is shown once: {stderr}"
+    );
+    assert!(!stdout.contains("harness = false\n\n"), "and not again: {stdout}");
+    assert_eq!(sc.builds(), 0, "nothing was built");
+
+    // No [[bench]] entry at all: cargo finds benches/sc.rs by itself, with libtest's harness.
+    sc.fx.write(
+        "Cargo.toml",
+        &manifest.replace("[[bench]]\nname = \"sc\"\nharness = false\n", ""),
+    );
+    let (out, _, stderr) = run(&mut sc.knotmeter_run(&[]));
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("needs a [[bench]] entry with `harness = false`"),
+        "{stderr}"
+    );
+    assert_eq!(sc.builds(), 0);
+}

@@ -99,6 +99,17 @@ impl Harness {
         }
     }
 
+    /// Waits for a pushed tree that holds `id` (earlier pushes, such as the empty tree of a
+    /// workspace that does not load, are skipped).
+    async fn next_tree_with(&mut self, id: &str) {
+        loop {
+            let pushed = self.next("knotmeter/discovered").await;
+            if ids(&pushed["items"]).iter().any(|i| i == id) {
+                return;
+            }
+        }
+    }
+
     /// Whether a message with `method` arrives within `wait`.
     async fn arrives(&mut self, method: &str, wait: Duration) -> bool {
         tokio::time::timeout(wait, self.next(method)).await.is_ok()
@@ -352,5 +363,48 @@ fn a_folder_without_a_cargo_manifest_is_reported() {
         assert_eq!(discover["result"], json!({"items": []}));
         let run = h.request("knotmeter/run", json!({})).await;
         assert!(run["result"]["runId"].is_number());
+    });
+}
+
+/// A folder whose Cargo.toml appears after start: the watcher sees it and the tree comes, with
+/// no refresh asked for (it used to stay empty until a manual refresh).
+#[test]
+fn a_cargo_manifest_created_after_start_is_loaded() {
+    let fixture = common::fixture("basic");
+    let root = fixture.root();
+    let manifest = fixture.read("Cargo.toml");
+    std::fs::remove_file(fixture.path("Cargo.toml")).unwrap();
+    with_timeout(async {
+        let mut h = Harness::new();
+        h.initialize(&root).await;
+        let message = h.next("window/showMessage").await;
+        assert!(message["message"]
+            .as_str()
+            .unwrap()
+            .contains("no Cargo.toml"));
+        fixture.write("Cargo.toml", &manifest);
+        h.next_tree_with("basic::plain").await;
+    });
+}
+
+/// A Cargo.toml broken at start and mended on disk: the same.
+#[test]
+fn a_broken_cargo_manifest_mended_on_disk_is_loaded() {
+    let fixture = common::fixture("basic");
+    let manifest = fixture.read("Cargo.toml");
+    fixture.write("Cargo.toml", &format!("{manifest}\n[[[ not toml\n"));
+    with_timeout(async {
+        let mut h = Harness::new();
+        h.initialize(&fixture.root()).await;
+        let message = h.next("window/showMessage").await;
+        assert!(
+            message["message"]
+                .as_str()
+                .unwrap()
+                .contains("cargo metadata"),
+            "{message}"
+        );
+        fixture.write("Cargo.toml", &manifest);
+        h.next_tree_with("basic::plain").await;
     });
 }

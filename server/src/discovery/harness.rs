@@ -111,24 +111,26 @@ pub fn of_target(manifest: &str, target: &str) -> Harness {
     }
 }
 
-/// What to tell the user about bench target `target` of `package` running under libtest.
+/// What to tell the user about bench target `target` of `package` running under libtest: a
+/// first line that says it all (it is what one-line views show), then the entry to add.
 pub fn explain(package: &str, target: &str, manifest: &Path, implicit: bool) -> String {
-    let entry = format!("[[bench]]\nname = \"{target}\"\nharness = false");
-    let what = if implicit {
+    let first = if implicit {
         format!(
-            "has no [[bench]] entry, so cargo builds it with libtest's harness; add this to {}",
+            "the bench target `{target}` of `{package}` needs a [[bench]] entry with \
+             `harness = false` in {}: without one, cargo builds it with libtest's harness and \
+             knotmeter's `main!` never runs",
             manifest.display()
         )
     } else {
         format!(
-            "is built with libtest's harness; set `harness = false` in its entry in {}",
+            "the bench target `{target}` of `{package}` needs `harness = false` in its [[bench]] \
+             entry in {}: with libtest's harness knotmeter's `main!` never runs",
             manifest.display()
         )
     };
     format!(
-        "the bench target `{target}` of `{package}` needs `harness = false`: it {what}:\n\n{entry}\n\n\
-         Under libtest's harness knotmeter's `main!` never runs: `cargo bench` prints \
-         `running 0 tests` and nothing is measured."
+        "{first}\n\n[[bench]]\nname = \"{target}\"\nharness = false\n\n(`cargo bench` would print \
+         `running 0 tests` and measure nothing.)"
     )
 }
 
@@ -238,6 +240,13 @@ harness = false
             "{text}"
         );
         assert!(text.contains("/w/Cargo.toml"), "{text}");
-        assert!(text.starts_with("the bench target `fast` of `demo` needs `harness = false`"));
+        assert!(text.starts_with("the bench target `fast` of `demo` needs a [[bench]] entry"));
+        let explicit = explain("demo", "fast", Path::new("/w/Cargo.toml"), false);
+        let first = explicit.lines().next().unwrap();
+        assert!(first.contains("needs `harness = false` in its [[bench]] entry in /w/Cargo.toml"));
+        assert!(
+            first.ends_with("never runs"),
+            "the first line is whole: {first}"
+        );
     }
 }

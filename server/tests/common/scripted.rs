@@ -132,9 +132,10 @@ impl Scripted {
         fx.write(
             "bin/cargo",
             &format!(
-                "#!/bin/sh\nif [ \"$1\" = bench ]; then echo '{artifact}'; \
+                "#!/bin/sh\nif [ \"$1\" = bench ]; then echo \"$@\" >> {log}; echo '{artifact}'; \
                  echo '{{\"reason\":\"build-finished\",\"success\":true}}'; exit 0; fi\n\
-                 exec {real_cargo} \"$@\"\n"
+                 exec {real_cargo} \"$@\"\n",
+                log = root.join("bin/cargo.log").display()
             ),
         );
         for script in ["bin/sc-bench", "bin/cargo"] {
@@ -173,6 +174,14 @@ impl Scripted {
         log.lines()
             .map(|l| serde_json::from_str(l).unwrap())
             .collect()
+    }
+
+    /// How many times the stand-in cargo was asked to build.
+    pub fn builds(&self) -> usize {
+        std::fs::read_to_string(self.fx.path("bin/cargo.log"))
+            .unwrap_or_default()
+            .lines()
+            .count()
     }
 
     /// The workspace root.
