@@ -76,15 +76,27 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     let selected: usize = targets.iter().map(|(_, ids)| ids.len()).sum();
     let discovered: usize = tree.benches.iter().map(|b| b.leaf_ids().len()).sum();
     if selected == 0 {
-        let what = match (&filter, args.skip.is_empty()) {
-            (Some(f), _) if guessed => format!(
-                "`{f}` is no file or directory here, and no benchmark matches it as a filter"
-            ),
-            (Some(f), true) => format!("no benchmark matches `{f}`"),
-            (Some(f), false) => format!("no benchmark matches `{f}` once --skip is applied"),
-            (None, false) => "--skip leaves out every benchmark".to_owned(),
-            (None, true) => "no benchmarks (bench targets of packages that depend on \
-                             knotmeter, with #[bench] functions)"
+        let filter_alone = Selection {
+            skip: Vec::new(),
+            ..selection
+        };
+        let skip_is_why = !args.skip.is_empty() && !filter_alone.apply(&tree).is_empty();
+        let what = match &filter {
+            _ if skip_is_why => "--skip leaves out every benchmark selected".to_owned(),
+            Some(f) => {
+                let none = if args.exact {
+                    format!("no benchmark id or name is exactly `{f}`")
+                } else {
+                    format!("no benchmark matches `{f}`")
+                };
+                if guessed {
+                    format!("`{f}` is no file or directory here, and {none}")
+                } else {
+                    none
+                }
+            }
+            None => "no benchmarks (bench targets of packages that depend on knotmeter, with \
+                     #[bench] functions)"
                 .to_owned(),
         };
         eprintln!(

@@ -635,3 +635,24 @@ fn a_libtest_bench_binary_is_recognised_after_the_build() {
     let doc: Value = serde_json::from_str(&stdout).unwrap();
     assert_eq!(doc["items"][0]["state"], "errored", "{doc}");
 }
+
+/// A bench binary that crashes in a case: `knotmeter run` names the case on standard error,
+/// runs the rest in a fresh process, and exits 4 (it exited 1, like a failed benchmark).
+#[test]
+fn knotmeter_run_names_a_crashed_case_and_exits_4() {
+    let fx = fixture("basic");
+    let out = Command::new(common::knotmeter())
+        .args(["run", ".", "basic::", "--quick", "--time", "0.02"])
+        .args(["--skip", "basic::faults::hangs"])
+        .current_dir(fx.root())
+        .env("KNOTMETER_HISTORY", fx.path("history.db"))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(4), "{stderr}");
+    assert!(
+        stderr.contains("knotmeter: `basic::faults::aborts` crashed: the bench binary was killed by signal SIGABRT"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("basic::plain passed"), "{stderr}");
+}

@@ -246,6 +246,18 @@ fn a_filter_matching_nothing_is_an_error_in_every_format() {
         );
         assert!(stdout.is_empty(), "{stdout}");
     }
+    let (out, _, stderr) = run(sc.knotmeter_run(&["sc::", "--exact"]));
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr.contains("no benchmark id or name is exactly `sc::`"),
+        "{stderr}"
+    );
+    let (out, _, stderr) = run(sc.knotmeter_run(&["--skip", "sc::a"]));
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr.contains("--skip leaves out every benchmark selected"),
+        "{stderr}"
+    );
     assert!(sc.invocations().is_empty(), "nothing was run");
 }
 
@@ -266,7 +278,8 @@ fn a_word_that_is_no_path_is_taken_as_a_filter_and_said_so() {
     assert_eq!(out.status.code(), Some(2));
     assert!(
         stderr.contains(
-            "`exmaples/quickstart` is no file or directory here, and no benchmark matches it"
+            "`exmaples/quickstart` is no file or directory here, and no benchmark matches \
+             `exmaples/quickstart`"
         ),
         "{stderr}"
     );
@@ -370,7 +383,10 @@ fn a_missing_harness_false_is_explained_before_building() {
         1,
         "the explanation is shown once: {stderr}"
     );
-    assert!(!stdout.contains("harness = false\n\n"), "and not again: {stdout}");
+    assert!(
+        !stdout.contains("harness = false\n\n"),
+        "and not again: {stdout}"
+    );
     assert_eq!(sc.builds(), 0, "nothing was built");
 
     // No [[bench]] entry at all: cargo finds benches/sc.rs by itself, with libtest's harness.

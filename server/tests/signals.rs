@@ -163,6 +163,65 @@ fn knotmeter_run_interrupted_twice_stops_at_once_with_130() {
     assert_no_survivor(&marker);
 }
 
+/// Ctrl-C while a slow case samples: the engine stops at a sample boundary and reports a
+/// partial result, which is `skipped` with its figures, never `passed`; the run exits 130 (it
+/// exited 0).
+#[test]
+fn a_cancelled_run_reports_the_partial_case_as_skipped_and_exits_130() {
+    let fx = fixture("basic");
+    let marker = Marker::new();
+    let mut command = Command::new(common::knotmeter());
+    command
+        .args([
+            "run",
+            ".",
+            "basic::faults::slow",
+            "--time",
+            "60",
+            "--format",
+            "json",
+        ])
+        .current_dir(fx.root())
+        .env("KNOTMETER_HISTORY", fx.path("history.db"))
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    marker.mark(&mut command);
+    let mut child = command.spawn().unwrap();
+    let stderr = child.stderr.take().unwrap();
+    let (tx, lines) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            let _ = tx.send(line);
+        }
+    });
+    let mut seen: Vec<String> = Vec::new();
+    let deadline = Instant::now() + BUILD;
+    while !seen.iter().any(|l| l.contains("basic::faults::slow ...")) {
+        seen.push(
+            lines
+                .recv_timeout(deadline.saturating_duration_since(Instant::now()))
+                .expect("the case starts"),
+        );
+    }
+    // Past the cold call, tuning and warm-up: it is taking samples.
+    std::thread::sleep(Duration::from_millis(1500));
+    signal(&child, Signal::SIGINT);
+    let out = child.wait_with_output().unwrap();
+    seen.extend(lines.try_iter());
+    let stderr = seen.join("\n");
+    assert_eq!(out.status.code(), Some(130), "{stderr}");
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let item = &doc["items"][0];
+    assert_eq!(item["state"], "skipped", "{doc}");
+    assert_eq!(item["result"]["partial"], true, "{doc}");
+    assert!(
+        stderr.contains("0 passed, 1 skipped (1 with a partial result); interrupted by SIGINT"),
+        "{stderr}"
+    );
+    assert_no_survivor(&marker);
+}
+
 /// `knotmeter serve` with a run of the hanging case in progress.
 fn hanging_serve(fx: &Fixture, marker: &Marker) -> Client {
     let mut client = Client::spawn_with(&fx.root(), |c| {
