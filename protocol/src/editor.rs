@@ -383,8 +383,10 @@ pub struct Settings {
     /// Re-run the benchmarks of a saved file (quick mode) after a build. Default `false`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub run_on_save: Option<bool>,
-    /// A case that runs longer than this, in seconds, is stopped and marked `errored`.
-    /// Default 120.
+    /// Seconds a case may stay silent before its first step (the cold call) reports, and the
+    /// bench binary between cases; after that a case is taken for hung (stopped, `errored`)
+    /// when it reports no progress for 10 times its longest step so far, and at least 10 s.
+    /// Above 0, at most 86400. Default 120.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub case_timeout_secs: Option<f64>,
     /// Time budget per case of a quick run, in seconds (the engine's `--time`). Default: the

@@ -247,8 +247,10 @@ export type Settings = {
  */
 runOnSave?: boolean | null, 
 /**
- * A case that runs longer than this, in seconds, is stopped and marked `errored`.
- * Default 120.
+ * Seconds a case may stay silent before its first step (the cold call) reports, and the
+ * bench binary between cases; after that a case is taken for hung (stopped, `errored`)
+ * when it reports no progress for 10 times its longest step so far, and at least 10 s.
+ * Above 0, at most 86400. Default 120.
  */
 caseTimeoutSecs?: number | null, 
 /**
