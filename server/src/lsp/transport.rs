@@ -235,7 +235,7 @@ async fn write_output<O: AsyncWrite + Unpin>(
     mut replies: mpsc::UnboundedReceiver<Value>,
     mut output: O,
 ) {
-    let mut framer = Framer::new(server);
+    let mut framer = Framer::trusting(server);
     loop {
         let bytes = tokio::select! {
             next = framer.next() => match next {

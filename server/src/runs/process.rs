@@ -88,14 +88,16 @@ fn die_with_parent(command: &mut Command) {
     #[cfg(target_os = "linux")]
     {
         let parent = nix::unistd::getpid();
-        // SAFETY: the hook runs in the child between fork and exec and only makes two system
-        // calls (prctl, getppid), both async-signal-safe; it allocates nothing on success.
+        // SAFETY: the hook runs in the child between fork and exec. It makes two system calls
+        // (prctl, getppid), both async-signal-safe, and allocates nothing: errors are raw OS
+        // errors (ESRCH: the parent ended before the child could ask to die with it).
         unsafe {
             command.pre_exec(move || {
-                nix::sys::prctl::set_pdeathsig(Signal::SIGKILL).map_err(io::Error::from)?;
+                nix::sys::prctl::set_pdeathsig(Signal::SIGKILL)
+                    .map_err(|e| io::Error::from_raw_os_error(e as i32))?;
                 if nix::unistd::getppid() != parent {
-                    return Err(io::Error::other(
-                        "the parent process ended before the child started",
+                    return Err(io::Error::from_raw_os_error(
+                        nix::errno::Errno::ESRCH as i32,
                     ));
                 }
                 Ok(())
