@@ -648,13 +648,14 @@ impl Session {
             }));
         }
         // Ids the client named that are not in the tree (renamed or deleted since it was
-        // sent): they end at once, and the client is told.
+        // sent): they end at once, and the client is told. A run-on-save run names ids from
+        // the tree itself; one left over from a stale run just goes (no pop-up on save).
         let known: HashSet<&str> = self.tree.items.iter().map(|i| i.id.as_str()).collect();
         let unknown: Vec<String> = params
             .include
             .iter()
             .flatten()
-            .filter(|id| !known.contains(id.as_str()))
+            .filter(|id| !on_save && !known.contains(id.as_str()))
             .cloned()
             .collect();
         for id in &unknown {
@@ -914,7 +915,8 @@ impl Session {
         }
     }
 
-    /// Publishes `file`'s diagnostics (build errors and validity warnings), or clears them.
+    /// Publishes `file`'s diagnostics (build errors, validity warnings, a missing
+    /// `harness = false`), or clears them.
     fn publish(&mut self, file: &Path) {
         let mut diagnostics = features::diagnostics(
             &self.tree,
