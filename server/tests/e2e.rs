@@ -584,6 +584,7 @@ fn knotmeter_run_prints_a_build_error_once_and_names_it_in_the_note() {
         .args(["run", ".", "basic::"])
         .current_dir(fx.root())
         .env("KNOTMETER_HISTORY", fx.path("history.db"))
+        .env_remove("CARGO_TARGET_DIR")
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
@@ -623,6 +624,7 @@ fn a_libtest_bench_binary_is_recognised_after_the_build() {
         .args(["run", ".", "basic::plain", "--format", "json"])
         .current_dir(fx.root())
         .env("KNOTMETER_HISTORY", fx.path("history.db"))
+        .env_remove("CARGO_TARGET_DIR")
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
@@ -646,6 +648,7 @@ fn knotmeter_run_names_a_crashed_case_and_exits_4() {
         .args(["--skip", "basic::faults::hangs"])
         .current_dir(fx.root())
         .env("KNOTMETER_HISTORY", fx.path("history.db"))
+        .env_remove("CARGO_TARGET_DIR")
         .output()
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);

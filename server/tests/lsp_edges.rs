@@ -16,7 +16,8 @@ const WAIT: Duration = Duration::from_secs(30);
 fn start(root: &std::path::Path, cargo: Option<&std::path::Path>) -> Client {
     let history = root.join("history.db");
     let mut client = Client::spawn_with(root, |c| {
-        c.env("KNOTMETER_HISTORY", &history);
+        c.env("KNOTMETER_HISTORY", &history)
+            .env_remove("CARGO_TARGET_DIR");
         if let Some(cargo) = cargo {
             c.env("CARGO", cargo);
         }

@@ -39,6 +39,7 @@ impl Run {
             .args(["run", ".", "basic::faults::hangs", "--case-timeout", "600"])
             .current_dir(fx.root())
             .env("KNOTMETER_HISTORY", fx.path("history.db"))
+            .env_remove("CARGO_TARGET_DIR")
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped());
@@ -183,6 +184,7 @@ fn a_cancelled_run_reports_the_partial_case_as_skipped_and_exits_130() {
         ])
         .current_dir(fx.root())
         .env("KNOTMETER_HISTORY", fx.path("history.db"))
+        .env_remove("CARGO_TARGET_DIR")
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
@@ -225,7 +227,8 @@ fn a_cancelled_run_reports_the_partial_case_as_skipped_and_exits_130() {
 /// `knotmeter serve` with a run of the hanging case in progress.
 fn hanging_serve(fx: &Fixture, marker: &Marker) -> Client {
     let mut client = Client::spawn_with(&fx.root(), |c| {
-        c.env("KNOTMETER_HISTORY", fx.path("history.db"));
+        c.env("KNOTMETER_HISTORY", fx.path("history.db"))
+            .env_remove("CARGO_TARGET_DIR");
         marker.mark(c);
     });
     client.initialize(&fx.root(), json!({"caseTimeoutSecs": 600}));
@@ -313,7 +316,8 @@ fn killed_at_random_moments_nothing_survives() {
             run.end(Duration::from_secs(30));
         } else {
             let mut client = Client::spawn_with(&fx.root(), |c| {
-                c.env("KNOTMETER_HISTORY", fx.path("history.db"));
+                c.env("KNOTMETER_HISTORY", fx.path("history.db"))
+                    .env_remove("CARGO_TARGET_DIR");
                 marker.mark(c);
             });
             client.initialize(&fx.root(), json!({"caseTimeoutSecs": 600}));

@@ -164,6 +164,7 @@ impl Scripted {
             .current_dir(self.fx.root())
             .env("CARGO", self.cargo())
             .env("KNOTMETER_HISTORY", self.fx.path("history.db"))
+            .env_remove("CARGO_TARGET_DIR")
             .env_remove("KNOTMETER_LOG");
         command
     }
