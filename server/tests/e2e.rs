@@ -606,11 +606,11 @@ fn knotmeter_run_prints_a_build_error_once_and_names_it_in_the_note() {
     assert!(rows > 10, "every case's note names the error: {stdout}");
 }
 
-/// A bench target built with libtest's harness that the manifest scan cannot see (a
-/// multi-line string makes the scan step back): libtest's reply to `--list --format json`
-/// gives it away after the build, and the user is told what to add.
+/// A bench target without `harness = false` in a manifest the scan cannot read for sure (a
+/// multi-line string makes it step back): the engine's own compile-time check fails the build
+/// and says what to add; `knotmeter run` shows it once, names it in the note, and exits 3.
 #[test]
-fn a_libtest_bench_binary_is_recognised_after_the_build() {
+fn a_missing_harness_false_the_scan_cannot_see_fails_the_build_with_the_engines_words() {
     let fx = fixture("basic");
     let manifest = fx
         .read("Cargo.toml")
@@ -629,13 +629,21 @@ fn a_libtest_bench_binary_is_recognised_after_the_build() {
         .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{stdout}\n{stderr}");
-    assert!(
-        stderr.contains("the bench target `basic` of `basic-fixture` needs `harness = false`"),
-        "{stderr}"
-    );
+    assert_eq!(out.status.code(), Some(3), "{stdout}\n{stderr}");
+    let explained = stderr
+        .lines()
+        .filter(|l| l.starts_with("error[E0080]") && l.contains("libtest's harness"))
+        .count();
+    assert_eq!(explained, 1, "{stderr}");
     let doc: Value = serde_json::from_str(&stdout).unwrap();
-    assert_eq!(doc["items"][0]["state"], "errored", "{doc}");
+    let message = doc["items"][0]["message"].as_str().unwrap();
+    let first = message.lines().next().unwrap();
+    assert!(
+        first
+            .starts_with("the build failed: error[E0080]: evaluation panicked: knotmeter::main!()")
+            && first.ends_with("at benches/basic.rs:84:1"),
+        "{first}"
+    );
 }
 
 /// A bench binary that crashes in a case: `knotmeter run` names the case on standard error,
@@ -658,4 +666,34 @@ fn knotmeter_run_names_a_crashed_case_and_exits_4() {
         "{stderr}"
     );
     assert!(stderr.contains("basic::plain passed"), "{stderr}");
+}
+
+/// A real benchmark whose calls take 1.5 s, with a 1 s case timeout: the engine reports
+/// progress after its cold call and after each long step, so the daemon lets it finish (the
+/// old fixed per-case timeout killed it after 1 s).
+#[test]
+fn a_benchmark_slower_per_call_than_the_case_timeout_is_measured() {
+    let fx = fixture("slow");
+    let out = Command::new(common::knotmeter())
+        .args([
+            "run",
+            ".",
+            "--quick",
+            "--case-timeout",
+            "1",
+            "--format",
+            "json",
+        ])
+        .current_dir(fx.root())
+        .env("KNOTMETER_HISTORY", fx.path("history.db"))
+        .env_remove("CARGO_TARGET_DIR")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let doc: Value = serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{e}: {stderr}"));
+    let item = &doc["items"][0];
+    assert_eq!(item["state"], "passed", "{doc}\n{stderr}");
+    assert!(item["result"]["samples"].as_u64().unwrap() >= 1, "{doc}");
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
 }

@@ -402,3 +402,28 @@ fn a_missing_harness_false_is_explained_before_building() {
     );
     assert_eq!(sc.builds(), 0);
 }
+
+/// A bench binary built with libtest's harness by an engine without the compile-time check,
+/// in a manifest the scan cannot read for sure: libtest's reply to `--list --format json`
+/// gives it away, and the user is told what to add (it was an unreadable-JSON error).
+#[test]
+fn a_libtest_bench_binary_is_recognised_by_its_reply() {
+    let sc = Scripted::new(json!({"cases": {"a": {"kind": "pass"}}, "libtest": true}));
+    let manifest = std::fs::read_to_string(sc.path("Cargo.toml")).unwrap();
+    let unreadable_for_the_scan = manifest.replace("harness = false\n", "").replace(
+        "edition = \"2021\"\n",
+        "edition = \"2021\"\ndescription = \"\"\"\nA fixture.\n\"\"\"\n",
+    );
+    sc.fx.write("Cargo.toml", &unreadable_for_the_scan);
+    let (out, stdout, stderr) = run(sc.knotmeter_run(&["--format", "jsonl"]));
+    assert_eq!(out.status.code(), Some(2), "{stdout}\n{stderr}");
+    assert!(
+        stderr.contains(
+            "the bench target `sc` of `sc` needs `harness = false` in its [[bench]] entry"
+        ),
+        "{stderr}"
+    );
+    let line: Value = serde_json::from_str(stdout.lines().next().unwrap()).unwrap();
+    assert_eq!(line["state"], "errored", "{stdout}");
+    assert_eq!(sc.builds(), 1, "found after the build");
+}

@@ -473,7 +473,7 @@ fn build_failure(outcome: &cargo_build::BuildOutcome, target: &TargetRef, root: 
     let rendered: Vec<&str> = errors.iter().map(|e| e.rendered.trim_end()).collect();
     format!(
         "the build failed: error{code}: {} at {}:{}:{}{more}\n{}",
-        first.message,
+        first.message.lines().next().unwrap_or_default().trim_end(),
         file.display(),
         first.range.start.line + 1,
         first.range.start.character + 1,
