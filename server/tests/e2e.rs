@@ -697,3 +697,49 @@ fn a_benchmark_slower_per_call_than_the_case_timeout_is_measured() {
     assert!(item["result"]["samples"].as_u64().unwrap() >= 1, "{doc}");
     assert_eq!(out.status.code(), Some(0), "{stderr}");
 }
+
+/// `--save-baseline` then a typo in `--baseline`, through `knotmeter run` with the real engine:
+/// the engine refuses before measuring; `knotmeter run` shows its words once (naming the saved
+/// baseline), measures nothing, prints nothing on standard output, and exits 2.
+#[test]
+fn knotmeter_run_says_an_unknown_baseline_once_and_exits_2() {
+    let fx = fixture("basic");
+    let knotmeter_run = |args: &[&str]| {
+        Command::new(common::knotmeter())
+            .args(["run", ".", "basic::plain", "--quick", "--time", "0.02"])
+            .args(args)
+            .current_dir(fx.root())
+            .env("KNOTMETER_HISTORY", fx.path("history.db"))
+            .env_remove("CARGO_TARGET_DIR")
+            .output()
+            .unwrap()
+    };
+    let saved = knotmeter_run(&["--save-baseline", "main"]);
+    assert!(
+        saved.status.success(),
+        "{}",
+        String::from_utf8_lossy(&saved.stderr)
+    );
+    for format in ["pretty", "jsonl"] {
+        let out = knotmeter_run(&["--baseline", "mian", "--format", format]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{stderr}");
+        assert_eq!(
+            stderr.matches("no baseline named `mian`").count(),
+            1,
+            "{stderr}"
+        );
+        assert!(stderr.contains("main"), "the saved one is named: {stderr}");
+        assert!(
+            stderr.contains(
+                "nothing was measured: the bench binary of `basic` refused its command line"
+            ),
+            "{stderr}"
+        );
+        assert!(
+            out.stdout.is_empty(),
+            "{}",
+            String::from_utf8_lossy(&out.stdout)
+        );
+    }
+}
