@@ -66,7 +66,7 @@ pub struct RunArgs {
     #[arg(long, value_name = "SECS", default_value = "120", value_parser = parse_seconds)]
     pub case_timeout: f64,
     /// Compare with the latest run saved as NAME instead of the previous run.
-    #[arg(long, value_name = "NAME", value_parser = parse_name)]
+    #[arg(long, value_name = "NAME", value_parser = parse_name, conflicts_with = "no_history")]
     pub baseline: Option<String>,
     /// Record this run in the history under the baseline NAME.
     #[arg(long, value_name = "NAME", value_parser = parse_name, conflicts_with = "no_history")]
@@ -270,7 +270,9 @@ mod tests {
         assert_eq!(args.fail_on_regression, Some(5.0));
         assert!(args.exact);
         assert_eq!(args.skip, ["a", "b"]);
+        // The bench binary refuses these too; here they are refused before any build.
         assert!(run_args(&["--no-history", "--save-baseline", "x"]).is_err());
+        assert!(run_args(&["--no-history", "--baseline", "x"]).is_err());
         assert!(run_args(&["--fail-on-regression=-3"]).is_err());
         assert!(run_args(&["--baseline", " "]).is_err());
     }
