@@ -55,6 +55,65 @@ pub struct BenchResult {
     /// result just measured.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stored_at: Option<u64>,
+    /// How much work one operation does, as the benchmark declared it (criterion's
+    /// `Throughput`), with the rate that follows from the estimate; absent when none was
+    /// declared.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub throughput: Option<Throughput>,
+}
+
+/// Work done per operation and the rate it gives: bytes, bits or elements per second.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
+pub struct Throughput {
+    /// What is counted, and in which units a rate is shown.
+    pub unit: ThroughputUnit,
+    /// Units processed by one operation, as declared.
+    pub per_operation: u64,
+    /// Units per second at the median estimate; `null` when the estimate is zero (a rate
+    /// from it would be infinite).
+    pub per_second: Option<f64>,
+    /// Units per second at the slow end of the estimate's 95% interval (its `high_ns`).
+    pub per_second_low: Option<f64>,
+    /// Units per second at the fast end of the interval (its `low_ns`); `null` when that end
+    /// is zero.
+    pub per_second_high: Option<f64>,
+}
+
+/// What a [`Throughput`] counts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
+#[serde(rename_all = "snake_case")]
+pub enum ThroughputUnit {
+    /// Bytes, shown with binary prefixes (KiB/s, MiB/s, GiB/s).
+    Bytes,
+    /// Bytes, shown with decimal prefixes (kB/s, MB/s, GB/s).
+    BytesDecimal,
+    /// Bits, shown with decimal prefixes (Kb/s, Mb/s, Gb/s).
+    Bits,
+    /// Elements (items, lines, values), shown as elem/s with decimal prefixes.
+    Elements,
+}
+
+impl Throughput {
+    /// The throughput of `per_operation` units at an estimate of `median_ns` per operation,
+    /// with its interval `[low_ns, high_ns]`. A rate is only given where the time is above zero.
+    pub fn at(
+        unit: ThroughputUnit,
+        per_operation: u64,
+        median_ns: f64,
+        low_ns: f64,
+        high_ns: f64,
+    ) -> Self {
+        let rate = |ns: f64| (ns > 0.0 && ns.is_finite()).then(|| per_operation as f64 * 1e9 / ns);
+        Throughput {
+            unit,
+            per_operation,
+            per_second: rate(median_ns),
+            per_second_low: rate(high_ns),
+            per_second_high: rate(low_ns),
+        }
+    }
 }
 
 /// Heap allocations made by one operation, counted outside the timed samples.

@@ -26,7 +26,7 @@ mod typescript;
 
 pub use bench::{
     Allocations, BenchResult, Comparison, Estimate, Overhead, Quantiles, RawSamples, Severity,
-    Verdict, Warning,
+    Throughput, ThroughputUnit, Verdict, Warning,
 };
 pub use event::{CaseFailure, Event, FailureKind, RunSummary};
 pub use history::{HistoryPoint, HistoryRun, HistoryRunId, RunStatus};

@@ -90,6 +90,8 @@ fn generate() -> String {
         Quantiles,
         Overhead,
         RawSamples,
+        Throughput,
+        ThroughputUnit,
         Warning,
         Severity,
         Comparison,

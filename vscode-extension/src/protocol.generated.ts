@@ -480,7 +480,13 @@ raw: RawSamples,
  * result read back from the store (the daemon shows those after a restart), absent on a
  * result just measured.
  */
-stored_at?: number | null, };
+stored_at?: number | null, 
+/**
+ * How much work one operation does, as the benchmark declared it (criterion's
+ * `Throughput`), with the rate that follows from the estimate; absent when none was
+ * declared.
+ */
+throughput?: Throughput | null, };
 
 /**
  * The per-operation estimate of a case, in nanoseconds.
@@ -576,6 +582,38 @@ workload_ns: Array<number>,
  * the workload's.
  */
 baseline_ns: Array<number>, };
+
+/**
+ * Work done per operation and the rate it gives: bytes, bits or elements per second.
+ */
+export type Throughput = { 
+/**
+ * What is counted, and in which units a rate is shown.
+ */
+unit: ThroughputUnit, 
+/**
+ * Units processed by one operation, as declared.
+ */
+per_operation: number, 
+/**
+ * Units per second at the median estimate; `null` when the estimate is zero (a rate
+ * from it would be infinite).
+ */
+per_second: number | null, 
+/**
+ * Units per second at the slow end of the estimate's 95% interval (its `high_ns`).
+ */
+per_second_low: number | null, 
+/**
+ * Units per second at the fast end of the interval (its `low_ns`); `null` when that end
+ * is zero.
+ */
+per_second_high: number | null, };
+
+/**
+ * What a [`Throughput`] counts.
+ */
+export type ThroughputUnit = "bytes" | "bytes_decimal" | "bits" | "elements";
 
 /**
  * A warning attached to a result or a run. `code` is stable; `message` says what to do.

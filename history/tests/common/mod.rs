@@ -95,6 +95,7 @@ pub fn result_with_samples(id: &str, median_ns: f64, n: usize) -> BenchResult {
             baseline_ns: (0..n).map(|i| 0.7 + i as f64 * 0.001).collect(),
         },
         stored_at: None,
+        throughput: None,
     }
 }
 
