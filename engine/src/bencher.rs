@@ -41,6 +41,11 @@ impl<'a> Bencher<'a> {
         }
     }
 
+    /// The calibrated clock this bencher measures with.
+    pub(crate) fn timer(&self) -> Timer {
+        self.timer
+    }
+
     /// How many times the benchmark called a timing method (only the first is measured).
     pub(crate) fn calls(&self) -> u32 {
         self.calls
@@ -96,7 +101,8 @@ impl<'a> Bencher<'a> {
         }
     }
 
-    fn take(&mut self, sampler: &mut dyn Sampler) {
+    /// Hands `sampler` over to be measured, if it is the first timing call of the case.
+    pub(crate) fn take(&mut self, sampler: &mut dyn Sampler) {
         self.calls += 1;
         if self.calls == 1 {
             (self.consume)(sampler);

@@ -47,6 +47,9 @@ pub(crate) struct Options {
     pub(crate) format: Format,
     /// Time budget per case.
     pub(crate) budget: Duration,
+    /// `--quick` or `--time` chose the budget: it then overrides a case's own (criterion's
+    /// `measurement_time`), so run-on-save stays quick.
+    pub(crate) budget_from_command_line: bool,
     /// Target relative half-width of the median's interval.
     pub(crate) precision: f64,
     /// `--bench` was given: measure. Without it (as under `cargo test`), each case runs once.
@@ -397,6 +400,7 @@ fn options(m: &ArgMatches) -> Options {
         } else {
             DEFAULT_BUDGET
         }),
+        budget_from_command_line: quick || m.get_one::<Duration>("time").is_some(),
         precision: m.get_one::<f64>("precision").copied().unwrap_or(if quick {
             QUICK_PRECISION
         } else {

@@ -87,6 +87,7 @@ mod bencher;
 mod cancel;
 mod cli;
 mod compare;
+mod declared;
 mod harness;
 mod manifest;
 mod measure;
@@ -154,7 +155,13 @@ macro_rules! main {
 #[doc(hidden)]
 pub mod __private {
     pub use crate::harness::check as check_harness;
-    pub use crate::registry::{BenchDef, BENCHES};
+    pub use crate::registry::{BenchDef, Case, BENCHES};
+    pub use knotmeter_protocol::ThroughputUnit;
+
+    /// What `knotmeter-criterion` needs: benchmarks declared at run time.
+    pub mod declared {
+        pub use crate::declared::{main, measure_routine, measure_self_timed, ThreadExecutor};
+    }
     pub use crate::Bencher;
     pub use linkme;
     pub use std::hint::black_box;

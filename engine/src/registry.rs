@@ -3,8 +3,12 @@
 //! Each `#[bench]` adds one [`BenchDef`] to the distributed slice [`BENCHES`] (the `linkme`
 //! crate collects them at link time, so there is no central list and no life before `main`).
 //! The runner expands definitions into [`Case`]s, one per `args` value, and filters them.
+//! Benchmarks declared at run time (criterion's API, through `knotmeter-criterion`) arrive as
+//! [`Case`]s directly; from then on nothing tells the two kinds apart.
 
-use knotmeter_protocol::{canonical_arg, case_id, ListEntry};
+use std::time::Duration;
+
+use knotmeter_protocol::{canonical_arg, case_id, ListEntry, ThroughputUnit};
 
 use crate::bencher::Bencher;
 
@@ -33,14 +37,39 @@ pub struct BenchDef {
 #[linkme::distributed_slice]
 pub static BENCHES: [BenchDef];
 
-/// One runnable case: a benchmark function, with one of its arguments if it has `args`.
+/// One runnable case, however it was declared: a `#[bench]` function (with one of its `args`
+/// values if it has them), or a benchmark declared while the binary runs (criterion's
+/// `bench_function` calls, through `knotmeter-criterion`). Everything downstream (filters,
+/// `--list`, the plan, measuring, reporting, history) sees only this. Not covered by SemVer.
 #[derive(Debug, Clone)]
-pub(crate) struct Case {
-    pub(crate) def: &'static BenchDef,
-    pub(crate) index: usize,
-    pub(crate) bench_id: String,
-    pub(crate) id: String,
-    pub(crate) args: Option<String>,
+pub struct Case {
+    /// The case id: the benchmark's id, then `/` and the argument for a case of several.
+    pub id: String,
+    /// The id of the benchmark the case belongs to (cases of one benchmark are analysed
+    /// together for scaling).
+    pub bench_id: String,
+    /// The benchmark's name: the function's name, or a run-time declared name.
+    pub name: String,
+    /// The argument text of one case of several, `None` otherwise.
+    pub args: Option<String>,
+    /// The comparison group, if any.
+    pub group: Option<String>,
+    /// Whether this case is its group's baseline.
+    pub baseline: bool,
+    /// Source file, as `file!()` spells it.
+    pub file: String,
+    /// 1-based source line: the function's name, or the call that declared the case.
+    pub line: u32,
+    /// Work per operation, when declared; the result then carries a rate.
+    pub throughput: Option<(ThroughputUnit, u64)>,
+    /// This case's time budget, when its declaration set one; `--quick` and `--time` on the
+    /// command line take precedence.
+    pub budget: Option<Duration>,
+    /// Runs the case against the bencher: called with [`index`](Self::index).
+    pub run: fn(&mut Bencher, usize),
+    /// What `run` is called with: the `args` index of a `#[bench]` case, or the declarer's
+    /// own number for the case.
+    pub index: usize,
 }
 
 impl Case {
@@ -54,12 +83,12 @@ impl Case {
         ListEntry {
             id: self.id.clone(),
             bench_id: self.bench_id.clone(),
-            name: self.def.name.to_owned(),
+            name: self.name.clone(),
             args: self.args.clone(),
-            group: self.def.group.map(str::to_owned),
-            baseline: self.def.baseline,
-            file: self.def.file.to_owned(),
-            line: self.def.line,
+            group: self.group.clone(),
+            baseline: self.baseline,
+            file: self.file.clone(),
+            line: self.line,
         }
     }
 }
@@ -78,27 +107,40 @@ pub(crate) fn cases(defs: &'static [BenchDef]) -> Vec<Case> {
     let mut cases = Vec::new();
     for def in defs {
         let bench_id = format!("{}::{}", def.module_path, def.name);
+        let case = |index: usize, id: String, args: Option<String>| Case {
+            id,
+            bench_id: bench_id.clone(),
+            name: def.name.to_owned(),
+            args,
+            group: def.group.map(str::to_owned),
+            baseline: def.baseline,
+            file: def.file.to_owned(),
+            line: def.line,
+            throughput: None,
+            budget: None,
+            run: def.run,
+            index,
+        };
         if def.args.is_empty() {
-            cases.push(Case {
-                def,
-                index: 0,
-                id: bench_id.clone(),
-                bench_id,
-                args: None,
-            });
+            cases.push(case(0, bench_id.clone(), None));
             continue;
         }
         for (index, arg) in def.args.iter().enumerate() {
-            cases.push(Case {
-                def,
+            cases.push(case(
                 index,
-                id: case_id(&bench_id, Some(arg)),
-                bench_id: bench_id.clone(),
-                args: Some(canonical_arg(arg)),
-            });
+                case_id(&bench_id, Some(arg)),
+                Some(canonical_arg(arg)),
+            ));
         }
     }
     cases
+}
+
+/// The first id that two cases share, if any: ids name cases on the command line, in the
+/// history and in the editor, so each must be unique.
+pub(crate) fn duplicate_id(cases: &[Case]) -> Option<&Case> {
+    let mut seen = std::collections::HashSet::new();
+    cases.iter().find(|c| !seen.insert(c.id.as_str()))
 }
 
 /// Which cases to run, as the command line says.
@@ -120,7 +162,7 @@ impl Filter {
                 [
                     case.id.as_str(),
                     case.short_name(),
-                    &case.bench_id,
+                    case.bench_id.as_str(),
                     strip_crate(&case.bench_id),
                 ]
                 .contains(&pattern.as_str())
@@ -184,6 +226,20 @@ mod tests {
         assert_eq!(all[1].args.as_deref(), Some("1<<10"));
         assert_eq!(all[1].index, 1);
         assert_eq!(all[2].short_name(), "sorting::sort");
+    }
+
+    #[test]
+    fn a_duplicate_id_is_found_whichever_way_the_cases_were_declared() {
+        let mut all = cases(&DEFS);
+        assert!(duplicate_id(&all).is_none());
+        let declared = Case {
+            file: "benches/criterion.rs".into(),
+            line: 9,
+            ..all[0].clone()
+        };
+        all.push(declared);
+        let twice = duplicate_id(&all).expect("the id is there twice");
+        assert_eq!((twice.id.as_str(), twice.line), ("demo::chain_n/10", 9));
     }
 
     #[test]

@@ -22,13 +22,38 @@ use crate::run;
 
 /// Entry point behind `knotmeter::main!()`.
 pub(crate) fn main(debug_assertions: bool) -> ExitCode {
+    main_with(debug_assertions, || Ok(Vec::new()))
+}
+
+/// Entry point for bench binaries that declare benchmarks while they run (criterion's API):
+/// `declare` runs after standard output is claimed and the command line is read, and returns
+/// its cases (or why it could not), which join the `#[bench]` ones.
+pub(crate) fn main_with(
+    debug_assertions: bool,
+    declare: impl FnOnce() -> Result<Vec<Case>, String>,
+) -> ExitCode {
     // First, before any benchmark code runs: nothing but the report may reach standard output.
     let mut out = output::claim_stdout();
     let options = match cli::parse(std::env::args_os()) {
         Ok(options) => options,
         Err(err) => return cli::report_error(&err, &mut out),
     };
-    let all = registry::cases(&BENCHES);
+    let mut all = registry::cases(&BENCHES);
+    match declare() {
+        Ok(declared) => all.extend(declared),
+        Err(message) => {
+            eprintln!("knotmeter: {message}");
+            return ExitCode::from(2);
+        }
+    }
+    if let Some(case) = registry::duplicate_id(&all) {
+        eprintln!(
+            "knotmeter: two benchmarks have the id `{}` (the second at {}:{}); ids name \
+             benchmarks on the command line and in the history, so rename one",
+            case.id, case.file, case.line
+        );
+        return ExitCode::from(2);
+    }
     let selected: Vec<Case> = all
         .iter()
         .filter(|c| options.filter.matches(c))

@@ -12,7 +12,7 @@ mod scaling;
 mod validity;
 
 use knotmeter_protocol::{
-    Allocations, BenchResult, Estimate, Overhead, Quantiles, RawSamples, Warning,
+    Allocations, BenchResult, Estimate, Overhead, Quantiles, RawSamples, Throughput, Warning,
 };
 
 pub(crate) use scaling::summarise;
@@ -26,6 +26,9 @@ pub(crate) const LEVEL: f64 = 0.95;
 /// The fewest samples whose median has a distribution-free 95% interval: with fewer, even
 /// [min, max] covers the median with less than 95% probability (1 − 2⁻⁴ < 0.95 < 1 − 2⁻⁵).
 pub(crate) const MIN_SAMPLES_FOR_INTERVAL: usize = 6;
+
+/// The code of the note on a result whose routine timed itself.
+pub(crate) const SELF_TIMED: &str = "self_timed";
 
 /// Workload samples with the harness overhead subtracted.
 pub(crate) struct Corrected {
@@ -94,6 +97,14 @@ pub(crate) fn analyse(case: &Case, m: Measurement, cx: &Context) -> BenchResult 
     };
 
     let mut warnings = Vec::new();
+    if m.self_timed {
+        warnings.push(Warning::info(
+            SELF_TIMED,
+            "the benchmark timed itself (`iter_custom`): knotmeter could not measure an empty \
+             body of the same shape, so no harness overhead was subtracted and the figure \
+             includes whatever the routine's own timing costs",
+        ));
+    }
     if m.partial {
         warnings.push(Warning::new(
             "partial",
@@ -129,12 +140,12 @@ pub(crate) fn analyse(case: &Case, m: Measurement, cx: &Context) -> BenchResult 
 
     BenchResult {
         id: case.id.clone(),
-        name: case.def.name.to_owned(),
+        name: case.name.clone(),
         args: case.args.clone(),
-        group: case.def.group.map(str::to_owned),
-        baseline: case.def.baseline,
-        file: case.def.file.to_owned(),
-        line: case.def.line,
+        group: case.group.clone(),
+        baseline: case.baseline,
+        file: case.file.clone(),
+        line: case.line,
         estimate: Estimate {
             median_ns: median,
             low_ns: ci.low,
@@ -173,6 +184,9 @@ pub(crate) fn analyse(case: &Case, m: Measurement, cx: &Context) -> BenchResult 
             baseline_ns: m.baseline_ns,
         },
         stored_at: None,
+        throughput: case
+            .throughput
+            .map(|(unit, per_op)| Throughput::at(unit, per_op, median, ci.low, ci.high)),
     }
 }
 
@@ -203,13 +217,7 @@ mod tests {
 
     /// The result of `n` samples around 30 ms, out of a budget that ran out.
     fn result_of(n: usize) -> BenchResult {
-        let case = Case {
-            def: &DEF,
-            index: 0,
-            bench_id: "q::slow".into(),
-            id: "q::slow".into(),
-            args: None,
-        };
+        let case = crate::registry::cases(std::slice::from_ref(&DEF)).remove(0);
         let m = Measurement {
             cold_ns: 31e6,
             ops_per_sample: 1,

@@ -12,6 +12,7 @@ mod paired;
 pub(crate) mod routine;
 mod sampler;
 mod schedule;
+mod self_timed;
 mod single;
 pub(crate) mod timer;
 mod tune;
@@ -21,6 +22,7 @@ use std::time::{Duration, Instant};
 
 pub(crate) use paired::measure_pair;
 pub(crate) use sampler::{RoutineSampler, Sampler};
+pub(crate) use self_timed::SelfTimedSampler;
 pub(crate) use single::measure;
 pub(crate) use timer::{Timer, TimerKind};
 
@@ -83,6 +85,9 @@ pub(crate) struct Measurement {
     pub(crate) budget_exhausted: bool,
     /// Allocations and bytes per operation, when a `CountingAlloc` is installed.
     pub(crate) allocations: Option<(f64, f64)>,
+    /// The routine timed itself (criterion's `iter_custom`): no empty body could be measured,
+    /// so the baseline samples are zero and nothing was subtracted.
+    pub(crate) self_timed: bool,
 }
 
 impl Measurement {

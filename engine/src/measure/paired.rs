@@ -34,11 +34,13 @@ pub(crate) fn measure_pair(
     let mut pace = Pace::new(cfg, progress);
     let mut b = Measurement {
         cold_ns: base.cold(),
+        self_timed: base.self_timed(),
         ..Measurement::default()
     };
     pace.step(0);
     let mut m = Measurement {
         cold_ns: member.cold(),
+        self_timed: member.self_timed(),
         ..Measurement::default()
     };
     pace.step(0);

@@ -19,6 +19,10 @@ pub(crate) trait Sampler {
     fn baseline(&mut self, ops: u64) -> f64;
     /// Allocations and bytes per operation over one untimed batch of `ops` operations.
     fn allocations(&mut self, ops: u64) -> (f64, f64);
+    /// Whether the routine times itself, so `baseline` has nothing to measure.
+    fn self_timed(&self) -> bool {
+        false
+    }
 }
 
 /// A [`Sampler`] over a concrete set-up, workload and baseline.

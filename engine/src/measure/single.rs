@@ -26,6 +26,7 @@ pub(crate) fn measure(
     let mut pace = Pace::new(cfg, progress);
     let mut m = Measurement {
         cold_ns: sampler.cold(),
+        self_timed: sampler.self_timed(),
         ..Measurement::default()
     };
     pace.step(0);

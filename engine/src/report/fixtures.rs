@@ -120,6 +120,7 @@ pub(crate) fn result(case: &ListEntry, median_ns: f64) -> BenchResult {
             baseline_ns: vec![0.25; 3],
         },
         stored_at: None,
+        throughput: None,
     }
 }
 

@@ -36,7 +36,7 @@ use super::text::{
     allocations_text, case_label, complexity_text, failure_text, manifest_line, optimized_away,
     precision_text, samples_text, summary_line, warning_text, EMPTY_ESTIMATE, OPTIMIZED_AWAY,
 };
-use super::units::{format_duration_ns, format_rate, ops_per_sec, MISSING};
+use super::units::{format_duration_ns, format_rate, format_throughput, ops_per_sec, MISSING};
 use super::Reporter;
 use crate::measure::Progress;
 
@@ -151,10 +151,14 @@ fn estimate_cells(result: &BenchResult) -> [String; 2] {
         format_duration_ns(median_ns),
         precision_text(result.precision)
     );
-    let throughput = ops_per_sec(median_ns).map_or_else(
-        || MISSING.to_owned(),
-        |rate| format!("{} /s", format_rate(rate)),
-    );
+    // A declared throughput (criterion's `Throughput`) replaces operations per second.
+    let declared = result.throughput.as_ref().and_then(format_throughput);
+    let throughput = declared.unwrap_or_else(|| {
+        ops_per_sec(median_ns).map_or_else(
+            || MISSING.to_owned(),
+            |rate| format!("{} /s", format_rate(rate)),
+        )
+    });
     [median.trim_end().to_owned(), throughput]
 }
 

@@ -4,6 +4,8 @@
 //! 1000 (`999.9 ns` prints `1.00 µs`). Below one nanosecond they keep two decimals
 //! (`0.31 ns`). Values that are not finite print `—`, never `inf` or `NaN`.
 
+use knotmeter_protocol::{Throughput, ThroughputUnit};
+
 /// Shown in place of a number that does not exist (an infinite rate, a NaN estimate).
 pub(crate) const MISSING: &str = "—";
 
@@ -103,6 +105,37 @@ pub(crate) fn format_rate(per_sec: f64) -> String {
     }
 }
 
+/// A declared throughput's rate with its unit (`1.02 GiB/s`, `147 Melem/s`), or `None` when
+/// the estimate gave no rate (a zero time).
+pub(crate) fn format_throughput(throughput: &Throughput) -> Option<String> {
+    let per_sec = throughput
+        .per_second
+        .filter(|r| r.is_finite() && *r >= 0.0)?;
+    let (base, units): (f64, [&str; 5]) = match throughput.unit {
+        ThroughputUnit::Bytes => (1024.0, ["B/s", "KiB/s", "MiB/s", "GiB/s", "TiB/s"]),
+        ThroughputUnit::BytesDecimal => (1000.0, ["B/s", "kB/s", "MB/s", "GB/s", "TB/s"]),
+        ThroughputUnit::Bits => (1000.0, ["b/s", "Kb/s", "Mb/s", "Gb/s", "Tb/s"]),
+        ThroughputUnit::Elements => (
+            1000.0,
+            ["elem/s", "Kelem/s", "Melem/s", "Gelem/s", "Telem/s"],
+        ),
+    };
+    let mut value = per_sec;
+    let mut unit = 0;
+    while value >= base && unit + 1 < units.len() {
+        value /= base;
+        unit += 1;
+    }
+    let digits = if value >= 100.0 {
+        0
+    } else if value >= 10.0 {
+        1
+    } else {
+        2
+    };
+    Some(format!("{value:.digits$} {}", units[unit]))
+}
+
 /// Operations per second for a per-operation time of `ns`, or `None` when the time is zero,
 /// negative or not finite (the rate would be infinite or meaningless).
 pub(crate) fn ops_per_sec(ns: f64) -> Option<f64> {
@@ -183,6 +216,25 @@ mod tests {
         assert_eq!(format_bytes(1023.4), "1023 B");
         assert_eq!(format_bytes(3.0 * 1024.0 * 1024.0), "3.00 MiB");
         assert_eq!(format_bytes(f64::NAN), "—");
+    }
+
+    #[test]
+    fn throughput_is_shown_in_its_declared_unit() {
+        let at = |unit, per_op, ns| format_throughput(&Throughput::at(unit, per_op, ns, ns, ns));
+        assert_eq!(
+            at(ThroughputUnit::Bytes, 1024, 1000.0).unwrap(),
+            "977 MiB/s"
+        );
+        assert_eq!(
+            at(ThroughputUnit::BytesDecimal, 1000, 1.0).unwrap(),
+            "1.00 TB/s"
+        );
+        assert_eq!(
+            at(ThroughputUnit::Elements, 100, 680.0).unwrap(),
+            "147 Melem/s"
+        );
+        assert_eq!(at(ThroughputUnit::Bits, 8, 1e9).unwrap(), "8.00 b/s");
+        assert_eq!(at(ThroughputUnit::Bytes, 64, 0.0), None);
     }
 
     #[test]

@@ -35,7 +35,7 @@ pub(crate) fn single(
         |sampler: &mut dyn Sampler| measured = Some(measure::measure(cfg, progress, sampler));
     let mut bencher = Bencher::new(cfg.timer, &mut consume);
     let ran = panic::catch_unwind(AssertUnwindSafe(|| {
-        panics::in_case(|| (case.def.run)(&mut bencher, case.index))
+        panics::in_case(|| (case.run)(&mut bencher, case.index))
     }));
     let calls = bencher.calls();
     let threads = panics::take_thread_panics();
@@ -74,7 +74,7 @@ pub(crate) fn pair(
             ));
         };
         let mut bencher = Bencher::new(cfg.timer, &mut consume_member);
-        (member.def.run)(&mut bencher, member.index);
+        (member.run)(&mut bencher, member.index);
         if bencher.calls() == 0 {
             *member_end.borrow_mut() = Some(Err(not_measured(member)));
         }
@@ -83,7 +83,7 @@ pub(crate) fn pair(
     };
     let mut bencher = Bencher::new(cfg.timer, &mut consume_base);
     let ran = panic::catch_unwind(AssertUnwindSafe(|| {
-        panics::in_case(|| (base.def.run)(&mut bencher, base.index))
+        panics::in_case(|| (base.run)(&mut bencher, base.index))
     }));
     let base_calls = bencher.calls();
     let threads = panics::take_thread_panics();
@@ -152,7 +152,7 @@ fn not_measured(case: &Case) -> CaseFailure {
         id: case.id.clone(),
         kind: FailureKind::Misuse,
         message: "the benchmark returned without calling `b.iter`, `b.iter_async` or `b.with_inputs(..).run`".into(),
-        location: Some(format!("{}:{}", case.def.file, case.def.line)),
+        location: Some(format!("{}:{}", case.file, case.line)),
     }
 }
 

@@ -30,7 +30,7 @@ pub(super) fn preflight(
     if let Some(name) = &options.baseline {
         check_baseline(name, store, manifest)?;
     }
-    let grouped = selected.iter().any(|c| c.def.group.is_some());
+    let grouped = selected.iter().any(|c| c.group.is_some());
     if options.fail_on_regression.is_some() && !grouped {
         if let Some(why) = store.unreadable() {
             return Err(format!(

@@ -24,7 +24,7 @@ use std::collections::HashMap;
 use std::io;
 use std::process::ExitCode;
 use std::rc::Rc;
-use std::time::{Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use knotmeter_history::RunStatus;
 use knotmeter_protocol::{BenchResult, CaseFailure, FailureKind, Manifest, RunSummary, Warning};
@@ -266,7 +266,7 @@ impl Session<'_> {
     fn config(&self, case: &Case, shares: u32) -> MeasureConfig {
         MeasureConfig {
             timer: self.timer,
-            budget: self.options.budget * shares,
+            budget: budget_of(self.options, case) * shares,
             target_precision: self.options.precision,
             seed: self.seed ^ fnv1a(&case.id),
             run_once: false,
@@ -295,7 +295,7 @@ impl Session<'_> {
                 .iter()
                 .filter(|r| is_case_of(&r.id, &case.bench_id))
                 .collect();
-            if let Some(summary) = analysis::summarise(&case.bench_id, case.def.name, &results) {
+            if let Some(summary) = analysis::summarise(&case.bench_id, &case.name, &results) {
                 self.emit(|r| r.bench_finished(&summary));
             }
         }
@@ -355,6 +355,15 @@ impl Session<'_> {
         } else {
             ExitCode::SUCCESS
         }
+    }
+}
+
+/// A case's time budget: its own (criterion's `measurement_time` and `warm_up_time`) unless
+/// the command line chose one with `--quick` or `--time`.
+fn budget_of(options: &Options, case: &Case) -> Duration {
+    match case.budget {
+        Some(own) if !options.budget_from_command_line => own,
+        _ => options.budget,
     }
 }
 

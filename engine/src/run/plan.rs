@@ -29,12 +29,12 @@ pub(crate) enum Step<'c> {
 /// Plans the selected cases; `all` is every case of the binary, to find baselines.
 pub(crate) fn plan<'c>(selected: &'c [Case], all: &'c [Case]) -> Vec<Step<'c>> {
     let baseline_of = |member: &Case| -> Option<&'c Case> {
-        let group = member.def.group?;
-        if member.def.baseline {
+        let group = member.group.as_deref()?;
+        if member.baseline {
             return None;
         }
         all.iter()
-            .find(|b| b.def.group == Some(group) && b.def.baseline && b.args == member.args)
+            .find(|b| b.group.as_deref() == Some(group) && b.baseline && b.args == member.args)
     };
     let is_selected = |case: &Case| selected.iter().any(|s| s.id == case.id);
     let mut reported_bases: Vec<&str> = Vec::new();
@@ -137,11 +137,7 @@ mod tests {
             describe(&plan(&only_member, &all)),
             ["pair radix vs stable"]
         );
-        let only_base: Vec<Case> = all
-            .iter()
-            .filter(|c| c.def.name == "stable")
-            .cloned()
-            .collect();
+        let only_base: Vec<Case> = all.iter().filter(|c| c.name == "stable").cloned().collect();
         assert_eq!(describe(&plan(&only_base, &all)), ["single stable"]);
     }
 }
