@@ -198,6 +198,10 @@ pub struct TestItem {
     /// The comparison group of a benchmark or case, if it has one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub group: Option<String>,
+    /// A note to show beside the label: for a criterion bench target that was never built,
+    /// that a build will list its benchmarks (criterion names them at run time).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
 }
 
 /// Params of `knotmeter/discover`: none (send `{}`).
@@ -428,6 +432,7 @@ mod tests {
             uri: None,
             range: None,
             group: None,
+            detail: None,
         };
         assert_eq!(
             serde_json::to_value(&item).unwrap(),

@@ -81,7 +81,12 @@ range?: Range | null,
 /**
  * The comparison group of a benchmark or case, if it has one.
  */
-group?: string | null, };
+group?: string | null, 
+/**
+ * A note to show beside the label: for a criterion bench target that was never built,
+ * that a build will list its benchmarks (criterion names them at run time).
+ */
+detail?: string | null, };
 
 /**
  * Params of `knotmeter/discover`: none (send `{}`).
