@@ -815,7 +815,7 @@ pub fn list(args: ListArgs) -> anyhow::Result<ExitCode> {
     if tree.items.is_empty() {
         writeln!(
             out,
-            "no benchmarks in {} (bench targets of packages that depend on knotmeter, with #[bench] functions)",
+            "no benchmarks in {} (bench targets of packages that depend on knotmeter, with #[bench] functions, or on knotmeter-criterion)",
             discovery.workspace().root.display()
         )?;
     }
@@ -823,7 +823,12 @@ pub fn list(args: ListArgs) -> anyhow::Result<ExitCode> {
     for item in &tree.items {
         let (indent, extra) = match item.kind {
             ItemKind::Package => (0, String::new()),
-            ItemKind::Target => (1, String::new()),
+            ItemKind::Target => (
+                1,
+                item.detail
+                    .as_ref()
+                    .map_or(String::new(), |d| format!("  ({d})")),
+            ),
             ItemKind::Bench => {
                 let at = tree
                     .benches

@@ -26,6 +26,8 @@ export interface TreeNode {
   kind: ItemKind;
   uri?: string;
   range?: Range;
+  /** A note from the daemon to show beside the label (a criterion target not built yet). */
+  detail?: string;
   children: TreeNode[];
 }
 
@@ -44,6 +46,7 @@ export function buildTree(items: readonly TestItem[]): TreeNode[] {
     const node: TreeNode = { id: item.id, label: item.label, kind: item.kind, children: [] };
     if (item.uri) node.uri = item.uri;
     if (item.range) node.range = item.range;
+    if (item.detail) node.detail = item.detail;
     nodes.set(item.id, node);
     parentOf.set(item.id, item.parent ?? undefined);
   }

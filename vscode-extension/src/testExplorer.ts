@@ -133,6 +133,7 @@ export class TestExplorer implements vscode.Disposable {
       item.range = n.range ? toRange(n.range) : undefined;
       const result = this.ctx.store.get(n.id);
       if (result) item.description = summary(result);
+      else if (n.detail) item.description = n.detail;
       this.data.set(item, n);
       seen.add(n.id);
       item.children.replace(n.children.map(build));

@@ -17,6 +17,8 @@ use quote::ToTokens;
 use syn::spanned::Spanned;
 use syn::{Attribute, Expr, Item, ItemFn, Lit};
 
+use super::criterion::CriterionScan;
+
 /// What one file declares.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ParsedFile {
@@ -24,6 +26,8 @@ pub struct ParsedFile {
     pub benches: Vec<BenchFn>,
     /// The `mod name;` declarations (modules in other files), in source order.
     pub mods: Vec<ModDecl>,
+    /// criterion's API in the file: `criterion_main!` and the benchmark calls.
+    pub criterion: CriterionScan,
 }
 
 /// One `#[bench]` / `#[knotmeter::bench]` function.
@@ -70,6 +74,7 @@ pub fn parse_file(text: &str) -> Result<ParsedFile, String> {
         let lines = LineIndex::new(text);
         let mut out = ParsedFile::default();
         walk(&file.items, &mut Vec::new(), &lines, &mut out);
+        out.criterion = super::criterion::scan(&file, &lines);
         out
     });
     proc_macro2::extra::invalidate_current_thread_spans();

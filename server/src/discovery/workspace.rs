@@ -94,7 +94,8 @@ pub fn cargo_command() -> Command {
 ///
 /// When `path` is a member package inside a larger workspace, only that package is kept, so
 /// `knotmeter run examples/quickstart` runs the quickstart's benchmarks and nothing else. At
-/// the workspace root every member is kept. Only packages that depend on `knotmeter` count.
+/// the workspace root every member is kept. Only packages that depend on `knotmeter` (or on
+/// `knotmeter-criterion`, criterion's API on it) count.
 pub fn load(path: &Path) -> Result<Workspace, WorkspaceError> {
     let manifest = find_manifest(path)?;
     let mut command = MetadataCommand::new();
@@ -117,7 +118,10 @@ pub fn load(path: &Path) -> Result<Workspace, WorkspaceError> {
         .into_iter()
         .filter(|p| at_root || p.manifest_path.as_std_path() == manifest)
         .filter(|p| {
-            p.dependencies.iter().any(|d| d.name == "knotmeter") || p.name.as_str() == "knotmeter"
+            p.dependencies
+                .iter()
+                .any(|d| d.name == "knotmeter" || d.name == "knotmeter-criterion")
+                || p.name.as_str() == "knotmeter"
         })
         .map(|p| {
             // Unreadable now (deleted since `cargo metadata` read it): nothing to claim.

@@ -274,7 +274,35 @@ pub async fn execute(
             .iter()
             .find(|p| p.name == target.package)
             .map_or_else(|| workspace.root.clone(), |p| p.dir().to_path_buf());
-        let present = match list(exe, &dir, &children).await {
+        let listing = list(exe, &dir, &children).await;
+        // A criterion target never listed before was selected whole (its id stands for its
+        // benchmarks, which only the binary knows): now they are known, run every one.
+        let whole = target.item_id();
+        let expanded: Vec<String>;
+        let ids = if ids.contains(&whole) {
+            let (state, message) = match &listing {
+                Ok(doc) => (
+                    ItemState::Skipped,
+                    format!(
+                        "the build listed {} criterion benchmarks; they run as their own items",
+                        doc.cases.len()
+                    ),
+                ),
+                Err(ListFailure::Libtest) => {
+                    (ItemState::Errored, libtest_message(&workspace, target))
+                }
+                Err(ListFailure::Other(why)) => (ItemState::Errored, why.clone()),
+            };
+            tracker.state(&whole, state, None, Some(message));
+            expanded = listing
+                .as_ref()
+                .map(|doc| doc.cases.iter().map(|c| c.id.clone()).collect())
+                .unwrap_or_default();
+            &expanded
+        } else {
+            ids
+        };
+        let present = match listing {
             Ok(doc) => {
                 let listed: HashSet<&str> = doc
                     .cases
