@@ -4,12 +4,21 @@
 /// [`Criterion`](crate::Criterion): `criterion_group!(benches, bench_a, bench_b);`, or with
 /// your own configuration:
 ///
-/// ```ignore
+/// ```no_run
+/// # extern crate knotmeter_criterion as criterion;
+/// use std::time::Duration;
+/// use criterion::{criterion_group, criterion_main, Criterion};
+///
+/// fn bench_a(c: &mut Criterion) {
+///     c.bench_function("a", |b| b.iter(|| 1 + 1));
+/// }
+///
 /// criterion_group! {
 ///     name = benches;
 ///     config = Criterion::default().measurement_time(Duration::from_secs(2));
-///     targets = bench_a, bench_b
+///     targets = bench_a
 /// }
+/// criterion_main!(benches);
 /// ```
 #[macro_export]
 macro_rules! criterion_group {
