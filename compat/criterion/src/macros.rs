@@ -23,6 +23,7 @@
 #[macro_export]
 macro_rules! criterion_group {
     (name = $name:ident; config = $config:expr; targets = $( $target:path ),+ $(,)*) => {
+        /// A criterion benchmark group: runs its target functions (see `criterion_main!`).
         pub fn $name() {
             let mut criterion: $crate::Criterion<_> = $config
                 .configure_from_args();
