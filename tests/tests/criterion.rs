@@ -101,3 +101,15 @@ fn criterion_benchmarks_take_filters_run_once_in_test_mode_and_fail_alone() {
     assert!(message.contains("measures wall time only"), "{message}");
     assert_eq!(out.status.code(), Some(1));
 }
+
+/// Regression: each case's replay index was its place in its own group, so the first case of
+/// the second `criterion_group!` replayed the first group's first closure and measured that.
+#[test]
+fn a_case_of_the_second_group_measures_its_own_closure_not_the_first_groups() {
+    let out = run("", &["--exact", "ticks"]);
+    let stdout = text(&out.stdout);
+    // `ticks` (second group, under a custom measurement) fails as only it can; `plain` (the
+    // first group's first case) would pass.
+    assert!(stdout.contains("test ticks ... FAILED"), "{stdout}");
+    assert!(stdout.contains("measures wall time only"), "{stdout}");
+}
