@@ -18,17 +18,30 @@ const CAPACITY: usize = 1024;
 /// Fails compilation with an explanation when `libtest_harness` is true: the target at `file`
 /// (`file!()` of the `main!` call) is a bench or test target built with libtest's harness.
 pub const fn check(libtest_harness: bool, file: &str) {
+    check_for("knotmeter::main!()", libtest_harness, file);
+}
+
+/// [`check`] for a `main`-writing macro other than `main!` (`criterion_main!()` of
+/// knotmeter-criterion), which the message names.
+pub const fn check_for(macro_call: &str, libtest_harness: bool, file: &str) {
     if libtest_harness {
-        let message = message(file);
+        let message = message_for(macro_call, file);
         panic!("{}", message.as_str());
     }
 }
 
 /// The explanation for the target at `file`.
+#[cfg(test)]
 const fn message(file: &str) -> Text {
+    message_for("knotmeter::main!()", file)
+}
+
+/// The explanation for the target at `file`, whose `main` `macro_call` writes.
+const fn message_for(macro_call: &str, file: &str) -> Text {
     let (section, name) = target_of(file);
     Text::new()
-        .push("knotmeter::main!() in `")
+        .push(macro_call)
+        .push(" in `")
         .push(file)
         .push(
             "` is compiled with libtest's harness, which never calls it: `cargo bench` would run \
@@ -193,6 +206,14 @@ mod tests {
             "add to Cargo.toml\n\n    [[bench]]\n    name = \"my-bench\"\n    harness = false\n"
         ));
         assert!(text.starts_with("knotmeter::main!() in `benches/my-bench.rs` is compiled"));
+    }
+
+    #[test]
+    fn the_message_names_the_macro_that_wrote_main() {
+        let text = message_for("criterion_main!()", "benches/suite.rs");
+        assert!(text
+            .as_str()
+            .starts_with("criterion_main!() in `benches/suite.rs` is compiled"));
     }
 
     #[test]

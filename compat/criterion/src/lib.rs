@@ -78,5 +78,5 @@ pub use std::hint::black_box;
 #[doc(hidden)]
 pub mod __private {
     pub use crate::driver::{main, target};
-    pub use knotmeter::__private::check_harness;
+    pub use knotmeter::__private::check_harness_for;
 }

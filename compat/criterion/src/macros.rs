@@ -56,7 +56,8 @@ macro_rules! criterion_main {
         /// never call the `main` above (see `knotmeter::main!`).
         #[test]
         fn knotmeter_harness_check() {
-            const _: () = $crate::__private::check_harness(
+            const _: () = $crate::__private::check_harness_for(
+                "criterion_main!()",
                 ::std::option_env!("CARGO_TARGET_TMPDIR").is_some(),
                 ::std::file!(),
             );
