@@ -63,18 +63,22 @@ def main() -> None:
             [knotmeter_exe, "--bench", "--format", "json", *filters], env=env)
         knotmeter = {r["id"].split("::", 1)[1]: r for r in json.loads(out.stdout)["results"]}
         _, criterion_wall = timed([criterion_exe, "--bench", *filters], env=env)
+        # knotmeter once more after criterion: how far the machine drifted meanwhile.
+        out, _ = timed([knotmeter_exe, "--bench", "--format", "json", "--no-history", *filters],
+                       env=env)
+        after = {r["id"].split("::", 1)[1]: r for r in json.loads(out.stdout)["results"]}
         criterion = {}
         for benchmark in pathlib.Path(scratch, "criterion").rglob("new/benchmark.json"):
             full_id = json.loads(benchmark.read_text())["full_id"]
             criterion[full_id] = json.loads((benchmark.parent / "estimates.json").read_text())
     print("| benchmark | knotmeter-criterion median [95% CI] | criterion median [95% CI] "
-          "| criterion slope | knotmeter ÷ criterion |")
-    print("|---|---:|---:|---:|---:|")
+          "| criterion slope | knotmeter ÷ criterion | knotmeter again, after criterion |")
+    print("|---|---:|---:|---:|---:|---:|")
     for name, result in knotmeter.items():
         estimate = result["estimate"]
         theirs = criterion.get(name)
         if theirs is None:
-            print(f"| {name} | {human(estimate['median_ns'])} | (not found) | | |")
+            print(f"| {name} | {human(estimate['median_ns'])} | (not found) | | | |")
             continue
         median = theirs["median"]
         slope = theirs.get("slope") or {}
@@ -84,10 +88,12 @@ def main() -> None:
               f"| {human(median['point_estimate'])} "
               f"[{human(median['confidence_interval']['lower_bound'])}, "
               f"{human(median['confidence_interval']['upper_bound'])}] "
-              f"| {human(slope['point_estimate']) if slope else '—'} | {ratio:.2f} |")
+              f"| {human(slope['point_estimate']) if slope else '—'} | {ratio:.2f} "
+              f"| {human(after[name]['estimate']['median_ns']) if name in after else '—'} |")
     print()
     print(f"Wall time of the suite: knotmeter-criterion {knotmeter_wall:.1f} s, "
-          f"criterion {criterion_wall:.1f} s ({len(knotmeter)} benchmarks).")
+          f"criterion {criterion_wall:.1f} s ({len(knotmeter)} benchmarks). "
+          f"Load average at the end: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores.")
 
 
 if __name__ == "__main__":

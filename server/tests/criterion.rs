@@ -83,7 +83,10 @@ fn warning_codes(result: &Value) -> Vec<&str> {
 #[test]
 fn criterion_targets_show_before_a_build_then_list_run_sit_on_their_calls_and_store_history() {
     let fx = criterion_fixture();
-    let mut client = Client::spawn(&fx.root());
+    // Its own history (the client's) and the fixtures' target dir, whatever the environment says.
+    let mut client = Client::spawn_with(&fx.root(), |command| {
+        command.env_remove("CARGO_TARGET_DIR");
+    });
     client.initialize(
         &fx.root(),
         json!({"quickTimeSecs": 0.02, "fullTimeSecs": 0.05, "caseTimeoutSecs": 60}),
@@ -210,9 +213,12 @@ fn criterion_targets_show_before_a_build_then_list_run_sit_on_their_calls_and_st
 #[test]
 fn knotmeter_run_runs_criterion_targets_and_the_opt_in_group_compares_against_its_baseline() {
     let fx = criterion_fixture();
+    let history = tempfile::tempdir().unwrap();
     let out = Command::new(common::knotmeter())
         .args(["run", ".", "--quick", "--time", "0.05", "--format", "json"])
         .current_dir(fx.root())
+        .env_remove("CARGO_TARGET_DIR")
+        .env("KNOTMETER_HISTORY", history.path().join("history.db"))
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
@@ -250,6 +256,7 @@ fn knotmeter_run_runs_criterion_targets_and_the_opt_in_group_compares_against_it
         ])
         .current_dir(fx.root())
         .env_remove("CARGO_TARGET_DIR")
+        .env("KNOTMETER_HISTORY", history.path().join("history.db"))
         .output()
         .unwrap();
     assert!(
