@@ -111,6 +111,14 @@ fn command() -> Command {
                 ),
         )
         .arg(
+            // criterion's `--noplot`, which CI scripts written for criterion pass: knotmeter
+            // draws no plots, so it is accepted and changes nothing.
+            Arg::new("noplot")
+                .long("noplot")
+                .action(ArgAction::SetTrue)
+                .hide(true),
+        )
+        .arg(
             Arg::new("quick")
                 .long("quick")
                 .action(ArgAction::SetTrue)

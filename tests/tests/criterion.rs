@@ -113,3 +113,11 @@ fn a_case_of_the_second_group_measures_its_own_closure_not_the_first_groups() {
     assert!(stdout.contains("test ticks ... FAILED"), "{stdout}");
     assert!(stdout.contains("measures wall time only"), "{stdout}");
 }
+
+/// CI scripts written for criterion pass `--noplot`; it was an unknown flag (status 2).
+#[test]
+fn criterions_noplot_flag_is_accepted_and_changes_nothing() {
+    let out = run("", &["--bench", "--quick", "--noplot", "--exact", "plain"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("plain"), "{}", text(&out.stdout));
+}

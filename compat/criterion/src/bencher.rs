@@ -86,6 +86,16 @@ impl<'a, M: Measurement> Bencher<'a, M> {
         self.engine().iter(routine);
     }
 
+    /// criterion 0.3's name for `iter_batched(setup, routine, BatchSize::NumBatches(1))`, kept
+    /// so suites written for it still build.
+    pub fn iter_with_large_setup<I, O, S, R>(&mut self, setup: S, routine: R)
+    where
+        S: FnMut() -> I,
+        R: FnMut(I) -> O,
+    {
+        self.iter_batched(setup, routine, BatchSize::NumBatches(1));
+    }
+
     /// Times `routine` on inputs made by `setup` before each sample, outside the timed region.
     /// `size` is accepted: knotmeter decides how many operations a sample holds.
     pub fn iter_batched<I, O, S, R>(&mut self, setup: S, routine: R, _size: BatchSize)
