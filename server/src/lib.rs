@@ -102,15 +102,22 @@ fn serve() -> anyhow::Result<ExitCode> {
 }
 
 /// Logs to standard error, or to `file`; never to standard output. `KNOTMETER_LOG` (or
-/// `RUST_LOG`) sets the filter, `info` by default.
+/// `RUST_LOG`) sets the filter as comma-separated `target=level` or `level` directives
+/// (`knotmeter_server=debug,warn`), `warn` by default; a filter that does not parse is said
+/// in the log and replaced by the default. Colour only on a terminal, and never when
+/// `NO_COLOR` is set (see [`colour_on_stderr`]).
 fn init_logging(file: Option<&std::path::Path>) -> anyhow::Result<()> {
-    use tracing_subscriber::EnvFilter;
-    let filter = std::env::var("KNOTMETER_LOG")
-        .ok()
-        .and_then(|f| EnvFilter::try_new(f).ok())
-        .or_else(|| EnvFilter::try_from_default_env().ok())
-        .unwrap_or_else(|| EnvFilter::new("warn"));
-    let builder = tracing_subscriber::fmt().with_env_filter(filter);
+    use tracing_subscriber::filter::{LevelFilter, Targets};
+    use tracing_subscriber::prelude::*;
+    let spec = ["KNOTMETER_LOG", "RUST_LOG"]
+        .iter()
+        .find_map(|name| std::env::var(name).ok().filter(|v| !v.trim().is_empty()));
+    let parsed = spec.as_deref().map(str::parse::<Targets>);
+    let filter = match &parsed {
+        Some(Ok(targets)) => targets.clone(),
+        _ => Targets::new().with_default(LevelFilter::WARN),
+    };
+    let layer = tracing_subscriber::fmt::layer();
     match file {
         Some(path) => {
             let file = std::fs::OpenOptions::new()
@@ -118,12 +125,67 @@ fn init_logging(file: Option<&std::path::Path>) -> anyhow::Result<()> {
                 .append(true)
                 .open(path)
                 .with_context(|| format!("cannot open the log file {}", path.display()))?;
-            builder
+            let layer = layer
                 .with_ansi(false)
-                .with_writer(std::sync::Mutex::new(file))
+                .with_writer(std::sync::Mutex::new(file));
+            tracing_subscriber::registry()
+                .with(layer.with_filter(filter))
                 .init();
         }
-        None => builder.with_writer(std::io::stderr).init(),
+        None => {
+            let layer = layer
+                .with_ansi(colour_on_stderr())
+                .with_writer(std::io::stderr);
+            tracing_subscriber::registry()
+                .with(layer.with_filter(filter))
+                .init();
+        }
+    }
+    if let (Some(spec), Some(Err(error))) = (&spec, &parsed) {
+        tracing::warn!("the log filter {spec:?} does not parse ({error}); logging warnings only");
     }
     Ok(())
+}
+
+/// Whether the daemon's own messages on standard error may carry colour codes: only on a
+/// terminal, unless `NO_COLOR` is set (any value but empty) or `CARGO_TERM_COLOR` says
+/// `never` (`always` forces colour, as it does for cargo).
+pub fn colour_on_stderr() -> bool {
+    use std::io::IsTerminal;
+    colour_choice(
+        std::env::var("CARGO_TERM_COLOR").ok().as_deref(),
+        std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty()),
+        std::io::stderr().is_terminal(),
+    )
+}
+
+/// The colour rule of [`colour_on_stderr`], over its inputs: `CARGO_TERM_COLOR` (`always`,
+/// `never`, or anything else for automatic), whether `NO_COLOR` is set, and whether the
+/// stream is a terminal.
+pub fn colour_choice(cargo_term_color: Option<&str>, no_color: bool, terminal: bool) -> bool {
+    match cargo_term_color {
+        Some("always") => true,
+        Some("never") => false,
+        _ => terminal && !no_color,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::colour_choice;
+
+    #[test]
+    fn log_colour_follows_cargo_term_color_and_no_color() {
+        // (CARGO_TERM_COLOR, NO_COLOR set, stderr is a terminal) -> colour
+        let cases = [
+            (None, false, true, true),
+            (None, false, false, false),
+            (None, true, true, false),
+            (Some("never"), false, true, false),
+            (Some("always"), true, false, true),
+        ];
+        for (cargo, no_color, terminal, expected) in cases {
+            assert_eq!(colour_choice(cargo, no_color, terminal), expected);
+        }
+    }
 }
