@@ -4,8 +4,23 @@
 //!
 //! Regenerate the `.stderr` files with `TRYBUILD=overwrite cargo test -p knotmeter-macros`.
 
+use std::io::IsTerminal;
+
 #[test]
 fn ui() {
+    // trybuild colours its report whenever `TERM` allows it, into a pipe or a CI log too. Its
+    // one switch is `NO_COLOR`: set it unless colour is wanted, by the rule the bench binaries
+    // and the daemon follow (a terminal, or `CARGO_TERM_COLOR=always`; never with
+    // `CARGO_TERM_COLOR=never` or `NO_COLOR`). This binary holds this one test, so setting the
+    // variable for the process is safe.
+    let colour = match std::env::var("CARGO_TERM_COLOR").as_deref() {
+        Ok("always") => true,
+        Ok("never") => false,
+        _ => std::io::stderr().is_terminal(),
+    };
+    if !colour {
+        std::env::set_var("NO_COLOR", "1");
+    }
     let t = trybuild::TestCases::new();
     t.compile_fail("tests/ui/*.rs");
     t.pass("tests/pass/*.rs");

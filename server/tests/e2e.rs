@@ -64,11 +64,8 @@ fn succeed(command: &mut Command) -> Vec<u8> {
 
 /// The leaf ids `knotmeter list --format json` discovers, without building.
 fn discovered_leaves(dir: &Path) -> Vec<String> {
-    let stdout = succeed(
-        Command::new(common::knotmeter())
-            .args(["list", "--format", "json"])
-            .current_dir(dir),
-    );
+    let stdout =
+        succeed(common::command_in(common::knotmeter(), dir).args(["list", "--format", "json"]));
     let doc: Value = serde_json::from_slice(&stdout).unwrap();
     let items = doc["items"].as_array().unwrap();
     items
@@ -84,9 +81,11 @@ fn discovered_leaves(dir: &Path) -> Vec<String> {
 /// Builds the fixture's bench targets and returns what each binary lists.
 fn listed_by_binaries(dir: &Path) -> Vec<String> {
     let stdout = succeed(
-        Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
-            .args(["bench", "--no-run", "--message-format=json"])
-            .current_dir(dir),
+        common::command_in(
+            std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()),
+            dir,
+        )
+        .args(["bench", "--no-run", "--message-format=json"]),
     );
     let mut ids = Vec::new();
     for line in String::from_utf8_lossy(&stdout).lines() {
@@ -497,9 +496,9 @@ fn a_missing_cargo_is_a_clear_error() {
             .contains("cannot run cargo"),
         "{message}"
     );
-    let out = Command::new(common::knotmeter())
+    let out = fx
+        .knotmeter()
         .args(["list"])
-        .current_dir(fx.root())
         .env("CARGO", "/nonexistent/cargo")
         .output()
         .unwrap();
@@ -510,9 +509,9 @@ fn a_missing_cargo_is_a_clear_error() {
 #[test]
 fn knotmeter_run_prints_results_and_history_reads_them_back() {
     let fx = quickstart();
-    let out = Command::new(common::knotmeter())
+    let out = fx
+        .knotmeter()
         .args(["run", ".", "chain_n", "--quick", "--time", "0.02"])
-        .current_dir(fx.root())
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
@@ -535,9 +534,9 @@ fn knotmeter_run_prints_results_and_history_reads_them_back() {
         "{stderr}"
     );
 
-    let out = Command::new(common::knotmeter())
+    let out = fx
+        .knotmeter()
         .args(["history", "quickstart::chain_n/100"])
-        .current_dir(fx.root())
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
@@ -547,7 +546,8 @@ fn knotmeter_run_prints_results_and_history_reads_them_back() {
         "{stdout}"
     );
 
-    let out = Command::new(common::knotmeter())
+    let out = fx
+        .knotmeter()
         .args([
             "run",
             "chain_1000",
@@ -557,7 +557,6 @@ fn knotmeter_run_prints_results_and_history_reads_them_back() {
             "--format",
             "jsonl",
         ])
-        .current_dir(fx.root())
         .output()
         .unwrap();
     let lines: Vec<Value> = String::from_utf8_lossy(&out.stdout)

@@ -25,7 +25,7 @@ fn neovim_receives_code_lenses_and_diagnostics() {
     fx.write("benches/nested/child.rs", &broken);
     let out = fx.path("received.json");
     let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/neovim/client.lua");
-    let status = Command::new("nvim")
+    let status = common::command_in("nvim", &fx.root())
         .args(["--headless", "-u", "NONE", "-i", "NONE", "-n"])
         .arg("-c")
         .arg(format!("luafile {}", script.display()))
@@ -34,7 +34,6 @@ fn neovim_receives_code_lenses_and_diagnostics() {
         .env("KNOTMETER_NVIM_OUT", &out)
         .env("XDG_STATE_HOME", fx.path("nvim-state"))
         .env("XDG_CACHE_HOME", fx.path("nvim-cache"))
-        .current_dir(fx.root())
         .status()
         .expect("nvim runs");
     assert!(status.success(), "{status:?}");

@@ -19,7 +19,8 @@ pub fn knotmeter() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_knotmeter"))
 }
 
-/// The target directory shared by every fixture, so the engine is compiled once.
+/// The target directory shared by every fixture, so the engine is compiled once: a directory
+/// of the tests' own (`<target>/e2e-fixtures`), never the one `CARGO_TARGET_DIR` names.
 pub fn fixture_target_dir() -> PathBuf {
     let exe = knotmeter();
     // <target>/debug/knotmeter
@@ -27,6 +28,30 @@ pub fn fixture_target_dir() -> PathBuf {
         .and_then(Path::parent)
         .expect("the binary sits in <target>/<profile>")
         .join("e2e-fixtures")
+}
+
+/// The history file of the workspace at `root`: inside it, so that it goes with the temporary
+/// directory, and so that each fixture starts with an empty history of its own. A daemon
+/// restarted on the same workspace finds what the previous one stored.
+pub fn history_file(root: &Path) -> PathBuf {
+    root.join(".knotmeter-test").join("history.db")
+}
+
+/// Points every process `command` starts (cargo, bench binaries, the daemon) at the fixtures'
+/// target directory and at `root`'s own history file, whatever the environment says: with
+/// `CARGO_TARGET_DIR` or `KNOTMETER_HISTORY` set, a test would otherwise build into the
+/// user's target directory and store its runs in the user's history.
+pub fn isolate<'c>(command: &'c mut Command, root: &Path) -> &'c mut Command {
+    command
+        .env("CARGO_TARGET_DIR", fixture_target_dir())
+        .env("KNOTMETER_HISTORY", history_file(root))
+}
+
+/// `program` run in the workspace at `root`, isolated (see [`isolate`]).
+pub fn command_in(program: impl AsRef<std::ffi::OsStr>, root: &Path) -> Command {
+    let mut command = Command::new(program);
+    isolate(&mut command, root).current_dir(root);
+    command
 }
 
 /// A fixture workspace copied into a temporary directory.
@@ -44,6 +69,11 @@ impl Fixture {
     /// A file in the fixture.
     pub fn path(&self, relative: &str) -> PathBuf {
         self.root().join(relative)
+    }
+
+    /// `knotmeter` run in the fixture, isolated (see [`isolate`]).
+    pub fn knotmeter(&self) -> Command {
+        command_in(knotmeter(), &self.root())
     }
 
     /// `file://` URI of a file in the fixture.
@@ -143,15 +173,15 @@ impl Client {
         Self::spawn_with(dir, |_| {})
     }
 
-    /// Spawns `knotmeter serve` in `dir`, letting the caller adjust the command. The daemon
-    /// (and every bench binary it runs) uses a history file of its own, in a temporary
-    /// directory, unless `adjust` sets `KNOTMETER_HISTORY`.
+    /// Spawns `knotmeter serve` in `dir`, letting the caller adjust the command. It builds
+    /// into the fixtures' target directory (see [`isolate`]), and the daemon (and every bench
+    /// binary it runs) uses a history file of its own, in a temporary directory, unless
+    /// `adjust` sets `KNOTMETER_HISTORY`.
     pub fn spawn_with(dir: &Path, adjust: impl FnOnce(&mut Command)) -> Self {
         let history = tempfile::tempdir().unwrap();
-        let mut command = Command::new(knotmeter());
+        let mut command = command_in(knotmeter(), dir);
         command
             .arg("serve")
-            .current_dir(dir)
             .env("KNOTMETER_HISTORY", history.path().join("history.db"))
             .env("KNOTMETER_LOG", "knotmeter_server=debug")
             .stdin(Stdio::piped())
