@@ -8,8 +8,13 @@
 #   scripts/e2e.sh            (from vscode-extension/, or anywhere)
 #
 # Environment: KNOTMETER_SHARED (default: ../shared beside the repository), KNOTMETER_BIN (the
-# daemon; default: built with cargo into the repository's target/debug), E2E_TIMEOUT (seconds,
-# default 480). Every process it starts is killed by PID on exit.
+# daemon; default: built with cargo into the repository's target dir, `$CARGO_TARGET_DIR` when
+# set), E2E_TIMEOUT (seconds, default 480). Every process it starts is killed by PID on exit.
+#
+# It never touches the user's data: the workspace builds into `<target dir>/e2e-fixtures` (the
+# daemon's end-to-end tests share it, so the engine is compiled once) and stores its runs in a
+# history file of its own in a temporary directory, whatever `CARGO_TARGET_DIR` and
+# `KNOTMETER_HISTORY` say.
 set -euo pipefail
 ext="$(cd "$(dirname "$0")/.." && pwd)"
 root="$(cd "$ext/.." && pwd)"
@@ -40,16 +45,23 @@ trap 'exit 124' INT TERM
 
 step() { echo "== e2e: $*"; }
 
+# The repository's cargo target directory, as cargo itself resolves it (CARGO_TARGET_DIR,
+# .cargo/config.toml or target/).
+target="$(cd "$root" && cargo metadata --no-deps --format-version 1 --locked \
+  | node -e 'let s = ""; process.stdin.on("data", (d) => (s += d)).on("end", () => console.log(JSON.parse(s).target_directory))')"
+export CARGO_TARGET_DIR="$target/e2e-fixtures"
+export KNOTMETER_HISTORY="$tmp/history.db"
+
 step "daemon"
 bin="${KNOTMETER_BIN:-}"
 if [ -z "$bin" ]; then
-  (cd "$root" && timeout 900 cargo build -p knotmeter-server --locked --quiet)
-  bin="$root/target/debug/knotmeter"
+  (cd "$root" && CARGO_TARGET_DIR="$target" timeout 900 cargo build -p knotmeter-server --locked --quiet)
+  bin="$target/debug/knotmeter"
 fi
 [ -x "$bin" ] || { echo "no daemon at $bin"; exit 1; }
 
-step "package the .vsix"
-(cd "$ext" && npm run --silent package >/dev/null)
+step "package the .vsix the standard way (npx @vscode/vsce package, which runs vscode:prepublish)"
+(cd "$ext" && npx --no-install @vscode/vsce package -o "$tmp/knotmeter.vsix" >/dev/null)
 
 step "real VS Code"
 dir="$(timeout 900 "$shared/tools/real-vscode/setup.sh" | tail -n1)"
@@ -60,8 +72,8 @@ mkdir -p "$ws"
 cp -r "$root/examples/quickstart/src" "$root/examples/quickstart/benches" "$ws/"
 cp "$root/Cargo.lock" "$ws/Cargo.lock"
 # The example inherits from the repository's workspace; the copy stands alone, on the same
-# engine, with the same locked versions, building into the repository's target dir so that
-# the engine's dependencies are already compiled.
+# engine, with the same locked versions, building into the fixtures' target dir so that the
+# engine's dependencies are compiled once.
 sed -e 's/^edition.workspace = true/edition = "2021"/' \
     -e "s|^knotmeter.workspace = true|knotmeter = { path = \"$root/engine\" }|" \
     -e '/^\[lints\]/,/^workspace = true/d' \
@@ -87,14 +99,13 @@ cat > "$tmp/ud/User/settings.json" <<'EOF'
 EOF
 
 step "build the workspace's benchmarks once (so the UI steps wait for measurements, not a cold build)"
-CARGO_TARGET_DIR="$root/target" timeout 900 cargo bench --no-run --quiet --manifest-path "$ws/Cargo.toml" 2>&1 | tail -n 5
+timeout 900 cargo bench --no-run --quiet --manifest-path "$ws/Cargo.toml" 2>&1 | tail -n 5
 
 step "install the .vsix"
-"$dir/install-ext.sh" "$tmp/ext" "$ext/knotmeter.vsix" >/dev/null
+"$dir/install-ext.sh" "$tmp/ext" "$tmp/knotmeter.vsix" >/dev/null
 
 port="$(node -e 'const s=require("net").createServer();s.listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')"
 step "start code-server on 127.0.0.1:$port"
-export CARGO_TARGET_DIR="$root/target"
 cs_pid="$("$dir/start.sh" "$port" "$ws" "$tmp/ud" "$tmp/ext")"
 for _ in $(seq 1 60); do
   curl -sf "http://127.0.0.1:$port/healthz" >/dev/null && break
