@@ -7,9 +7,12 @@
 //! * `cargo xtask compare [--rounds N] [--comparisons N]`: knotmeter against divan, criterion
 //!   and tango-bench on the same workloads (the `comparisons/` workspace), written to
 //!   `docs/comparison.md`. A benchmark too: CI only builds the workspace.
+//! * `cargo xtask package`: fails when a crate meant for crates.io would not publish (its
+//!   metadata, its files, `cargo package` of them all). CI runs it.
 
 mod cargo;
 mod compare;
+mod package;
 mod perf;
 
 use std::process::ExitCode;
@@ -19,7 +22,12 @@ fn main() -> ExitCode {
     let result = match args.first().map(String::as_str) {
         Some("perf") => perf::run(&args[1..]),
         Some("compare") => compare::run(&args[1..]),
-        _ => Err("usage: cargo xtask perf [--rounds N] [--pair-runs N]".to_owned()),
+        Some("package") => package::run(&args[1..]),
+        _ => Err(
+            "usage: cargo xtask perf [--rounds N] [--pair-runs N] | compare [--rounds N] \
+             [--comparisons N] | package"
+                .to_owned(),
+        ),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

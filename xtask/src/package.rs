@@ -1,0 +1,253 @@
+//! `cargo xtask package`: fails when a crate meant for crates.io would not publish.
+//!
+//! Every workspace member that `publish` allows is checked, so a crate added later (and any
+//! crate a published one depends on) is held to the same rule:
+//!
+//! 1. the metadata crates.io shows: description, licence, repository, readme, keywords and
+//!    categories, and the licence texts (`LICENSE-MIT`, `LICENSE-APACHE`) in the crate;
+//! 2. the package is lean: it holds the sources, `build.rs`, the readme and the licences, and
+//!    nothing else (tests, benches and fixtures that need the repository stay out);
+//! 3. `cargo publish --dry-run --workspace` succeeds: it packages them all and builds each
+//!    from its package alone, in publishing order, the workspace dependencies taken from the
+//!    packages just made (so path dependencies must carry versions, and a dev-dependency
+//!    cycle must be a path without a version, which packaging drops).
+//!
+//! Each crate's size is printed.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value;
+
+use crate::cargo::root;
+
+/// The crates the README promises on crates.io: they must stay publishable.
+const PROMISED: [&str; 5] = [
+    "knotmeter-protocol",
+    "knotmeter-macros",
+    "knotmeter-history",
+    "knotmeter",
+    "knotmeter-server",
+];
+
+/// Files a package may hold besides `src/**`.
+const ALLOWED: [&str; 9] = [
+    "Cargo.toml",
+    "Cargo.toml.orig",
+    "Cargo.lock",
+    ".cargo_vcs_info.json",
+    "README.md",
+    "LICENSE-MIT",
+    "LICENSE-APACHE",
+    "build.rs",
+    "CHANGELOG.md",
+];
+
+/// Runs the check.
+pub(crate) fn run(args: &[String]) -> Result<(), String> {
+    if let Some(arg) = args.first() {
+        return Err(format!(
+            "`cargo xtask package` takes no arguments (got {arg:?})"
+        ));
+    }
+    let metadata = cargo_json(&["metadata", "--no-deps", "--format-version", "1", "--locked"])?;
+    let publishable = publishable(&metadata);
+    if publishable.is_empty() {
+        return Err("no workspace member may be published".to_owned());
+    }
+    let mut problems: Vec<String> = PROMISED
+        .iter()
+        .filter(|name| !publishable.iter().any(|p| p["name"] == **name))
+        .map(|name| format!("{name}: not publishable (`publish = false`, or not a member)"))
+        .collect();
+    for package in &publishable {
+        problems.extend(metadata_problems(package));
+        let name = package["name"].as_str().unwrap_or_default();
+        let listed = cargo_text(&["package", "--list", "--allow-dirty", "--locked", "-p", name])?;
+        problems.extend(unexpected_files(name, &listed));
+    }
+    if !problems.is_empty() {
+        return Err(format!(
+            "crates that would not publish as they should:\n  {}",
+            problems.join("\n  ")
+        ));
+    }
+    cargo_text(&[
+        "publish",
+        "--dry-run",
+        "--workspace",
+        "--allow-dirty",
+        "--locked",
+    ])?;
+    let target = PathBuf::from(metadata["target_directory"].as_str().unwrap_or("target"));
+    for package in &publishable {
+        let (name, version) = (package["name"].as_str(), package["version"].as_str());
+        let file = target.join("package").join(format!(
+            "{}-{}.crate",
+            name.unwrap_or(""),
+            version.unwrap_or("")
+        ));
+        let size = std::fs::metadata(&file).map(|m| m.len()).unwrap_or(0);
+        println!(
+            "{:<20} {:>6.1} KiB  {}",
+            name.unwrap_or(""),
+            size as f64 / 1024.0,
+            file.display()
+        );
+    }
+    Ok(())
+}
+
+/// The workspace members `publish` allows (absent or naming registries; `false` is `[]`).
+fn publishable(metadata: &Value) -> Vec<&Value> {
+    let members: Vec<&str> = metadata["workspace_members"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .collect();
+    metadata["packages"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|p| members.contains(&p["id"].as_str().unwrap_or_default()))
+        .filter(|p| p["publish"].as_array().is_none_or(|r| !r.is_empty()))
+        .collect()
+}
+
+/// What a package's metadata lacks for crates.io, one line each.
+fn metadata_problems(package: &Value) -> Vec<String> {
+    let name = package["name"].as_str().unwrap_or("?");
+    let mut problems = Vec::new();
+    let text = |field: &str| package[field].as_str().filter(|v| !v.trim().is_empty());
+    for field in ["description", "license", "repository", "readme"] {
+        if text(field).is_none() {
+            problems.push(format!("{name}: no `{field}` in its Cargo.toml"));
+        }
+    }
+    for (field, most) in [("keywords", 5), ("categories", 5)] {
+        let count = package[field].as_array().map_or(0, Vec::len);
+        if count == 0 || count > most {
+            problems.push(format!(
+                "{name}: {count} `{field}` (crates.io takes 1 to {most})"
+            ));
+        }
+    }
+    let dir = Path::new(package["manifest_path"].as_str().unwrap_or("")).parent();
+    if let (Some(readme), Some(dir)) = (text("readme"), dir) {
+        if !dir.join(readme).is_file() {
+            problems.push(format!("{name}: its readme {readme} does not exist"));
+        }
+    }
+    let licence = text("license").unwrap_or_default();
+    for (id, file) in [("MIT", "LICENSE-MIT"), ("Apache-2.0", "LICENSE-APACHE")] {
+        let named = licence.split([' ', '(', ')']).any(|word| word == id);
+        if named && !dir.is_some_and(|d| d.join(file).is_file()) {
+            problems.push(format!("{name}: licensed {id} but has no {file}"));
+        }
+    }
+    problems
+}
+
+/// Files in `cargo package --list` output that a lean package should not hold.
+fn unexpected_files(name: &str, listed: &str) -> Vec<String> {
+    listed
+        .lines()
+        .map(str::trim)
+        .filter(|f| !f.is_empty() && !f.starts_with("src/") && !ALLOWED.contains(f))
+        .map(|f| {
+            format!("{name}: packages {f} (keep it out with `include`, or allow it in xtask/src/package.rs)")
+        })
+        .collect()
+}
+
+fn cargo_text(args: &[&str]) -> Result<String, String> {
+    let out = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+        .args(args)
+        .current_dir(root())
+        .output()
+        .map_err(|e| format!("cannot run cargo: {e}"))?;
+    if !out.status.success() {
+        return Err(format!(
+            "cargo {} failed:\n{}",
+            args.join(" "),
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+fn cargo_json(args: &[&str]) -> Result<Value, String> {
+    serde_json::from_str(&cargo_text(args)?)
+        .map_err(|e| format!("cargo {} printed no JSON: {e}", args.join(" ")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn package(dir: &Path) -> Value {
+        std::fs::write(dir.join("README.md"), "# x\n").unwrap();
+        std::fs::write(dir.join("LICENSE-MIT"), "").unwrap();
+        std::fs::write(dir.join("LICENSE-APACHE"), "").unwrap();
+        json!({
+            "name": "x", "description": "d", "license": "MIT OR Apache-2.0",
+            "repository": "https://example.invalid/x", "readme": "README.md",
+            "keywords": ["a"], "categories": ["development-tools"],
+            "manifest_path": dir.join("Cargo.toml"),
+        })
+    }
+
+    #[test]
+    fn complete_metadata_passes() {
+        let dir = std::env::temp_dir().join(format!("xtask-package-ok-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        assert_eq!(metadata_problems(&package(&dir)), Vec::<String>::new());
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn missing_metadata_and_licence_texts_are_named() {
+        let dir = std::env::temp_dir().join(format!("xtask-package-bad-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut p = package(&dir);
+        p["description"] = Value::Null;
+        p["keywords"] = json!([]);
+        std::fs::remove_file(dir.join("LICENSE-APACHE")).unwrap();
+        assert_eq!(
+            metadata_problems(&p),
+            [
+                "x: no `description` in its Cargo.toml",
+                "x: 0 `keywords` (crates.io takes 1 to 5)",
+                "x: licensed Apache-2.0 but has no LICENSE-APACHE",
+            ]
+        );
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn tests_and_fixtures_in_a_package_are_named() {
+        let listed = "Cargo.toml\nREADME.md\nsrc/lib.rs\ntests/e2e.rs\nbenches/b.rs\n";
+        let found = unexpected_files("x", listed);
+        assert_eq!(found.len(), 2, "{found:?}");
+        assert!(found[0].starts_with("x: packages tests/e2e.rs"));
+    }
+
+    #[test]
+    fn publish_false_members_are_skipped() {
+        let metadata = json!({
+            "workspace_members": ["a 0.1.0", "b 0.1.0"],
+            "packages": [
+                {"id": "a 0.1.0", "name": "a", "publish": null},
+                {"id": "b 0.1.0", "name": "b", "publish": []},
+                {"id": "c 0.1.0", "name": "c", "publish": null},
+            ],
+        });
+        let names: Vec<&str> = publishable(&metadata)
+            .iter()
+            .map(|p| p["name"].as_str().unwrap())
+            .collect();
+        assert_eq!(names, ["a"]);
+    }
+}
