@@ -127,9 +127,10 @@ fn quickstart() -> Fixture {
     fx.write(
         "Cargo.toml",
         &format!(
-            "[package]\nname = \"quickstart\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n\
+            "[package]\nname = \"quickstart\"\nversion = \"{}\"\nedition = \"2021\"\n\n\
              [dev-dependencies]\nknotmeter = {{ path = \"{}\" }}\n\n\
              [[bench]]\nname = \"quickstart\"\nharness = false\n\n[workspace]\n",
+            fx.version(),
             engine.display()
         ),
     );

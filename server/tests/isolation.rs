@@ -88,3 +88,55 @@ fn a_log_filter_that_does_not_parse_is_said() {
         "{stderr}"
     );
 }
+
+/// The executable of `fixture`'s knotmeter bench target `basic`, built with cargo.
+fn bench_executable(fx: &common::Fixture) -> String {
+    let out = common::command_in(
+        std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()),
+        &fx.root(),
+    )
+    .args(["bench", "--no-run", "--message-format=json"])
+    .output()
+    .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
+        .find(|m| m["reason"] == "compiler-artifact" && m["target"]["name"] == "basic")
+        .and_then(|m| m["executable"].as_str().map(str::to_owned))
+        .expect("cargo built the bench target `basic`")
+}
+
+#[test]
+fn two_copies_of_a_fixture_build_from_their_own_sources() {
+    // Copies share the fixtures' target directory. Cargo names a workspace package's outputs
+    // without its path, so two live copies of one fixture shared output files, and cargo
+    // judges freshness by modification times: a copy edited before the other copy's build
+    // finished looked older than that build's output, was called fresh, and the other copy's
+    // binary ran in its place (a daemon test then measured code it never wrote).
+    let first = common::fixture("basic");
+    let second = common::fixture("basic");
+    let source = second.read("benches/basic.rs");
+    second.write(
+        "benches/basic.rs",
+        &source.replace(
+            "knotmeter::main!();",
+            "#[bench]\nfn only_in_the_second_copy() -> u64 {\n    7\n}\n\nknotmeter::main!();",
+        ),
+    );
+    bench_executable(&first);
+    let exe = bench_executable(&second);
+    let list = std::process::Command::new(&exe)
+        .arg("--list")
+        .output()
+        .unwrap();
+    let list = String::from_utf8_lossy(&list.stdout);
+    assert!(
+        list.contains("only_in_the_second_copy"),
+        "{exe} was not built from the second copy:\n{list}"
+    );
+}

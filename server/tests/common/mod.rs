@@ -58,6 +58,10 @@ pub fn command_in(program: impl AsRef<std::ffi::OsStr>, root: &Path) -> Command 
 pub struct Fixture {
     /// Keeps the directory alive.
     pub dir: tempfile::TempDir,
+    /// The copy's slot (see [`claim_slot`]).
+    slot: usize,
+    /// Holds the slot while the copy lives.
+    _slot_lock: std::fs::File,
 }
 
 impl Fixture {
@@ -69,6 +73,12 @@ impl Fixture {
     /// A file in the fixture.
     pub fn path(&self, relative: &str) -> PathBuf {
         self.root().join(relative)
+    }
+
+    /// The package version this copy must carry, its slot in it (see [`claim_slot`]): for a
+    /// test that writes the copy's `Cargo.toml` itself.
+    pub fn version(&self) -> String {
+        format!("0.1.0-slot.{}", self.slot)
     }
 
     /// `knotmeter` run in the fixture, isolated (see [`isolate`]).
@@ -94,9 +104,37 @@ impl Fixture {
     }
 }
 
+/// A slot for a live copy of fixture `name`: the lowest number no other live copy holds, in
+/// any test process, held through a file lock until the returned file is dropped.
+///
+/// Copies build into one target directory, and cargo names a workspace package's outputs
+/// without its path: two live copies of a package would write the same files, and since cargo
+/// judges freshness by modification times, a copy edited before the other's build finished
+/// would be called fresh and run the other's binary. Each copy's version carries its slot, so
+/// live copies have outputs of their own, while the slots stay few and their files are reused.
+fn claim_slot(name: &str) -> (usize, std::fs::File) {
+    let dir = fixture_target_dir().join("fixture-slots");
+    std::fs::create_dir_all(&dir).unwrap();
+    for slot in 0.. {
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(dir.join(format!("{name}-{slot}.lock")))
+            .unwrap();
+        match file.try_lock() {
+            Ok(()) => return (slot, file),
+            Err(std::fs::TryLockError::WouldBlock) => continue,
+            Err(std::fs::TryLockError::Error(e)) => panic!("cannot lock a fixture slot: {e}"),
+        }
+    }
+    unreachable!("a slot is free")
+}
+
 /// Copies `tests/fixtures/<name>` into a new temporary directory: `Cargo.toml.in` becomes
-/// `Cargo.toml` with the engine's path filled in, the repository's lock file pins the
-/// dependencies, and `.cargo/config.toml` points at the shared target directory.
+/// `Cargo.toml` with the engine's path filled in and the copy's slot in its version (see
+/// [`claim_slot`]), the repository's lock file pins the dependencies, and `.cargo/config.toml`
+/// points at the shared target directory.
 pub fn fixture(name: &str) -> Fixture {
     let source = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures")
@@ -111,11 +149,16 @@ pub fn fixture(name: &str) -> Fixture {
         .canonicalize()
         .unwrap();
     let template = std::fs::read_to_string(dir.path().join("Cargo.toml.in")).unwrap();
-    std::fs::write(
-        dir.path().join("Cargo.toml"),
-        template.replace("@KNOTMETER@", &engine.display().to_string()),
-    )
-    .unwrap();
+    let (slot, slot_lock) = claim_slot(name);
+    assert!(template.contains("\nversion = \"0.1.0\"\n"), "{template}");
+    let manifest = template
+        .replace("@KNOTMETER@", &engine.display().to_string())
+        .replacen(
+            "\nversion = \"0.1.0\"\n",
+            &format!("\nversion = \"0.1.0-slot.{slot}\"\n"),
+            1,
+        );
+    std::fs::write(dir.path().join("Cargo.toml"), manifest).unwrap();
     std::fs::remove_file(dir.path().join("Cargo.toml.in")).unwrap();
     let lock = Path::new(env!("CARGO_MANIFEST_DIR")).join("../Cargo.lock");
     std::fs::copy(lock, dir.path().join("Cargo.lock")).unwrap();
@@ -128,7 +171,11 @@ pub fn fixture(name: &str) -> Fixture {
         ),
     )
     .unwrap();
-    Fixture { dir }
+    Fixture {
+        dir,
+        slot,
+        _slot_lock: slot_lock,
+    }
 }
 
 fn copy_dir(from: &Path, to: &Path) {
