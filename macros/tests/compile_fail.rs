@@ -10,9 +10,8 @@ use std::io::IsTerminal;
 fn ui() {
     // trybuild colours its report whenever `TERM` allows it, into a pipe or a CI log too. Its
     // one switch is `NO_COLOR`: set it unless colour is wanted, by the rule the bench binaries
-    // and the daemon follow (a terminal, or `CARGO_TERM_COLOR=always`; never with
-    // `CARGO_TERM_COLOR=never` or `NO_COLOR`). This binary holds this one test, so setting the
-    // variable for the process is safe.
+    // and the daemon follow (`NO_COLOR` first, then `CARGO_TERM_COLOR`, then a terminal).
+    // This binary holds this one test, so setting the variable for the process is safe.
     let colour = match std::env::var("CARGO_TERM_COLOR").as_deref() {
         Ok("always") => true,
         Ok("never") => false,

@@ -147,9 +147,10 @@ fn init_logging(file: Option<&std::path::Path>) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Whether the daemon's own messages on standard error may carry colour codes: only on a
-/// terminal, unless `NO_COLOR` is set (any value but empty) or `CARGO_TERM_COLOR` says
-/// `never` (`always` forces colour, as it does for cargo).
+/// Whether the daemon's own messages on standard error may carry colour codes: never when
+/// `NO_COLOR` is set (to anything but the empty string), else as `CARGO_TERM_COLOR` says
+/// (`always`, `never`), else only on a terminal. The bench binary's `--color auto` follows the
+/// same rule.
 pub fn colour_on_stderr() -> bool {
     use std::io::IsTerminal;
     colour_choice(
@@ -163,10 +164,13 @@ pub fn colour_on_stderr() -> bool {
 /// `never`, or anything else for automatic), whether `NO_COLOR` is set, and whether the
 /// stream is a terminal.
 pub fn colour_choice(cargo_term_color: Option<&str>, no_color: bool, terminal: bool) -> bool {
+    if no_color {
+        return false;
+    }
     match cargo_term_color {
         Some("always") => true,
         Some("never") => false,
-        _ => terminal && !no_color,
+        _ => terminal,
     }
 }
 
@@ -182,7 +186,8 @@ mod tests {
             (None, false, false, false),
             (None, true, true, false),
             (Some("never"), false, true, false),
-            (Some("always"), true, false, true),
+            (Some("always"), false, false, true),
+            (Some("always"), true, true, false),
         ];
         for (cargo, no_color, terminal, expected) in cases {
             assert_eq!(colour_choice(cargo, no_color, terminal), expected);

@@ -5,7 +5,7 @@
 mod common;
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 use std::time::Duration;
 
 use common::{fixture, Client};
@@ -21,9 +21,8 @@ fn temp_history() -> (tempfile::TempDir, PathBuf) {
 }
 
 fn knotmeter(dir: &Path, history: &Path, args: &[&str]) -> Output {
-    Command::new(common::knotmeter())
+    common::command_in(common::knotmeter(), dir)
         .args(args)
-        .current_dir(dir)
         .env("KNOTMETER_HISTORY", history)
         .output()
         .unwrap()
