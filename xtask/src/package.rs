@@ -72,28 +72,83 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
             problems.join("\n  ")
         ));
     }
-    cargo_text(&[
-        "publish",
-        "--dry-run",
-        "--workspace",
-        "--allow-dirty",
-        "--locked",
-    ])?;
-    let target = PathBuf::from(metadata["target_directory"].as_str().unwrap_or("target"));
-    for package in &publishable {
-        let (name, version) = (package["name"].as_str(), package["version"].as_str());
-        let file = target.join("package").join(format!(
-            "{}-{}.crate",
-            name.unwrap_or(""),
-            version.unwrap_or("")
-        ));
-        let size = std::fs::metadata(&file).map(|m| m.len()).unwrap_or(0);
-        println!(
-            "{:<20} {:>6.1} KiB  {}",
-            name.unwrap_or(""),
-            size as f64 / 1024.0,
-            file.display()
-        );
+    let target = PathBuf::from(metadata["target_directory"].as_str().unwrap_or("target"))
+        .join("package-check");
+    forget_earlier_packages(&target, &publishable)?;
+    let report = cargo_report_in(
+        &target,
+        &[
+            "publish",
+            "--dry-run",
+            "--workspace",
+            "--allow-dirty",
+            "--locked",
+        ],
+    )?;
+    // Cargo's own account of each package: `Packaging NAME vX` then `Packaged N files, …`.
+    let mut name = "";
+    for line in report.lines().map(str::trim) {
+        if let Some(rest) = line.strip_prefix("Packaging ") {
+            name = rest.split(' ').next().unwrap_or("");
+        } else if let Some(size) = line.strip_prefix("Packaged ") {
+            println!("{name:<20} {size}");
+        }
+    }
+    Ok(())
+}
+
+/// Makes the dry run build today's packages, not an earlier run's.
+///
+/// The dry run verifies each package against the others through a scratch registry, and
+/// cargo trusts a registry's package of an unchanged version: it unpacks it into
+/// `$CARGO_HOME/registry/src/<registry>/<name>-<version>` only when that directory is absent,
+/// and keeps what it compiled from it (the packaged files carry a fixed date, so their
+/// modification times never look newer). So the dry run builds in a target directory of its
+/// own (`<target>/package-check`, where nothing else is built), from which this removes what
+/// was compiled of these packages, and the unpacked copies are removed too. Only local
+/// registries' directories (named `-<hash>`) are touched: crates.io's never are.
+fn forget_earlier_packages(target: &Path, packages: &[&Value]) -> Result<(), String> {
+    let remove = |path: &Path| {
+        std::fs::remove_dir_all(path).map_err(|e| format!("cannot remove {}: {e}", path.display()))
+    };
+    let names: Vec<&str> = packages.iter().filter_map(|p| p["name"].as_str()).collect();
+    // `<name>-<16 hex digits>`: a compiled unit of one of these packages.
+    let compiled = |dir: &str| {
+        dir.rsplit_once('-').is_some_and(|(name, hash)| {
+            names.contains(&name) && hash.len() == 16 && hash.bytes().all(|b| b.is_ascii_hexdigit())
+        })
+    };
+    for profile in ["debug", "release"] {
+        let Ok(entries) = std::fs::read_dir(target.join(profile).join(".fingerprint")) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            if compiled(&entry.file_name().to_string_lossy()) {
+                remove(&entry.path())?;
+            }
+        }
+    }
+    let home = std::env::var_os("CARGO_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")))
+        .ok_or("neither CARGO_HOME nor HOME is set")?;
+    let Ok(registries) = std::fs::read_dir(home.join("registry").join("src")) else {
+        return Ok(());
+    };
+    for registry in registries.flatten() {
+        if !registry.file_name().to_string_lossy().starts_with('-') {
+            continue;
+        }
+        for package in packages {
+            let (name, version) = (package["name"].as_str(), package["version"].as_str());
+            let unpacked =
+                registry
+                    .path()
+                    .join(format!("{}-{}", name.unwrap_or(""), version.unwrap_or("")));
+            if unpacked.is_dir() {
+                remove(&unpacked)?;
+            }
+        }
     }
     Ok(())
 }
@@ -162,8 +217,24 @@ fn unexpected_files(name: &str, listed: &str) -> Vec<String> {
 }
 
 fn cargo_text(args: &[&str]) -> Result<String, String> {
-    let out = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
-        .args(args)
+    let out = run_cargo(Command::new(cargo()).args(args), args)?;
+    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+/// `cargo ARGS` building into `target`; returns what cargo said on standard error.
+fn cargo_report_in(target: &Path, args: &[&str]) -> Result<String, String> {
+    let mut command = Command::new(cargo());
+    command.args(args).env("CARGO_TARGET_DIR", target);
+    let out = run_cargo(&mut command, args)?;
+    Ok(String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+fn cargo() -> String {
+    std::env::var("CARGO").unwrap_or_else(|_| "cargo".into())
+}
+
+fn run_cargo(command: &mut Command, args: &[&str]) -> Result<std::process::Output, String> {
+    let out = command
         .current_dir(root())
         .output()
         .map_err(|e| format!("cannot run cargo: {e}"))?;
@@ -174,7 +245,7 @@ fn cargo_text(args: &[&str]) -> Result<String, String> {
             String::from_utf8_lossy(&out.stderr)
         ));
     }
-    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+    Ok(out)
 }
 
 fn cargo_json(args: &[&str]) -> Result<Value, String> {
