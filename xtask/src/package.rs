@@ -74,7 +74,11 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
     }
     let target = PathBuf::from(metadata["target_directory"].as_str().unwrap_or("target"))
         .join("package-check");
-    forget_earlier_packages(&target, &publishable)?;
+    let cargo_home = std::env::var_os("CARGO_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")))
+        .ok_or("neither CARGO_HOME nor HOME is set")?;
+    forget_earlier_packages(&target, &cargo_home, &publishable)?;
     let report = cargo_report_in(
         &target,
         &[
@@ -107,7 +111,11 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
 /// own (`<target>/package-check`, where nothing else is built), from which this removes what
 /// was compiled of these packages, and the unpacked copies are removed too. Only local
 /// registries' directories (named `-<hash>`) are touched: crates.io's never are.
-fn forget_earlier_packages(target: &Path, packages: &[&Value]) -> Result<(), String> {
+fn forget_earlier_packages(
+    target: &Path,
+    cargo_home: &Path,
+    packages: &[&Value],
+) -> Result<(), String> {
     let remove = |path: &Path| {
         std::fs::remove_dir_all(path).map_err(|e| format!("cannot remove {}: {e}", path.display()))
     };
@@ -128,11 +136,7 @@ fn forget_earlier_packages(target: &Path, packages: &[&Value]) -> Result<(), Str
             }
         }
     }
-    let home = std::env::var_os("CARGO_HOME")
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")))
-        .ok_or("neither CARGO_HOME nor HOME is set")?;
-    let Ok(registries) = std::fs::read_dir(home.join("registry").join("src")) else {
+    let Ok(registries) = std::fs::read_dir(cargo_home.join("registry").join("src")) else {
         return Ok(());
     };
     for registry in registries.flatten() {
@@ -308,6 +312,35 @@ mod tests {
         let found = unexpected_files("x", listed);
         assert_eq!(found.len(), 2, "{found:?}");
         assert!(found[0].starts_with("x: packages tests/e2e.rs"));
+    }
+
+    /// Before: the dry run verified the engine against the protocol package an earlier run had
+    /// unpacked and compiled (same version), and failed on types the protocol had gained since.
+    #[test]
+    fn earlier_packages_are_forgotten_and_nothing_else() {
+        let dir = std::env::temp_dir().join(format!("xtask-forget-{}", std::process::id()));
+        let (target, home) = (dir.join("target"), dir.join("cargo-home"));
+        let fingerprint = target.join("debug").join(".fingerprint");
+        let made = [
+            fingerprint.join("knotmeter-protocol-0123456789abcdef"),
+            fingerprint.join("knotmeter-0123456789abcdef"),
+            fingerprint.join("serde-0123456789abcdef"),
+            fingerprint.join("knotmeter-protocol-build"),
+            home.join("registry/src/-3ca82dcaa01a7b04/knotmeter-protocol-0.1.0"),
+            home.join("registry/src/index.crates.io-1949cf8c6b5b557f/knotmeter-protocol-0.1.0"),
+        ];
+        for path in &made {
+            std::fs::create_dir_all(path).unwrap();
+        }
+        let packages = [
+            json!({"name": "knotmeter-protocol", "version": "0.1.0"}),
+            json!({"name": "knotmeter", "version": "0.1.0"}),
+        ];
+        let packages: Vec<&Value> = packages.iter().collect();
+        forget_earlier_packages(&target, &home, &packages).unwrap();
+        let left: Vec<bool> = made.iter().map(|p| p.exists()).collect();
+        assert_eq!(left, [false, false, true, true, false, true]);
+        std::fs::remove_dir_all(dir).unwrap();
     }
 
     #[test]
