@@ -21,12 +21,14 @@ use serde_json::Value;
 
 use crate::cargo::root;
 
-/// The crates the README promises on crates.io: they must stay publishable.
-const PROMISED: [&str; 5] = [
+/// The crates the docs promise on crates.io (README, docs/criterion.md): they must stay
+/// publishable.
+const PROMISED: [&str; 6] = [
     "knotmeter-protocol",
     "knotmeter-macros",
     "knotmeter-history",
     "knotmeter",
+    "knotmeter-criterion",
     "knotmeter-server",
 ];
 
