@@ -18,23 +18,27 @@ const BUILD: Duration = Duration::from_secs(600);
 /// absolute, building in the fixtures' shared target directory with the repository's lock file.
 fn criterion_fixture() -> Fixture {
     let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("../compat/criterion-fixture");
-    let dir = tempfile::Builder::new()
-        .prefix("knotmeter-criterion-")
-        .tempdir()
-        .unwrap();
-    let fx = Fixture { dir };
+    let fx = common::empty_fixture("criterion");
     for file in ["src/lib.rs", "benches/suite.rs", "benches/compared.rs"] {
         fx.write(file, &std::fs::read_to_string(source.join(file)).unwrap());
     }
     let compat = source.join("../criterion").canonicalize().unwrap();
     let manifest = std::fs::read_to_string(source.join("Cargo.toml")).unwrap();
     assert!(manifest.contains("path = \"../criterion\""));
+    // The copy's own version, so that two live copies never share build outputs.
+    assert!(manifest.contains("\nversion = \"0.1.0\"\n"));
     fx.write(
         "Cargo.toml",
-        &manifest.replace(
-            "path = \"../criterion\"",
-            &format!("path = {:?}", compat.display().to_string()),
-        ),
+        &manifest
+            .replace(
+                "path = \"../criterion\"",
+                &format!("path = {:?}", compat.display().to_string()),
+            )
+            .replacen(
+                "\nversion = \"0.1.0\"\n",
+                &format!("\nversion = \"{}\"\n", fx.version()),
+                1,
+            ),
     );
     let lock = Path::new(env!("CARGO_MANIFEST_DIR")).join("../Cargo.lock");
     std::fs::copy(lock, fx.path("Cargo.lock")).unwrap();

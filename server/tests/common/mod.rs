@@ -131,6 +131,22 @@ fn claim_slot(name: &str) -> (usize, std::fs::File) {
     unreachable!("a slot is free")
 }
 
+/// An empty workspace in a new temporary directory, for a test that writes its own files: it
+/// holds a slot for copies of `name` (see [`claim_slot`]), whose version the test's manifest
+/// must carry ([`Fixture::version`]) when another test may build a copy at the same time.
+pub fn empty_fixture(name: &str) -> Fixture {
+    let dir = tempfile::Builder::new()
+        .prefix(&format!("knotmeter-{name}-"))
+        .tempdir()
+        .unwrap();
+    let (slot, slot_lock) = claim_slot(name);
+    Fixture {
+        dir,
+        slot,
+        _slot_lock: slot_lock,
+    }
+}
+
 /// Copies `tests/fixtures/<name>` into a new temporary directory: `Cargo.toml.in` becomes
 /// `Cargo.toml` with the engine's path filled in and the copy's slot in its version (see
 /// [`claim_slot`]), the repository's lock file pins the dependencies, and `.cargo/config.toml`
@@ -139,43 +155,36 @@ pub fn fixture(name: &str) -> Fixture {
     let source = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures")
         .join(name);
-    let dir = tempfile::Builder::new()
-        .prefix(&format!("knotmeter-{name}-"))
-        .tempdir()
-        .unwrap();
-    copy_dir(&source, dir.path());
+    let fx = empty_fixture(name);
+    let dir = fx.root();
+    copy_dir(&source, &dir);
     let engine = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../engine")
         .canonicalize()
         .unwrap();
-    let template = std::fs::read_to_string(dir.path().join("Cargo.toml.in")).unwrap();
-    let (slot, slot_lock) = claim_slot(name);
+    let template = std::fs::read_to_string(dir.join("Cargo.toml.in")).unwrap();
     assert!(template.contains("\nversion = \"0.1.0\"\n"), "{template}");
     let manifest = template
         .replace("@KNOTMETER@", &engine.display().to_string())
         .replacen(
             "\nversion = \"0.1.0\"\n",
-            &format!("\nversion = \"0.1.0-slot.{slot}\"\n"),
+            &format!("\nversion = \"{}\"\n", fx.version()),
             1,
         );
-    std::fs::write(dir.path().join("Cargo.toml"), manifest).unwrap();
-    std::fs::remove_file(dir.path().join("Cargo.toml.in")).unwrap();
+    std::fs::write(dir.join("Cargo.toml"), manifest).unwrap();
+    std::fs::remove_file(dir.join("Cargo.toml.in")).unwrap();
     let lock = Path::new(env!("CARGO_MANIFEST_DIR")).join("../Cargo.lock");
-    std::fs::copy(lock, dir.path().join("Cargo.lock")).unwrap();
-    std::fs::create_dir_all(dir.path().join(".cargo")).unwrap();
+    std::fs::copy(lock, dir.join("Cargo.lock")).unwrap();
+    std::fs::create_dir_all(dir.join(".cargo")).unwrap();
     std::fs::write(
-        dir.path().join(".cargo/config.toml"),
+        dir.join(".cargo/config.toml"),
         format!(
             "[build]\ntarget-dir = \"{}\"\n",
             fixture_target_dir().display()
         ),
     )
     .unwrap();
-    Fixture {
-        dir,
-        slot,
-        _slot_lock: slot_lock,
-    }
+    fx
 }
 
 fn copy_dir(from: &Path, to: &Path) {
