@@ -1,0 +1,302 @@
+//! `knotmeter history [ID]` and `knotmeter history prune`.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use knotmeter_protocol::editor::HistoryResult;
+use knotmeter_protocol::{HistoryPoint, HistoryRun};
+
+use crate::cli::{HistoryAction, HistoryArgs, ListFormat, PruneArgs};
+use crate::discovery::workspace;
+use crate::format;
+use crate::stored::{self, Stored};
+
+/// `knotmeter history [ID]` and `knotmeter history prune`.
+pub fn history(args: HistoryArgs) -> anyhow::Result<ExitCode> {
+    if let Some(HistoryAction::Prune(prune_args)) = args.action {
+        return prune(prune_args);
+    }
+    let target_dir = history_target_dir(args.path);
+    let limit = args.limit as usize;
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    match &args.id {
+        Some(id) => {
+            let Some(points) = found(stored::points(target_dir.as_deref(), id, limit))? else {
+                return Ok(ExitCode::FAILURE);
+            };
+            if args.format == ListFormat::Json {
+                serde_json::to_writer_pretty(&mut out, &HistoryResult { points })?;
+                writeln!(out)?;
+            } else if points.is_empty() {
+                writeln!(out, "no stored results for `{id}`")?;
+            } else {
+                points_table(&mut out, &points)?;
+            }
+        }
+        None => {
+            let Some(runs) = found(stored::runs(target_dir.as_deref(), limit))? else {
+                return Ok(ExitCode::FAILURE);
+            };
+            if args.format == ListFormat::Json {
+                serde_json::to_writer_pretty(&mut out, &serde_json::json!({ "runs": runs }))?;
+                writeln!(out)?;
+            } else if runs.is_empty() {
+                writeln!(out, "no recorded runs")?;
+            } else {
+                runs_table(&mut out, &runs)?;
+            }
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The target directory of the workspace at `path` (the current directory by default), to
+/// find its history; `None` when `KNOTMETER_HISTORY` names the file, or (with a note) when
+/// there is no workspace there.
+fn history_target_dir(path: Option<PathBuf>) -> Option<PathBuf> {
+    if std::env::var_os(knotmeter_history::HISTORY_ENV).is_some_and(|v| !v.is_empty()) {
+        return None;
+    }
+    let path = path.unwrap_or_else(|| PathBuf::from("."));
+    match workspace::load(&path) {
+        Ok(workspace) => Some(workspace.target_dir),
+        Err(e) => {
+            eprintln!("knotmeter: {e}; looking for the history without a workspace");
+            None
+        }
+    }
+}
+
+/// What the store holds (an empty history when there is none yet, with a note), or `None`
+/// after saying why it cannot be read.
+fn found<T: Default>(stored: Stored<T>) -> anyhow::Result<Option<T>> {
+    Ok(match stored {
+        Stored::Found(found) => Some(found),
+        Stored::NoStore(path) => {
+            eprintln!(
+                "knotmeter: no history yet ({} does not exist): `knotmeter run` or `cargo bench` records one",
+                path.display()
+            );
+            Some(T::default())
+        }
+        Stored::Unreadable(why) => {
+            eprintln!("knotmeter: {why}");
+            None
+        }
+    })
+}
+
+fn points_table(out: &mut impl Write, points: &[HistoryPoint]) -> anyhow::Result<()> {
+    writeln!(
+        out,
+        "{:>6}  {:<16}  {:>7}  {:>10}  {:<24}  {:<8}  {:<11}  commit",
+        "run", "started (UTC)", "budget", "median", "95% interval", "verdict", "run status"
+    )?;
+    for p in points {
+        let verdict = p
+            .verdict
+            .and_then(|v| serde_json::to_value(v).ok())
+            .and_then(|v| v.as_str().map(str::to_owned))
+            .unwrap_or_else(|| "—".into());
+        let mut notes = Vec::new();
+        if p.partial == Some(true) {
+            notes.push("partial: cut short by a cancel".to_owned());
+        }
+        if let Some(name) = &p.baseline {
+            notes.push(format!("baseline {name}"));
+        }
+        writeln!(
+            out,
+            "{:>6}  {:<16}  {:>7}  {:>10}  {:<24}  {:<8}  {:<11}  {}{}",
+            p.run.0,
+            stored::time_text(p.timestamp),
+            p.budget_ms.map_or_else(|| "—".to_owned(), budget),
+            format::duration(p.median_ns),
+            format!(
+                "[{}, {}]",
+                format::duration(p.low_ns),
+                format::duration(p.high_ns)
+            ),
+            verdict,
+            p.status.map_or("—", |s| s.as_str()),
+            commit(p.git_commit.as_deref()),
+            if notes.is_empty() {
+                String::new()
+            } else {
+                format!("  ({})", notes.join("; "))
+            }
+        )?;
+    }
+    Ok(())
+}
+
+fn runs_table(out: &mut impl Write, runs: &[HistoryRun]) -> anyhow::Result<()> {
+    writeln!(
+        out,
+        "{:>6}  {:<16}  {:>7}  {:<11}  {:>7}  commit",
+        "run", "started (UTC)", "budget", "status", "results"
+    )?;
+    for r in runs {
+        let mut notes = Vec::new();
+        if r.partial > 0 {
+            notes.push(format!("{} partial", r.partial));
+        }
+        if let Some(name) = &r.baseline {
+            notes.push(format!("baseline {name}"));
+        }
+        writeln!(
+            out,
+            "{:>6}  {:<16}  {:>7}  {:<11}  {:>7}  {}{}",
+            r.run.0,
+            stored::time_text(r.timestamp),
+            budget(r.budget_ms),
+            r.status.as_str(),
+            r.results,
+            commit(r.git_commit.as_deref()),
+            if notes.is_empty() {
+                String::new()
+            } else {
+                format!("  ({})", notes.join("; "))
+            }
+        )?;
+    }
+    Ok(())
+}
+
+/// A time budget per case: `100 ms` (`--quick`), `1 s`.
+fn budget(ms: u64) -> String {
+    match ms {
+        0 => "—".to_owned(),
+        ms if ms % 1000 == 0 => format!("{} s", ms / 1000),
+        ms if ms >= 1000 => format!("{:.1} s", ms as f64 / 1000.0),
+        ms => format!("{ms} ms"),
+    }
+}
+
+fn commit(hash: Option<&str>) -> &str {
+    hash.map_or("—", |c| &c[..c.len().min(10)])
+}
+
+/// `knotmeter history prune`.
+fn prune(args: PruneArgs) -> anyhow::Result<ExitCode> {
+    let path = knotmeter_history::resolve_path(history_target_dir(args.path).as_deref());
+    if !path.exists() {
+        eprintln!(
+            "knotmeter: no history at {} yet: nothing to prune",
+            path.display()
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
+    let mut history = match knotmeter_history::History::open(&path) {
+        Ok(history) => history,
+        Err(e) => {
+            eprintln!("knotmeter: the history cannot be pruned: {e}");
+            return Ok(ExitCode::FAILURE);
+        }
+    };
+    let retention = knotmeter_history::Retention {
+        keep_per_case: args.keep as usize,
+    };
+    let plan = history.prune_plan(retention)?;
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    writeln!(
+        out,
+        "{}: {} results in {} runs ({})",
+        path.display(),
+        plan.results_before,
+        plan.runs_before,
+        bytes(history.file_size())
+    )?;
+    let kept: Vec<String> = plan
+        .baselines
+        .iter()
+        .map(|b| format!("{} (run {})", b.name, b.run))
+        .collect();
+    writeln!(
+        out,
+        "keeping the newest {} results of each case on each machine, profile and budget{}{}",
+        args.keep,
+        if kept.is_empty() {
+            String::new()
+        } else {
+            format!(", every result of the baselines {}", kept.join(", "))
+        },
+        if plan.running.is_empty() {
+            String::new()
+        } else {
+            format!(", and the {} runs still measuring", plan.running.len())
+        }
+    )?;
+    if plan.is_empty() {
+        writeln!(out, "nothing to remove")?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let changes = [
+        count(plan.results.len() as u64, "remove", "result"),
+        count(plan.runs.len() as u64, "remove", "run"),
+        count(
+            plan.to_close.len() as u64,
+            "close",
+            "run whose process is gone (as interrupted)",
+        ),
+        count(plan.to_compact, "compact the raw samples of", "result"),
+    ];
+    let changes: Vec<String> = changes.into_iter().flatten().collect();
+    writeln!(
+        out,
+        "{}{}",
+        if args.dry_run { "would: " } else { "pruning: " },
+        changes.join(", ")
+    )?;
+    if args.dry_run {
+        writeln!(out, "dry run: nothing was changed")?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let done = history.prune(&plan)?;
+    writeln!(
+        out,
+        "done: removed {} results and {} runs, closed {}, rewrote {}; the file went from {} to {}",
+        done.results,
+        done.runs,
+        done.closed,
+        done.compacted,
+        bytes(done.bytes_before),
+        bytes(done.bytes_after)
+    )?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// "remove 3 results", or `None` for none.
+fn count(n: u64, verb: &str, noun: &str) -> Option<String> {
+    let plural = if n == 1 { "" } else { "s" };
+    let (head, tail) = noun.split_once(' ').unwrap_or((noun, ""));
+    let tail = if tail.is_empty() {
+        String::new()
+    } else {
+        format!(" {tail}")
+    };
+    (n > 0).then(|| format!("{verb} {n} {head}{plural}{tail}"))
+}
+
+/// A file size in kB or MB.
+fn bytes(n: u64) -> String {
+    if n >= 1_000_000 {
+        format!("{:.1} MB", n as f64 / 1e6)
+    } else {
+        format!("{:.0} kB", n as f64 / 1e3)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn budgets_read_as_seconds_or_milliseconds() {
+        assert_eq!(super::budget(100), "100 ms");
+        assert_eq!(super::budget(1000), "1 s");
+        assert_eq!(super::budget(2500), "2.5 s");
+        assert_eq!(super::budget(0), "—");
+    }
+}

@@ -1,0 +1,21 @@
+//! The commands without an editor: `knotmeter run`, `list` and `history`.
+//!
+//! `run` is the daemon's pipeline (discover, build, run; the engine stores history) with a
+//! terminal front end: progress bars (indicatif) on a terminal and plain lines otherwise, on
+//! standard error; results on standard output. Everything about the command line is checked
+//! before anything is built. Ctrl-C, SIGTERM or SIGHUP cancel gracefully: the engine stops at
+//! the next sample boundary and the partial result is shown; a second signal stops at once.
+//! The exit status says what happened (`cli::RUN_EXIT_STATUSES`).
+//!
+//! One file per command: `run` (the command, following its job, the progress view and the
+//! rendering of its results), `select` (which discovered cases PATH, FILTER, `--exact` and
+//! `--skip` choose), `list`, `history` (listings and `prune`).
+
+mod history;
+mod list;
+mod run;
+mod select;
+
+pub use history::history;
+pub use list::list;
+pub use run::run;
