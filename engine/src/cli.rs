@@ -21,6 +21,8 @@ use clap::error::ErrorKind;
 use clap::parser::ValueSource;
 use clap::{value_parser, Arg, ArgAction, ArgMatches, Command};
 
+use knotmeter_protocol::{Partition, PartitionKind};
+
 use crate::measure::TimerKind;
 use crate::registry::Filter;
 use crate::report::Format;
@@ -41,6 +43,9 @@ pub(crate) const QUICK_PRECISION: f64 = 0.03;
 pub(crate) struct Options {
     /// Which cases run.
     pub(crate) filter: Filter,
+    /// The shard of a partitioned suite this run measures (`--partition count:K/N|hash:K/N`),
+    /// applied after the filters.
+    pub(crate) partition: Option<Partition>,
     /// Print the cases instead of running them.
     pub(crate) list: bool,
     /// Output format.
@@ -95,6 +100,16 @@ fn command() -> Command {
                 .action(ArgAction::Append)
                 .value_name("PATTERN")
                 .help("Leave out cases matching PATTERN (repeatable)"),
+        )
+        .arg(
+            Arg::new("partition")
+                .long("partition")
+                .value_name("KIND:K/N")
+                .value_parser(parse_partition)
+                .help(
+                    "Run shard K of N (count:K/N or hash:K/N, as nextest): comparison groups and \
+                     the cases of one function stay together",
+                ),
         )
         .arg(
             Arg::new("list")
@@ -246,6 +261,19 @@ fn parse_seconds(text: &str) -> Result<Duration, String> {
         ));
     }
     Ok(Duration::from_secs_f64(secs))
+}
+
+fn parse_partition(text: &str) -> Result<Partition, String> {
+    let partition: Partition = text.parse()?;
+    if partition.kind == PartitionKind::Slice {
+        return Err(format!(
+            "`{text}`: slice spreads the benchmarks of every bench binary of a suite, and a \
+             bench binary sees only its own: use `knotmeter run --partition {text}`, or count \
+             or hash here (hash:{}/{} keeps each benchmark in its shard as the suite grows)",
+            partition.shard, partition.total
+        ));
+    }
+    Ok(partition)
 }
 
 fn parse_name(text: &str) -> Result<String, String> {
@@ -401,6 +429,7 @@ fn options(m: &ArgMatches) -> Options {
             exact: m.get_flag("exact"),
             skip: strings("skip"),
         },
+        partition: m.get_one::<Partition>("partition").copied(),
         list: m.get_flag("list"),
         format,
         budget: m.get_one::<Duration>("time").copied().unwrap_or(if quick {
@@ -467,6 +496,22 @@ mod tests {
     }
 
     #[test]
+    fn a_partition_is_read_as_nextest_writes_it() {
+        let o = parse_str(&["--bench", "--partition", "hash:2/3"]).unwrap();
+        assert_eq!(
+            o.partition.map(|p| p.to_string()).as_deref(),
+            Some("hash:2/3")
+        );
+        let slice = parse_str(&["--partition", "slice:1/2"]).unwrap_err();
+        assert!(
+            slice
+                .to_string()
+                .contains("knotmeter run --partition slice:1/2"),
+            "{slice}"
+        );
+    }
+
+    #[test]
     fn time_overrides_quick_budget() {
         let o = parse_str(&["--quick", "--time", "2.5"]).unwrap();
         assert_eq!(o.budget, Duration::from_millis(2500));
@@ -481,6 +526,10 @@ mod tests {
             &["--time", "-1"],
             &["--time", "abc"],
             &["--precision", "2"],
+            &["--partition", "hash:0/2"],
+            &["--partition", "hash:3/2"],
+            &["--partition", "halves"],
+            &["--partition", "slice:1/2"],
         ] {
             let err = parse_str(bad).unwrap_err();
             assert_eq!(err.exit_code(), 2, "{bad:?}: {err}");

@@ -8,7 +8,9 @@
 
 use std::time::Duration;
 
-use knotmeter_protocol::{canonical_arg, case_id, ListEntry, ThroughputUnit};
+use knotmeter_protocol::{
+    canonical_arg, case_id, partition_unit, ListEntry, Partition, ThroughputUnit,
+};
 
 use crate::bencher::Bencher;
 
@@ -76,6 +78,11 @@ impl Case {
     /// The id without its leading crate segment, as libtest names tests.
     pub(crate) fn short_name(&self) -> &str {
         strip_crate(&self.id)
+    }
+
+    /// The partition unit the case belongs to: its comparison group, or its benchmark.
+    pub(crate) fn partition_unit(&self) -> String {
+        partition_unit(&self.bench_id, self.group.as_deref())
     }
 
     /// The case as `--list --format json` and the `run_started` event describe it.
@@ -174,6 +181,32 @@ impl Filter {
     }
 }
 
+/// The cases of `selected` that shard `partition` holds: whole comparison groups and whole
+/// benchmark functions (every `args` case), as `knotmeter_protocol::Partition` assigns them.
+pub(crate) fn in_shard(selected: Vec<Case>, partition: &Partition) -> Vec<Case> {
+    let units: Vec<String> = selected.iter().map(Case::partition_unit).collect();
+    let kept: std::collections::HashSet<String> = partition
+        .shard_units(units.iter().map(String::as_str))
+        .into_iter()
+        .map(str::to_owned)
+        .collect();
+    selected
+        .into_iter()
+        .zip(units)
+        .filter(|(_, unit)| kept.contains(unit))
+        .map(|(case, _)| case)
+        .collect()
+}
+
+/// How many partition units `cases` make up.
+pub(crate) fn unit_count(cases: &[Case]) -> usize {
+    cases
+        .iter()
+        .map(Case::partition_unit)
+        .collect::<std::collections::HashSet<_>>()
+        .len()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -240,6 +273,25 @@ mod tests {
         all.push(declared);
         let twice = duplicate_id(&all).expect("the id is there twice");
         assert_eq!((twice.id.as_str(), twice.line), ("demo::chain_n/10", 9));
+    }
+
+    #[test]
+    fn a_shard_holds_whole_groups_and_whole_functions() {
+        let all = cases(&DEFS);
+        let shards: Vec<Vec<String>> = (1..=2)
+            .map(|k| {
+                let part: Partition = format!("count:{k}/2").parse().unwrap();
+                in_shard(all.clone(), &part)
+                    .into_iter()
+                    .map(|c| c.id)
+                    .collect()
+            })
+            .collect();
+        // Two units (the `args` function, the group), one per shard; the cases of chain_n
+        // never part.
+        assert_eq!(unit_count(&all), 2);
+        assert_eq!(shards[0], ["demo::sorting::sort"]);
+        assert_eq!(shards[1], ["demo::chain_n/10", "demo::chain_n/1<<10"]);
     }
 
     #[test]

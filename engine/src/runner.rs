@@ -1,5 +1,6 @@
-//! The bench binary's `main`: claim standard output for the report, parse, select cases, then
-//! list them, run each once (test mode), or measure them (`--bench`, see `run`).
+//! The bench binary's `main`: claim standard output for the report, parse, select cases (the
+//! filters, then the shard of `--partition`), then list them, run each once (test mode), or
+//! measure them (`--bench`, see `run`).
 //!
 //! Every case runs in this one process, one after another on the main thread. A panicking
 //! case is caught, reported as failed with its message and location, and the run goes on. Exit
@@ -54,11 +55,23 @@ pub(crate) fn main_with(
         );
         return ExitCode::from(2);
     }
-    let selected: Vec<Case> = all
+    let mut selected: Vec<Case> = all
         .iter()
         .filter(|c| options.filter.matches(c))
         .cloned()
         .collect();
+    // A shard of a partitioned suite: whole groups and functions, after the filters.
+    let mut empty_shard = None;
+    if let Some(partition) = &options.partition {
+        let units = registry::unit_count(&selected);
+        selected = registry::in_shard(selected, partition);
+        if selected.is_empty() && units > 0 {
+            empty_shard = Some(format!(
+                "knotmeter: --partition {partition}: this shard holds none of the {units} \
+                 benchmark(s) and comparison group(s) selected; the other shards run them"
+            ));
+        }
+    }
     if options.list {
         return match list(&selected, options.format, &mut out) {
             Err(err) if !output::is_broken_pipe(&err) => {
@@ -69,11 +82,15 @@ pub(crate) fn main_with(
         };
     }
     if selected.is_empty() {
-        eprintln!(
-            "knotmeter: no benchmark matches the filter {:?} ({} available; `--list` shows them)",
-            options.filter.patterns,
-            all.len()
-        );
+        match empty_shard {
+            Some(message) => eprintln!("{message}"),
+            None => eprintln!(
+                "knotmeter: no benchmark matches the filter {:?} ({} available; `--list` shows \
+                 them)",
+                options.filter.patterns,
+                all.len()
+            ),
+        }
         if !options.bench || options.format == Format::Pretty {
             return ExitCode::SUCCESS;
         }

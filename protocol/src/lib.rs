@@ -20,6 +20,7 @@ mod history;
 mod ids;
 mod list;
 mod manifest;
+mod partition;
 mod summary;
 #[cfg(all(test, feature = "typescript"))]
 mod typescript;
@@ -33,6 +34,7 @@ pub use history::{HistoryPoint, HistoryRun, HistoryRunId, RunStatus};
 pub use ids::{canonical_arg, case_id};
 pub use list::{ListDocument, ListEntry};
 pub use manifest::{Manifest, TimerInfo};
+pub use partition::{partition_unit, unit_hash, Partition, PartitionKind};
 pub use summary::{BenchSummary, ClassFit, ComplexityFit};
 
 use serde::{Deserialize, Serialize};
