@@ -3,6 +3,7 @@
 use std::path::PathBuf;
 
 use clap::{Parser, Subcommand, ValueEnum};
+use knotmeter_protocol::Partition;
 
 /// knotmeter: discover, build and run benchmarks, for editors (`serve`) and terminals.
 #[derive(Debug, Parser)]
@@ -65,6 +66,12 @@ pub struct RunArgs {
     /// longest step without progress (at least 10 s), so slow benchmarks are not cut short.
     #[arg(long, value_name = "SECS", default_value = "120", value_parser = parse_seconds)]
     pub case_timeout: f64,
+    /// Run shard K of N of the selected benchmarks, for CI machines that share a suite:
+    /// `count:K/N` and `hash:K/N` as the bench binary (per bench target; hash keeps each
+    /// benchmark in its shard as the suite grows), `slice:K/N` dealt across every target.
+    /// Comparison groups and the `args` cases of a function are never split.
+    #[arg(long, value_name = "KIND:K/N", value_parser = parse_partition)]
+    pub partition: Option<Partition>,
     /// Compare with the latest run saved as NAME instead of the previous run.
     #[arg(long, value_name = "NAME", value_parser = parse_name, conflicts_with = "no_history")]
     pub baseline: Option<String>,
@@ -110,6 +117,11 @@ fn parse_seconds(text: &str) -> Result<f64, String> {
             "must be a number of seconds above 0 and at most 86400 (a day), not {text}"
         ))
     }
+}
+
+/// `count:K/N`, `hash:K/N` or `slice:K/N`.
+fn parse_partition(text: &str) -> Result<Partition, String> {
+    text.parse()
 }
 
 /// A baseline name: not empty.
@@ -275,5 +287,18 @@ mod tests {
         assert!(run_args(&["--no-history", "--baseline", "x"]).is_err());
         assert!(run_args(&["--fail-on-regression=-3"]).is_err());
         assert!(run_args(&["--baseline", " "]).is_err());
+    }
+
+    #[test]
+    fn a_partition_is_checked_before_anything_runs() {
+        let args = run_args(&["--partition", "slice:2/3"]).unwrap();
+        assert_eq!(
+            args.partition.map(|p| p.to_string()).as_deref(),
+            Some("slice:2/3")
+        );
+        for bad in ["hash:4/3", "hash:1/0", "third", "count:one/3"] {
+            let error = run_args(&["--partition", bad]).unwrap_err();
+            assert_eq!(error.exit_code(), 2, "{bad}");
+        }
     }
 }

@@ -13,7 +13,7 @@ use knotmeter_protocol::BenchResult;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-use super::select::{path_and_filter, Selection};
+use super::select::{path_and_filter, shard, Selection};
 use crate::cargo_build::BuildEvent;
 use crate::cli::{Format, RunArgs};
 use crate::discovery::{workspace, Discovery, TargetRef};
@@ -97,6 +97,30 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         );
         return Ok(ExitCode::from(status::USAGE));
     }
+    let targets = match args.partition {
+        None => targets,
+        Some(partition) => {
+            let shard = shard(&tree, targets, partition);
+            let cases: usize = shard.targets.iter().map(|(_, ids)| ids.len()).sum();
+            if shard.targets.is_empty() {
+                eprintln!(
+                    "knotmeter: --partition {partition}: this shard holds none of the {} \
+                     benchmark(s) and comparison group(s) selected; the other shards run them",
+                    shard.units
+                );
+                if args.format == Format::Json {
+                    println!("{{\n  \"items\": []\n}}");
+                }
+                return Ok(ExitCode::SUCCESS);
+            }
+            eprintln!(
+                "knotmeter: --partition {partition}: this shard runs {} of the {} benchmark(s) \
+                 and comparison group(s) selected ({cases} case(s))",
+                shard.kept, shard.units
+            );
+            shard.targets
+        }
+    };
     if let (true, Some(f)) = (guessed, &filter) {
         eprintln!(
             "knotmeter: `{f}` is no file or directory here: running the {selected} benchmark(s) \
@@ -113,6 +137,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         quick_time: args.time.filter(|_| args.quick),
         full_time: args.time.filter(|_| !args.quick),
         bench_args: bench_args(&args),
+        partition: args.partition,
         ..RunOptions::default()
     };
     let job = Job {

@@ -1,8 +1,10 @@
-//! Which discovered cases `knotmeter run` chooses: PATH and FILTER, and the bench binary's
-//! rules for a filter, `--exact` and `--skip`.
+//! Which discovered cases `knotmeter run` chooses: PATH and FILTER, the bench binary's rules
+//! for a filter, `--exact` and `--skip`, then the shard of `--partition`.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
+
+use knotmeter_protocol::{partition_unit, Partition, PartitionKind};
 
 use crate::discovery::{TargetRef, Tree};
 
@@ -78,5 +80,95 @@ impl Selection {
             })
             .filter(|(_, ids)| !ids.is_empty())
             .collect()
+    }
+}
+
+/// The shard `--partition` keeps of the selected leaves.
+pub(super) struct Shard {
+    /// The leaves of this shard, by target, in the tree's order.
+    pub(super) targets: Vec<(TargetRef, Vec<String>)>,
+    /// Partition units (comparison groups, benchmark functions) among the selected leaves.
+    pub(super) units: usize,
+    /// Units in this shard.
+    pub(super) kept: usize,
+}
+
+/// The leaves of `targets` in shard `partition`: whole comparison groups and whole functions,
+/// keyed as the engine keys them ([`partition_unit`]), so `knotmeter run --partition` and
+/// `cargo bench -- --partition` choose the same cases. `count` and `hash` partition each
+/// bench target on its own, as a bench binary does; `slice` deals the units of every target
+/// in turn. A criterion target not built yet is selected whole: under `count` and `hash` its
+/// benchmarks are partitioned once its binary lists them (`RunOptions::partition`); under
+/// `slice` it is one unit.
+pub(super) fn shard(
+    tree: &Tree,
+    targets: Vec<(TargetRef, Vec<String>)>,
+    partition: Partition,
+) -> Shard {
+    let unit_of: HashMap<String, String> = tree
+        .benches
+        .iter()
+        .flat_map(|b| {
+            let unit = partition_unit(&b.id, b.group.as_deref());
+            b.leaf_ids()
+                .into_iter()
+                .map(move |leaf| (leaf, unit.clone()))
+        })
+        .collect();
+    let unit = |leaf: &String| unit_of.get(leaf).cloned().unwrap_or_else(|| leaf.clone());
+    let mut order: Vec<TargetRef> = targets.iter().map(|(t, _)| t.clone()).collect();
+    order.sort();
+    // Per target for count and hash; one sequence across targets, in target order, for slice.
+    let key = |target: &TargetRef, leaf: &String| match partition.kind {
+        PartitionKind::Slice => {
+            let rank = order.iter().position(|t| t == target).unwrap_or(0);
+            format!("{rank:08}\u{1f}{}", unit(leaf))
+        }
+        PartitionKind::Count | PartitionKind::Hash => unit(leaf),
+    };
+    let keyed: Vec<(TargetRef, Vec<(String, String)>)> = targets
+        .into_iter()
+        .map(|(target, leaves)| {
+            let leaves = leaves
+                .into_iter()
+                .map(|leaf| (key(&target, &leaf), leaf))
+                .collect();
+            (target, leaves)
+        })
+        .collect();
+    // The scope a target's units are dealt in: its own, or one for every target (slice).
+    let scope_of = |index: usize| match partition.kind {
+        PartitionKind::Slice => 0,
+        PartitionKind::Count | PartitionKind::Hash => index,
+    };
+    let mut scopes: Vec<Vec<&str>> = vec![Vec::new(); keyed.len().max(1)];
+    for (index, (_, leaves)) in keyed.iter().enumerate() {
+        scopes[scope_of(index)].extend(leaves.iter().map(|(key, _)| key.as_str()));
+    }
+    let mut units = 0;
+    let mut kept: HashSet<(usize, String)> = HashSet::new();
+    for (scope, keys) in scopes.iter().enumerate() {
+        units += keys.iter().collect::<HashSet<_>>().len();
+        let shard = partition.shard_units(keys.iter().copied());
+        kept.extend(shard.into_iter().map(|key| (scope, key.to_owned())));
+    }
+    let kept_units = kept.len();
+    let targets = keyed
+        .into_iter()
+        .enumerate()
+        .map(|(index, (target, leaves))| {
+            let ids = leaves
+                .into_iter()
+                .filter(|(key, _)| kept.contains(&(scope_of(index), key.clone())))
+                .map(|(_, leaf)| leaf)
+                .collect::<Vec<_>>();
+            (target, ids)
+        })
+        .filter(|(_, ids)| !ids.is_empty())
+        .collect();
+    Shard {
+        targets,
+        units,
+        kept: kept_units,
     }
 }

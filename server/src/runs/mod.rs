@@ -29,7 +29,10 @@ use std::process::Stdio;
 use std::time::Duration;
 
 use knotmeter_protocol::editor::{ItemState, RunMode};
-use knotmeter_protocol::{BenchResult, BenchSummary, Comparison, ListDocument, ListEntry};
+use knotmeter_protocol::{
+    partition_unit, BenchResult, BenchSummary, Comparison, ListDocument, ListEntry, Partition,
+    PartitionKind,
+};
 use tokio::process::Command;
 use tokio_util::sync::CancellationToken;
 
@@ -72,6 +75,10 @@ pub struct RunOptions {
     /// Flags passed to every bench binary as they are (`--baseline NAME`, `--no-history`, …):
     /// the bench binary owns their meaning and their errors.
     pub bench_args: Vec<String>,
+    /// The shard of a partitioned run (`knotmeter run --partition`). The job's ids are that
+    /// shard already; a criterion target selected whole is partitioned here once its binary
+    /// lists its benchmarks (`count` and `hash` only: under `slice` it was one unit).
+    pub partition: Option<Partition>,
 }
 
 /// The default of [`RunOptions::silence_limit`].
@@ -85,6 +92,7 @@ impl Default for RunOptions {
             full_time: None,
             cancel_grace: Duration::from_secs(2),
             bench_args: Vec::new(),
+            partition: None,
         }
     }
 }
@@ -296,7 +304,7 @@ pub async fn execute(
             tracker.state(&whole, state, None, Some(message));
             expanded = listing
                 .as_ref()
-                .map(|doc| doc.cases.iter().map(|c| c.id.clone()).collect())
+                .map(|doc| shard_of_listing(&doc.cases, options.partition))
                 .unwrap_or_default();
             &expanded
         } else {
@@ -367,6 +375,25 @@ pub async fn execute(
         }
     }
     sink(JobEvent::Finished);
+}
+
+/// The ids of `cases` (a bench binary's listing) in the shard of `partition`, keyed as the
+/// engine keys its units; all of them without a partition, or under `slice`.
+fn shard_of_listing(cases: &[ListEntry], partition: Option<Partition>) -> Vec<String> {
+    let Some(partition) = partition.filter(|p| p.kind != PartitionKind::Slice) else {
+        return cases.iter().map(|c| c.id.clone()).collect();
+    };
+    let units: Vec<String> = cases
+        .iter()
+        .map(|c| partition_unit(&c.bench_id, c.group.as_deref()))
+        .collect();
+    let kept = partition.shard_units(units.iter().map(String::as_str));
+    cases
+        .iter()
+        .zip(&units)
+        .filter(|(_, unit)| kept.contains(unit.as_str()))
+        .map(|(case, _)| case.id.clone())
+        .collect()
 }
 
 /// Sends states and remembers which items are final.

@@ -475,6 +475,7 @@ impl Session {
                 .cancel_grace_ms
                 .map_or(defaults.cancel_grace, |ms| Duration::from_millis(ms.into())),
             bench_args: Vec::new(),
+            ..defaults
         }
     }
 
