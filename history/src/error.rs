@@ -216,10 +216,13 @@ impl HistoryError {
             PermissionDenied, ReadOnly,
         };
         match source.sqlite_error_code() {
-            Some(NotADatabase | DatabaseCorrupt) => Self::Corrupt {
-                path: path.to_path_buf(),
-                detail: source.to_string(),
-            },
+            Some(NotADatabase | DatabaseCorrupt) => {
+                crate::checked::distrust(path);
+                Self::Corrupt {
+                    path: path.to_path_buf(),
+                    detail: source.to_string(),
+                }
+            }
             Some(DatabaseBusy | DatabaseLocked) => Self::Locked {
                 path: path.to_path_buf(),
             },

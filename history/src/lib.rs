@@ -20,13 +20,15 @@
 //! * **A versioned schema.** `PRAGMA application_id` holds [`APPLICATION_ID`], so a file that
 //!   belongs to another program is recognised; `PRAGMA user_version` holds the schema version,
 //!   and opening for writing migrates an older file forward in place, keeping its data (see
-//!   the `schema` module for versions 1 to 3).
+//!   the `schema` module for versions 1 to 4).
 //! * **Never destroy, never wedge.** Whose a file is, is decided from its bytes before SQLite
 //!   opens it (SQLite creates companion files even for a read-only open): another program's
 //!   file, or a history of a newer knotmeter, is never opened, written, moved, or given
 //!   companion files ([`HistoryError::Foreign`], [`HistoryError::TooNew`]). A history that
 //!   SQLite's `quick_check` finds damaged is not written ([`HistoryError::Corrupt`]) but can
-//!   still be read. Nothing is ever moved aside without the user: the errors say which
+//!   still be read. The check reads every page, so a writer that closes cleanly stamps the
+//!   file, and the next writer checks only when the file changed since (the `checked`
+//!   module). Nothing is ever moved aside without the user: the errors say which
 //!   commands would. A write cut short by a kill (a hot journal) is rolled back by the next
 //!   writer, and a reader recovers it too.
 //! * **Results are stored whole, samples compactly.** Each case's
@@ -37,14 +39,19 @@
 //!   before/after rank tests and the editor's distribution need, in about 3 KB per result.
 //! * **Comparable means same machine, build and budget.** Each run carries a [`machine_key`]
 //!   built from its manifest; lookups of earlier results only match runs with the same key.
+//! * **Shards combine.** Every run has a uid, the same in every file it is copied to;
+//!   [`History::merge`] adds the runs and results another history holds and this one lacks,
+//!   so the histories of a sharded CI run become one, and merging twice changes nothing.
 //! * **Bounded.** [`History::prune_plan`] and [`History::prune`] keep the newest results of
 //!   each case and every named baseline, and shrink the file.
 
 #![deny(missing_docs)]
 
+mod checked;
 mod connect;
 mod error;
 mod machine;
+mod merge;
 mod model;
 mod os;
 mod path;
@@ -54,11 +61,13 @@ mod recognise;
 mod samples;
 mod schema;
 mod store;
+mod uid;
 mod write;
 
 pub use connect::BUSY_TIMEOUT;
 pub use error::HistoryError;
 pub use machine::machine_key;
+pub use merge::Merged;
 pub use model::{BaselineRun, HistoryPoint, HistoryRun, RunId, RunStatus, StoredResult};
 pub use path::{resolve_path, target_dir_from_exe, HISTORY_ENV};
 pub use prune::{PrunePlan, Pruned, Retention};

@@ -6,7 +6,9 @@
 //!   chart shows 100 points, a comparison needs the latest, the run-to-run noise estimate the
 //!   latest 20), older ones are removed;
 //! * every result of the latest run saved under each baseline name on each machine key is
-//!   kept, however old: `--baseline NAME` compares against it;
+//!   kept, however old, and so is each case's latest result saved under each name on each
+//!   machine key: `--baseline NAME` compares a case with its latest result saved as NAME, and
+//!   a baseline saved by the shards of a CI run is several runs, one per shard;
 //! * a run whose process is still measuring is left alone;
 //! * a run left with no result (a crash before its first case ended, or every result pruned)
 //!   is removed, unless it is a kept baseline or still running.
@@ -129,12 +131,17 @@ impl History {
                  FROM results) WHERE newest > ?1 ORDER BY run_id, case_id",
             )
             .map_err(sqlite)?;
+        let baseline_results = self.latest_baseline_results()?;
         let results: Vec<(RunId, String)> = statement
-            .query_map(params![keep], |row| Ok((RunId(row.get(0)?), row.get(1)?)))
+            .query_map(params![keep], |row| {
+                Ok((RunId(row.get(0)?), row.get::<_, String>(1)?))
+            })
             .and_then(Iterator::collect::<rusqlite::Result<Vec<_>>>)
             .map_err(sqlite)?
             .into_iter()
-            .filter(|(run, _)| !protected.contains(run))
+            .filter(|(run, case)| {
+                !protected.contains(run) && !baseline_results.contains(&(*run, case.clone()))
+            })
             .collect();
 
         let mut removed_per_run: HashMap<RunId, u64> = HashMap::new();
@@ -248,11 +255,13 @@ impl History {
                 else {
                     continue;
                 };
-                let full: BenchResult =
-                    serde_json::from_str(&json).map_err(|e| HistoryError::Corrupt {
+                let full: BenchResult = serde_json::from_str(&json).map_err(|e| {
+                    crate::checked::distrust(&path);
+                    HistoryError::Corrupt {
                         path: path.clone(),
                         detail: format!("a result of run {run} is unreadable: {e}"),
-                    })?;
+                    }
+                })?;
                 let compacted = serde_json::to_string(&stored_form(&full)).map_err(|e| {
                     HistoryError::Rejected {
                         path: path.clone(),
@@ -273,6 +282,23 @@ impl History {
         }
         done.bytes_after = self.file_size();
         Ok(done)
+    }
+
+    /// Each case's latest complete result saved under each baseline name on each machine key:
+    /// what `--baseline NAME` compares with.
+    fn latest_baseline_results(&self) -> Result<HashSet<(RunId, String)>, HistoryError> {
+        let mut statement = self
+            .conn
+            .prepare(
+                "SELECT max(r.run_id), r.case_id FROM results r JOIN runs u ON u.id = r.run_id \
+                 WHERE u.baseline IS NOT NULL AND r.partial = 0 \
+                 GROUP BY u.baseline, r.machine_key, r.case_id",
+            )
+            .map_err(|e| self.sqlite(e))?;
+        statement
+            .query_map([], |row| Ok((RunId(row.get(0)?), row.get(1)?)))
+            .and_then(Iterator::collect::<rusqlite::Result<HashSet<_>>>)
+            .map_err(|e| self.sqlite(e))
     }
 
     /// Results whose raw samples are longer than the compact form keeps.

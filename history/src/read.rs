@@ -264,9 +264,12 @@ impl History {
         json: &str,
         what: &str,
     ) -> Result<T, HistoryError> {
-        serde_json::from_str(json).map_err(|e| HistoryError::Corrupt {
-            path: self.path.clone(),
-            detail: format!("{what} is unreadable: {e}"),
+        serde_json::from_str(json).map_err(|e| {
+            crate::checked::distrust(&self.path);
+            HistoryError::Corrupt {
+                path: self.path.clone(),
+                detail: format!("{what} is unreadable: {e}"),
+            }
         })
     }
 

@@ -39,6 +39,21 @@
 //! * `results.stored_at`: when the result was stored (NULL for rows of earlier versions,
 //!   which read as their run's start).
 //!
+//! # Version 4
+//!
+//! Histories that grow large and histories combined from several machines:
+//!
+//! * `runs.uid`: a run's identity wherever its rows are copied (unique): 32 random hex digits
+//!   for a new run; for runs of earlier versions, `legacy-` and a digest of what identifies
+//!   them (their id in the file, start time, process id, machine key, commit, baseline name,
+//!   manifest), so two copies of one old file, migrated apart, still agree. `knotmeter history merge` matches
+//!   runs by it, so merging twice adds nothing.
+//! * The comparisons' index on results becomes `(case_id, machine_key, partial, run_id)`: the
+//!   same lookups, and it covers "the latest complete result of every case" (what the editor
+//!   loads at start-up), which read every stored result before.
+//! * `results_partial_by_run`: the partial results of a run (a partial index: they are rare),
+//!   so listing runs with their partial counts no longer reads their results.
+//!
 //! # Recognising a file
 //!
 //! Before SQLite opens a file, the `recognise` module decides from its bytes whether it is a
@@ -93,6 +108,14 @@ const MIGRATIONS: &[&str] = &[
     ALTER TABLE results ADD COLUMN partial INTEGER NOT NULL DEFAULT 0;
     ALTER TABLE results ADD COLUMN stored_at INTEGER;
     UPDATE results SET partial = 1 WHERE json_extract(result, '$.partial') = 1;",
+    // 3 -> 4: a run's identity across files (uids of earlier runs are filled in by
+    // `fill_legacy_uids`), and indexes for large histories.
+    "ALTER TABLE runs ADD COLUMN uid TEXT;
+    CREATE UNIQUE INDEX runs_by_uid ON runs(uid);
+    DROP INDEX results_by_case_machine_run;
+    CREATE INDEX results_by_case_machine_partial_run
+        ON results(case_id, machine_key, partial, run_id);
+    CREATE INDEX results_partial_by_run ON results(run_id) WHERE partial = 1;",
 ];
 
 /// The tables every version of the schema has.
@@ -171,8 +194,41 @@ pub(crate) fn migrate(conn: &Connection, from: i64) -> rusqlite::Result<()> {
     for script in MIGRATIONS.iter().skip(from) {
         conn.execute_batch(script)?;
     }
+    if from < 4 {
+        fill_legacy_uids(conn)?;
+    }
     // PRAGMA takes no parameters; both values are constants of this crate.
     conn.execute_batch(&format!(
         "PRAGMA application_id = {APPLICATION_ID}; PRAGMA user_version = {SCHEMA_VERSION};"
     ))
+}
+
+/// Gives every run without a uid (recorded before version 4) its legacy uid.
+fn fill_legacy_uids(conn: &Connection) -> rusqlite::Result<()> {
+    let mut select = conn.prepare(
+        "SELECT id, timestamp, pid, machine_key, git_commit, baseline, manifest FROM runs \
+         WHERE uid IS NULL",
+    )?;
+    let rows = select
+        .query_map([], |r| {
+            Ok((
+                r.get::<_, i64>(0)?,
+                crate::uid::legacy_uid(&[
+                    &r.get::<_, i64>(0)?.to_string(),
+                    &r.get::<_, i64>(1)?.to_string(),
+                    &r.get::<_, Option<i64>>(2)?
+                        .map_or(String::new(), |p| p.to_string()),
+                    &r.get::<_, String>(3)?,
+                    &r.get::<_, Option<String>>(4)?.unwrap_or_default(),
+                    &r.get::<_, Option<String>>(5)?.unwrap_or_default(),
+                    &r.get::<_, String>(6)?,
+                ]),
+            ))
+        })?
+        .collect::<rusqlite::Result<Vec<_>>>()?;
+    let mut update = conn.prepare("UPDATE runs SET uid = ?2 WHERE id = ?1")?;
+    for (id, uid) in rows {
+        update.execute(rusqlite::params![id, uid])?;
+    }
+    Ok(())
 }

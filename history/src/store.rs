@@ -27,6 +27,7 @@ use std::time::Duration;
 
 use rusqlite::{Connection, OpenFlags, TransactionBehavior, MAIN_DB};
 
+use crate::checked;
 use crate::connect::{connect, uri, Waiting};
 use crate::recognise::{companion, recognise, Recognised};
 use crate::schema::{inspect, migrate, Found, SCHEMA_VERSION};
@@ -42,6 +43,9 @@ pub struct History {
     pub(crate) conn: Connection,
     pub(crate) path: PathBuf,
     waiting: Arc<Waiting>,
+    /// Opened for writing: it checked the file (or found it unchanged since a check), so on
+    /// a clean close it may stamp the file as checked (see the `checked` module).
+    writer: bool,
 }
 
 impl History {
@@ -77,7 +81,8 @@ impl History {
         let version = version_of(path, inspect(&conn).map_err(sqlite)?)?;
         if version == 0 {
             create(path, &mut conn)?;
-        } else {
+        } else if !checked::unchanged_since_check(path) {
+            checked::forget(path);
             quick_check(path, &conn)?;
         }
         // WAL survives in the file; setting it again is a no-op. A file system without
@@ -101,6 +106,7 @@ impl History {
             conn,
             path: path.to_path_buf(),
             waiting,
+            writer: true,
         })
     }
 
@@ -169,6 +175,7 @@ impl History {
             conn,
             path: path.to_path_buf(),
             waiting,
+            writer: false,
         })
     }
 
@@ -187,6 +194,28 @@ impl History {
     /// sits out another process's lock.
     pub fn give_up_waiting_when(&self, flag: &'static AtomicBool) {
         self.waiting.give_up_when(flag);
+    }
+}
+
+impl Drop for History {
+    /// A writer folds the WAL back into the file, without waiting for anyone, and when that
+    /// leaves the WAL empty stamps the file as checked: the next writer need not read every
+    /// page again (see the `checked` module).
+    fn drop(&mut self) {
+        if !self.writer {
+            return;
+        }
+        self.waiting.set(Duration::ZERO);
+        let folded = self
+            .conn
+            .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |r| {
+                r.get::<_, i64>(0)
+            })
+            .is_ok_and(|busy| busy == 0);
+        let wal_empty = fs::metadata(companion(&self.path, "-wal")).map_or(true, |m| m.len() == 0);
+        if folded && wal_empty {
+            checked::stamp(&self.path);
+        }
     }
 }
 
@@ -222,7 +251,7 @@ fn create(path: &Path, conn: &mut Connection) -> Result<(), HistoryError> {
 /// `PRAGMA quick_check`: SQLite's structural check of every page, without the index
 /// cross-checks of `integrity_check` (linear in the file's size: milliseconds for a history
 /// of thousands of results).
-fn quick_check(path: &Path, conn: &Connection) -> Result<(), HistoryError> {
+pub(crate) fn quick_check(path: &Path, conn: &Connection) -> Result<(), HistoryError> {
     let checked = |e| match HistoryError::sqlite(path, e) {
         HistoryError::Corrupt { path, detail } => HistoryError::Corrupt {
             path,
@@ -238,6 +267,7 @@ fn quick_check(path: &Path, conn: &Connection) -> Result<(), HistoryError> {
     if problems.len() == 1 && problems[0] == "ok" {
         return Ok(());
     }
+    checked::distrust(path);
     Err(HistoryError::Corrupt {
         path: path.to_path_buf(),
         detail: format!("SQLite's quick_check reports: {}", problems.join("; ")),
@@ -255,7 +285,10 @@ pub(crate) fn version_of(path: &Path, found: Found) -> Result<i64, HistoryError>
             supported: SCHEMA_VERSION,
         }),
         Found::Ours(version) => Ok(version),
-        Found::Damaged(detail) => Err(HistoryError::Corrupt { path, detail }),
+        Found::Damaged(detail) => {
+            checked::distrust(&path);
+            Err(HistoryError::Corrupt { path, detail })
+        }
         Found::Foreign(detail) => Err(HistoryError::Foreign { path, detail }),
     }
 }

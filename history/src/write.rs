@@ -225,7 +225,10 @@ impl History {
 }
 
 /// A write transaction, the lock taken up front.
-fn write<'c>(conn: &'c mut Connection, path: &Path) -> Result<Transaction<'c>, HistoryError> {
+pub(crate) fn write<'c>(
+    conn: &'c mut Connection,
+    path: &Path,
+) -> Result<Transaction<'c>, HistoryError> {
     conn.transaction_with_behavior(TransactionBehavior::Immediate)
         .map_err(|e| HistoryError::sqlite(path, e))
 }
@@ -264,7 +267,7 @@ fn insert_run(
 ) -> rusqlite::Result<RunId> {
     tx.execute(
         "INSERT INTO runs (timestamp, git_commit, machine_key, manifest, baseline, status, pid, \
-         ended_at, budget_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+         ended_at, budget_ms, uid) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
         params![
             run.timestamp,
             run.git_commit,
@@ -274,7 +277,8 @@ fn insert_run(
             status.as_str(),
             i64::from(std::process::id()),
             ended_at,
-            run.budget_ms
+            run.budget_ms,
+            crate::uid::new_uid()
         ],
     )?;
     Ok(RunId(tx.last_insert_rowid()))
