@@ -179,18 +179,40 @@ impl History {
     /// The latest complete (not partial) stored result of every case, on any machine, each
     /// with `stored_at` set: what the editor shows before anything is run.
     pub fn latest_results(&self) -> Result<Vec<BenchResult>, HistoryError> {
-        let mut statement = self
-            .conn
-            .prepare_cached(
+        self.latest_results_where(None)
+    }
+
+    /// [`History::latest_results`] of the runs made at `commit` (a full hash or a prefix of
+    /// one): the results of one CI run, whose shards all measured the same commit, without
+    /// the older results of cases it did not measure.
+    pub fn latest_results_at_commit(&self, commit: &str) -> Result<Vec<BenchResult>, HistoryError> {
+        self.latest_results_where(Some(commit))
+    }
+
+    fn latest_results_where(&self, commit: Option<&str>) -> Result<Vec<BenchResult>, HistoryError> {
+        // Two statements rather than `?1 IS NULL OR ...`, so the one without a commit keeps
+        // the plan of the covering index (schema version 4).
+        let sql = match commit {
+            None => {
                 "SELECT r.result, coalesce(r.stored_at, u.timestamp), r.run_id \
                  FROM results r JOIN runs u ON u.id = r.run_id \
                  JOIN (SELECT case_id, max(run_id) AS latest FROM results WHERE partial = 0 \
                        GROUP BY case_id) l ON l.case_id = r.case_id AND l.latest = r.run_id \
-                 ORDER BY r.case_id",
-            )
-            .map_err(|e| self.sqlite(e))?;
+                 ORDER BY r.case_id"
+            }
+            Some(_) => {
+                "SELECT r.result, coalesce(r.stored_at, u.timestamp), r.run_id \
+                 FROM results r JOIN runs u ON u.id = r.run_id \
+                 JOIN (SELECT case_id, max(run_id) AS latest FROM results WHERE partial = 0 \
+                       AND run_id IN (SELECT id FROM runs \
+                                      WHERE substr(git_commit, 1, length(?1)) = ?1) \
+                       GROUP BY case_id) l ON l.case_id = r.case_id AND l.latest = r.run_id \
+                 ORDER BY r.case_id"
+            }
+        };
+        let mut statement = self.conn.prepare_cached(sql).map_err(|e| self.sqlite(e))?;
         let rows = statement
-            .query_map([], |row| {
+            .query_map(rusqlite::params_from_iter(commit), |row| {
                 Ok((
                     row.get::<_, String>(0)?,
                     row.get::<_, i64>(1)?,

@@ -31,7 +31,9 @@ pub enum Command {
     /// Print the benchmarks discovery finds, without building anything.
     List(ListArgs),
     /// Print the recorded runs, or the stored results of one case, newest first; `history
-    /// prune` removes old results.
+    /// prune` removes old results, `history merge` adds other histories' runs (the shards of a
+    /// CI run), `history export` writes the latest results for Bencher or
+    /// github-action-benchmark.
     ///
     /// The history lives at `<target dir>/knotmeter/history.db` (`cargo clean` deletes it), or
     /// wherever `KNOTMETER_HISTORY` points. Times are UTC.
@@ -124,6 +126,18 @@ fn parse_partition(text: &str) -> Result<Partition, String> {
     text.parse()
 }
 
+/// A commit hash or a prefix of one: at least 7 hexadecimal digits.
+fn parse_commit(text: &str) -> Result<String, String> {
+    let hash = text.trim().to_ascii_lowercase();
+    if hash.len() >= 7 && hash.len() <= 64 && hash.bytes().all(|b| b.is_ascii_hexdigit()) {
+        Ok(hash)
+    } else {
+        Err(format!(
+            "`{text}` is not a commit hash: give at least 7 of its hexadecimal digits (`git rev-parse HEAD` prints it)"
+        ))
+    }
+}
+
 /// A baseline name: not empty.
 fn parse_name(text: &str) -> Result<String, String> {
     let name = text.trim();
@@ -185,6 +199,58 @@ pub enum HistoryAction {
     /// on each machine, profile and budget, every result of the latest run saved under each
     /// baseline name, and runs still measuring.
     Prune(PruneArgs),
+    /// Add to this history the runs of other history files it lacks (the shards of a CI run,
+    /// each measured into its own file), with all their results, in one transaction.
+    ///
+    /// Runs are matched by their uid, so nothing is added twice and merging the same files
+    /// again changes nothing. Each run keeps its commit, machine, baseline name and status.
+    /// The history merged into is the workspace's (or `KNOTMETER_HISTORY`), created when
+    /// there is none. Exit status 1 when a run could not be merged (it is named).
+    Merge(MergeArgs),
+    /// Write the latest complete result of each case for other tools, on standard output or
+    /// to `--output`: Bencher's metric format (`bmf`) or github-action-benchmark's
+    /// `customSmallerIsBetter` JSON. Medians in nanoseconds, with their 95% interval.
+    Export(ExportArgs),
+}
+
+/// `knotmeter history merge`.
+#[derive(Debug, clap::Args)]
+pub struct MergeArgs {
+    /// The history files to take runs from (e.g. each shard's `history.db`).
+    #[arg(required = true, value_name = "FILE")]
+    pub sources: Vec<PathBuf>,
+    /// The package or workspace whose history to merge into. Default: the current directory.
+    #[arg(long)]
+    pub path: Option<PathBuf>,
+}
+
+/// `knotmeter history export`.
+#[derive(Debug, clap::Args)]
+pub struct ExportArgs {
+    /// `bmf` (Bencher) or `github-action-benchmark` (its `customSmallerIsBetter` tool).
+    #[arg(long, value_enum)]
+    pub format: ExportFormat,
+    /// Only results of runs made at this commit (a full hash, or its first 7 or more
+    /// characters), so older results of cases this run did not measure are left out.
+    #[arg(long, value_name = "HASH", value_parser = parse_commit)]
+    pub commit: Option<String>,
+    /// Write to FILE instead of standard output (written whole or not at all).
+    #[arg(long, short, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// The package or workspace whose history to export. Default: the current directory.
+    #[arg(long)]
+    pub path: Option<PathBuf>,
+}
+
+/// Formats of `knotmeter history export`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ExportFormat {
+    /// Bencher Metric Format: `{"<case id>": {"latency": {"value", "lower_value",
+    /// "upper_value"}}}`, in nanoseconds.
+    Bmf,
+    /// github-action-benchmark's `customSmallerIsBetter`: `[{"name", "unit": "ns", "value",
+    /// "range", "extra"}]`.
+    GithubActionBenchmark,
 }
 
 /// `knotmeter history prune`.

@@ -271,3 +271,243 @@ fn prune_keeps_the_newest_results_and_the_named_baselines_and_a_dry_run_changes_
         .collect();
     assert_eq!(runs, [6, 5, main.0], "the newest two and the baseline");
 }
+
+/// A manifest of a run at `commit`.
+fn manifest_at(commit: &str, timestamp: u64) -> Manifest {
+    let mut manifest = manifest(100, timestamp);
+    manifest.git_commit = Some(commit.to_owned());
+    manifest
+}
+
+/// `(runs, results)` a history holds.
+fn counts(path: &Path) -> (usize, u64) {
+    let runs = History::open_read_only(path).unwrap().runs(1000).unwrap();
+    let results = runs.iter().map(|r| r.results).sum();
+    (runs.len(), results)
+}
+
+/// Issue 15 §2: the shards of a CI run, each measured into its own history, had no way to
+/// become one history.
+#[test]
+fn history_merge_combines_the_shards_without_loss_or_duplicates_and_twice_changes_nothing() {
+    let (dir, merged) = temp_history();
+    let shards: Vec<PathBuf> = (1..=3)
+        .map(|k| dir.path().join(format!("shard-{k}.db")))
+        .collect();
+    for (k, shard) in shards.iter().enumerate() {
+        let mut history = History::open(shard).unwrap();
+        let cases: Vec<BenchResult> = (0..4)
+            .map(|i| result(&format!("q::s{k}_{i}"), "x", 10.0 + i as f64))
+            .collect();
+        history
+            .record_run(
+                &manifest_at("abcdef0123", 1_760_000_000 + k as u64),
+                &cases,
+                Some("pr"),
+            )
+            .unwrap();
+    }
+    let sources: Vec<&str> = shards.iter().map(|p| p.to_str().unwrap()).collect();
+
+    // A source that is no history: refused up front, and nothing is written.
+    let stranger = dir.path().join("notes.txt");
+    std::fs::write(&stranger, "not a history").unwrap();
+    let out = knotmeter(
+        dir.path(),
+        &merged,
+        &[
+            &["history", "merge"],
+            &sources[..],
+            &[stranger.to_str().unwrap()],
+        ]
+        .concat(),
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("nothing was merged"), "{stderr}");
+    assert!(stderr.contains("notes.txt"), "the file is named: {stderr}");
+    assert!(!merged.exists(), "nothing was created");
+
+    let out = knotmeter(
+        dir.path(),
+        &merged,
+        &[&["history", "merge"], &sources[..]].concat(),
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        text.contains("added 3 run(s) with 12 result(s); 0 run(s)"),
+        "{text}"
+    );
+    assert_eq!(counts(&merged), (3, 12));
+    let runs = History::open_read_only(&merged).unwrap().runs(10).unwrap();
+    assert!(
+        runs.iter().all(|r| r.baseline.as_deref() == Some("pr")
+            && r.git_commit.as_deref() == Some("abcdef0123")
+            && r.status == RunStatus::Complete),
+        "each run keeps its identity: {runs:?}"
+    );
+
+    let out = knotmeter(
+        dir.path(),
+        &merged,
+        &[&["history", "merge"], &sources[..]].concat(),
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    assert!(
+        text.contains(
+            "added 0 run(s) with 0 result(s); 3 run(s) with 12 result(s) were there already"
+        ),
+        "{text}"
+    );
+    assert_eq!(counts(&merged), (3, 12), "merging twice changes nothing");
+}
+
+/// The BMF document, as Bencher reads it.
+#[derive(Debug, serde::Deserialize)]
+struct BmfMetric {
+    value: f64,
+    lower_value: f64,
+    upper_value: f64,
+}
+
+/// One entry of github-action-benchmark's `customSmallerIsBetter` input, as it reads it.
+#[derive(Debug, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ActionBenchmark {
+    name: String,
+    unit: String,
+    value: f64,
+    range: String,
+    extra: String,
+}
+
+/// Issue 15 §2: results could not be handed to Bencher or github-action-benchmark.
+#[test]
+fn history_export_writes_the_latest_measured_results_for_bencher_and_github_action_benchmark() {
+    let (dir, path) = temp_history();
+    let mut history = History::open(&path).unwrap();
+    let old = "1111111aaaa";
+    let new = "2222222bbbb";
+    history
+        .record_run(
+            &manifest_at(old, 1_760_000_000),
+            &[
+                result("q::kept", "kept", 50.0),
+                result("q::gone", "gone", 7.0),
+            ],
+            None,
+        )
+        .unwrap();
+    let mut cut_short = result("q::cut", "cut", 999.0);
+    cut_short.partial = true;
+    let mut warned = result("q::kept", "kept", 40.0);
+    warned.warnings = vec![knotmeter_protocol::Warning::new(
+        "debug_build",
+        "a debug build",
+    )];
+    history
+        .record_run(
+            &manifest_at(new, 1_760_000_100),
+            &[warned, result("q::cut", "cut", 5.0)],
+            None,
+        )
+        .unwrap();
+    history
+        .record_run(&manifest_at(new, 1_760_000_200), &[cut_short], None)
+        .unwrap();
+    drop(history);
+
+    let out = knotmeter(
+        dir.path(),
+        &path,
+        &[
+            "history", "export", "--format", "bmf", "--commit", "2222222",
+        ],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let bmf: std::collections::BTreeMap<String, std::collections::BTreeMap<String, BmfMetric>> =
+        serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        bmf.keys().collect::<Vec<_>>(),
+        ["q::cut", "q::kept"],
+        "the commit's cases only; a result cut short is not the latest measured one"
+    );
+    let kept = &bmf["q::kept"]["latency"];
+    assert_eq!(kept.value, 40.0);
+    assert!(kept.lower_value < kept.value && kept.value < kept.upper_value);
+    assert_eq!(bmf["q::cut"]["latency"].value, 5.0, "not the partial 999");
+
+    let file = dir.path().join("out").join("benchmark.json");
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    let out = knotmeter(
+        dir.path(),
+        &path,
+        &[
+            "history",
+            "export",
+            "--format",
+            "github-action-benchmark",
+            "--output",
+            file.to_str().unwrap(),
+        ],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(out.stdout.is_empty(), "the document went to the file");
+    let entries: Vec<ActionBenchmark> =
+        serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
+    let names: Vec<&str> = entries.iter().map(|e| e.name.as_str()).collect();
+    assert_eq!(
+        names,
+        ["q::cut", "q::gone", "q::kept"],
+        "without --commit: every case"
+    );
+    let kept = &entries[2];
+    assert_eq!((kept.unit.as_str(), kept.value), ("ns", 40.0));
+    assert!(kept.range.contains("95% CI"), "{}", kept.range);
+    assert!(
+        kept.extra.contains("debug_build"),
+        "its warning: {}",
+        kept.extra
+    );
+    assert_eq!(
+        std::fs::read_dir(file.parent().unwrap()).unwrap().count(),
+        1,
+        "no temporary file left"
+    );
+
+    // A commit no run was made at: an error, and nothing written.
+    let out = knotmeter(
+        dir.path(),
+        &path,
+        &[
+            "history", "export", "--format", "bmf", "--commit", "3333333",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("no complete result of runs at commit 3333333"),
+        "{stderr}"
+    );
+    let out = knotmeter(
+        dir.path(),
+        &path,
+        &["history", "export", "--format", "bmf", "--commit", "HEAD"],
+    );
+    assert_eq!(out.status.code(), Some(2), "not a hash");
+}

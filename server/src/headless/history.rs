@@ -1,4 +1,5 @@
-//! `knotmeter history [ID]` and `knotmeter history prune`.
+//! `knotmeter history [ID]` and `knotmeter history prune`; `merge` and `export` have files of
+//! their own.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -14,8 +15,11 @@ use crate::stored::{self, Stored};
 
 /// `knotmeter history [ID]` and `knotmeter history prune`.
 pub fn history(args: HistoryArgs) -> anyhow::Result<ExitCode> {
-    if let Some(HistoryAction::Prune(prune_args)) = args.action {
-        return prune(prune_args);
+    match args.action {
+        Some(HistoryAction::Prune(prune_args)) => return prune(prune_args),
+        Some(HistoryAction::Merge(merge_args)) => return super::merge::merge(merge_args),
+        Some(HistoryAction::Export(export_args)) => return super::export::export(export_args),
+        None => {}
     }
     let target_dir = history_target_dir(args.path);
     let limit = args.limit as usize;
@@ -55,7 +59,7 @@ pub fn history(args: HistoryArgs) -> anyhow::Result<ExitCode> {
 /// The target directory of the workspace at `path` (the current directory by default), to
 /// find its history; `None` when `KNOTMETER_HISTORY` names the file, or (with a note) when
 /// there is no workspace there.
-fn history_target_dir(path: Option<PathBuf>) -> Option<PathBuf> {
+pub(super) fn history_target_dir(path: Option<PathBuf>) -> Option<PathBuf> {
     if std::env::var_os(knotmeter_history::HISTORY_ENV).is_some_and(|v| !v.is_empty()) {
         return None;
     }

@@ -9,10 +9,13 @@
 //!
 //! One file per command: `run` (the command, following its job, the progress view and the
 //! rendering of its results), `select` (which discovered cases PATH, FILTER, `--exact` and
-//! `--skip` choose), `list`, `history` (listings and `prune`).
+//! `--skip` choose), `list`, `history` (listings and `prune`), `merge` (`history merge`),
+//! `export` (`history export`).
 
+mod export;
 mod history;
 mod list;
+mod merge;
 mod run;
 mod select;
 
