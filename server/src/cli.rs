@@ -26,7 +26,8 @@ pub enum Command {
     ///
     /// The engine records every run in the history store, as `cargo bench` does. Ctrl-C (or
     /// SIGTERM) stops at the next sample boundary and keeps what was measured; a second one
-    /// stops at once.
+    /// stops at once. On GitHub Actions (`GITHUB_ACTIONS=true`) it annotates warnings,
+    /// regressions and failures, and appends a summary to `$GITHUB_STEP_SUMMARY`.
     Run(RunArgs),
     /// Print the benchmarks discovery finds, without building anything.
     List(ListArgs),

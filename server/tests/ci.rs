@@ -3,8 +3,9 @@
 //! history file (the artifact each shard job uploads), then the merge job: `knotmeter history
 //! merge` of every shard's file and `knotmeter history export` for Bencher and
 //! github-action-benchmark. Checked: every case measured in exactly one shard, comparison
-//! groups and `args` functions whole, nothing lost or duplicated by the merge, a second merge
-//! changes nothing, and the exports name every case once.
+//! groups and `args` functions whole, each shard's step summary (`GITHUB_ACTIONS=true`) lists
+//! its cases and annotates nothing twice, nothing lost or duplicated by the merge, a second
+//! merge changes nothing, and the exports name every case once.
 
 mod common;
 
@@ -90,6 +91,7 @@ fn the_ci_workflow_shards_merges_and_exports_every_case_once() {
             .join(format!("shard-{k}"))
             .join("history.db")
     };
+    let summary_file = |k: u32| artifacts.path().join(format!("summary-{k}.md"));
 
     // The build job: one build the shards share (cargo would serialize their builds anyway).
     let out = fx
@@ -111,6 +113,8 @@ fn the_ci_workflow_shards_merges_and_exports_every_case_once() {
                 .args(["run", "--quick", "--format", "json", "--partition"])
                 .arg(format!("hash:{k}/{SHARDS}"))
                 .env("KNOTMETER_HISTORY", shard_file(k))
+                .env("GITHUB_ACTIONS", "true")
+                .env("GITHUB_STEP_SUMMARY", summary_file(k))
                 .stdout(Stdio::piped())
                 .stderr(Stdio::piped());
             command.spawn().unwrap()
@@ -121,14 +125,25 @@ fn the_ci_workflow_shards_merges_and_exports_every_case_once() {
         let out = child.wait_with_output().unwrap();
         succeeded(&format!("shard {k}"), &out);
         let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let summary = std::fs::read_to_string(summary_file(k)).unwrap_or_default();
         for item in doc["items"].as_array().unwrap() {
             assert_eq!(item["state"], "passed", "{item}");
             let id = item["result"]["id"].as_str().unwrap().to_owned();
+            assert!(
+                summary.contains(&format!("| `{id}` |")),
+                "shard {k}'s summary lists {id}: {summary}"
+            );
             assert!(
                 shard_of.insert(id.clone(), k).is_none(),
                 "{id} measured in two shards"
             );
         }
+        let rows = summary.lines().filter(|l| l.starts_with("| `")).count();
+        assert_eq!(rows, doc["items"].as_array().unwrap().len(), "{summary}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let annotations: Vec<&str> = stderr.lines().filter(|l| l.starts_with("::")).collect();
+        let unique: BTreeSet<&str> = annotations.iter().copied().collect();
+        assert_eq!(unique.len(), annotations.len(), "annotated twice: {stderr}");
     }
     let expected: BTreeSet<&str> = CASES.iter().map(|(id, _)| *id).collect();
     assert_eq!(

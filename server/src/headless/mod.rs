@@ -10,9 +10,10 @@
 //! One file per command: `run` (the command, following its job, the progress view and the
 //! rendering of its results), `select` (which discovered cases PATH, FILTER, `--exact` and
 //! `--skip` choose), `list`, `history` (listings and `prune`), `merge` (`history merge`),
-//! `export` (`history export`).
+//! `export` (`history export`), `github` (annotations and a step summary on GitHub Actions).
 
 mod export;
+mod github;
 mod history;
 mod list;
 mod merge;

@@ -186,6 +186,9 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         }
     }
     view.summary();
+    if super::github::on_github_actions() {
+        super::github::report(&view.finals);
+    }
     Ok(ExitCode::from(code))
 }
 

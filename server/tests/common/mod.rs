@@ -45,6 +45,9 @@ pub fn isolate<'c>(command: &'c mut Command, root: &Path) -> &'c mut Command {
     command
         .env("CARGO_TARGET_DIR", fixture_target_dir())
         .env("KNOTMETER_HISTORY", history_file(root))
+        // On GitHub Actions `knotmeter run` appends to the step summary: not the tests' runs.
+        .env_remove("GITHUB_ACTIONS")
+        .env_remove("GITHUB_STEP_SUMMARY")
 }
 
 /// `program` run in the workspace at `root`, isolated (see [`isolate`]).
