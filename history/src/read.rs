@@ -13,8 +13,59 @@ use serde::de::DeserializeOwned;
 use crate::{BaselineRun, History, HistoryError, HistoryPoint, RunId, StoredResult};
 
 /// The columns [`History::stored_result`] reads, in order.
-const STORED_COLUMNS: &str = "r.run_id, u.timestamp, u.git_commit, r.result, \
-     coalesce(r.stored_at, u.timestamp)";
+macro_rules! stored_columns {
+    () => {
+        "SELECT r.run_id, u.timestamp, u.git_commit, r.result, \
+         coalesce(r.stored_at, u.timestamp) FROM results r JOIN runs u ON u.id = r.run_id "
+    };
+}
+
+/// [`History::previous`]: one search of the index on (case, machine, partial, run).
+const PREVIOUS: &str = concat!(
+    stored_columns!(),
+    "WHERE r.case_id = ?1 AND r.machine_key = ?2 AND r.run_id < ?3 \
+     AND r.partial = 0 ORDER BY r.run_id DESC LIMIT 1"
+);
+
+/// [`History::baseline`].
+const BASELINE: &str = concat!(
+    stored_columns!(),
+    "WHERE u.baseline = ?1 AND r.case_id = ?2 AND r.machine_key = ?3 \
+     AND r.run_id < ?4 AND r.partial = 0 ORDER BY r.run_id DESC LIMIT 1"
+);
+
+/// [`History::medians`].
+const MEDIANS: &str = "SELECT median_ns FROM results WHERE case_id = ?1 AND machine_key = ?2 \
+     AND run_id < ?3 AND partial = 0 ORDER BY run_id DESC LIMIT ?4";
+
+/// [`History::points`].
+const POINTS: &str = "SELECT r.run_id, u.timestamp, u.git_commit, r.machine_key, u.baseline, \
+     r.median_ns, r.low_ns, r.high_ns, r.verdict, u.status, u.pid, r.partial, \
+     u.budget_ms, coalesce(r.stored_at, u.timestamp) \
+     FROM results r JOIN runs u ON u.id = r.run_id \
+     WHERE r.case_id = ?1 ORDER BY r.run_id DESC LIMIT ?2";
+
+/// [`History::latest_results`]: one walk of the covering index.
+const LATEST: &str = "SELECT r.result, coalesce(r.stored_at, u.timestamp), r.run_id \
+     FROM results r JOIN runs u ON u.id = r.run_id \
+     JOIN (SELECT case_id, max(run_id) AS latest FROM results WHERE partial = 0 \
+           GROUP BY case_id) l ON l.case_id = r.case_id AND l.latest = r.run_id \
+     ORDER BY r.case_id";
+
+/// [`History::latest_results_at_commit`]: the runs at the commit, then their results.
+const LATEST_AT_COMMIT: &str = "SELECT r.result, coalesce(r.stored_at, u.timestamp), r.run_id \
+     FROM results r JOIN runs u ON u.id = r.run_id \
+     JOIN (SELECT case_id, max(run_id) AS latest FROM results WHERE partial = 0 \
+           AND run_id IN (SELECT id FROM runs WHERE substr(git_commit, 1, length(?1)) = ?1) \
+           GROUP BY case_id) l ON l.case_id = r.case_id AND l.latest = r.run_id \
+     ORDER BY r.case_id";
+
+/// [`History::runs`].
+const RUNS: &str = "SELECT u.id, u.timestamp, u.ended_at, u.status, u.pid, u.budget_ms, \
+     u.git_commit, u.machine_key, u.baseline, \
+     (SELECT count(*) FROM results r WHERE r.run_id = u.id), \
+     (SELECT count(*) FROM results r WHERE r.run_id = u.id AND r.partial = 1) \
+     FROM runs u ORDER BY u.id DESC LIMIT ?1";
 
 impl History {
     /// The latest complete (not partial) result of `case_id` with the same `machine_key`,
@@ -25,14 +76,7 @@ impl History {
         machine_key: &str,
         before: Option<RunId>,
     ) -> Result<Option<StoredResult>, HistoryError> {
-        self.stored_result(
-            &format!(
-                "SELECT {STORED_COLUMNS} FROM results r JOIN runs u ON u.id = r.run_id \
-                 WHERE r.case_id = ?1 AND r.machine_key = ?2 AND r.run_id < ?3 \
-                 AND r.partial = 0 ORDER BY r.run_id DESC LIMIT 1"
-            ),
-            params![case_id, machine_key, before_id(before)],
-        )
+        self.stored_result(PREVIOUS, params![case_id, machine_key, before_id(before)])
     }
 
     /// The complete result of `case_id` with the same `machine_key` in the latest run saved
@@ -45,11 +89,7 @@ impl History {
         before: Option<RunId>,
     ) -> Result<Option<StoredResult>, HistoryError> {
         self.stored_result(
-            &format!(
-                "SELECT {STORED_COLUMNS} FROM results r JOIN runs u ON u.id = r.run_id \
-                 WHERE u.baseline = ?1 AND r.case_id = ?2 AND r.machine_key = ?3 \
-                 AND r.run_id < ?4 AND r.partial = 0 ORDER BY r.run_id DESC LIMIT 1"
-            ),
+            BASELINE,
             params![name, case_id, machine_key, before_id(before)],
         )
     }
@@ -65,10 +105,7 @@ impl History {
     ) -> Result<Vec<f64>, HistoryError> {
         let mut statement = self
             .conn
-            .prepare_cached(
-                "SELECT median_ns FROM results WHERE case_id = ?1 AND machine_key = ?2 \
-                 AND run_id < ?3 AND partial = 0 ORDER BY run_id DESC LIMIT ?4",
-            )
+            .prepare_cached(MEDIANS)
             .map_err(|e| self.sqlite(e))?;
         let mut medians = statement
             .query_map(
@@ -87,13 +124,7 @@ impl History {
     pub fn points(&self, case_id: &str, limit: usize) -> Result<Vec<HistoryPoint>, HistoryError> {
         let mut statement = self
             .conn
-            .prepare_cached(
-                "SELECT r.run_id, u.timestamp, u.git_commit, r.machine_key, u.baseline, \
-                 r.median_ns, r.low_ns, r.high_ns, r.verdict, u.status, u.pid, r.partial, \
-                 u.budget_ms, coalesce(r.stored_at, u.timestamp) \
-                 FROM results r JOIN runs u ON u.id = r.run_id \
-                 WHERE r.case_id = ?1 ORDER BY r.run_id DESC LIMIT ?2",
-            )
+            .prepare_cached(POINTS)
             .map_err(|e| self.sqlite(e))?;
         statement
             .query_map(params![case_id, limit_of(limit)], |row| {
@@ -123,16 +154,7 @@ impl History {
     /// The latest `limit` runs, **newest first**, with how each ended and how many results it
     /// stored.
     pub fn runs(&self, limit: usize) -> Result<Vec<HistoryRun>, HistoryError> {
-        let mut statement = self
-            .conn
-            .prepare_cached(
-                "SELECT u.id, u.timestamp, u.ended_at, u.status, u.pid, u.budget_ms, \
-                 u.git_commit, u.machine_key, u.baseline, \
-                 (SELECT count(*) FROM results r WHERE r.run_id = u.id), \
-                 (SELECT count(*) FROM results r WHERE r.run_id = u.id AND r.partial = 1) \
-                 FROM runs u ORDER BY u.id DESC LIMIT ?1",
-            )
-            .map_err(|e| self.sqlite(e))?;
+        let mut statement = self.conn.prepare_cached(RUNS).map_err(|e| self.sqlite(e))?;
         statement
             .query_map(params![limit_of(limit)], |row| {
                 Ok(HistoryRun {
@@ -191,24 +213,11 @@ impl History {
 
     fn latest_results_where(&self, commit: Option<&str>) -> Result<Vec<BenchResult>, HistoryError> {
         // Two statements rather than `?1 IS NULL OR ...`, so the one without a commit keeps
-        // the plan of the covering index (schema version 4).
-        let sql = match commit {
-            None => {
-                "SELECT r.result, coalesce(r.stored_at, u.timestamp), r.run_id \
-                 FROM results r JOIN runs u ON u.id = r.run_id \
-                 JOIN (SELECT case_id, max(run_id) AS latest FROM results WHERE partial = 0 \
-                       GROUP BY case_id) l ON l.case_id = r.case_id AND l.latest = r.run_id \
-                 ORDER BY r.case_id"
-            }
-            Some(_) => {
-                "SELECT r.result, coalesce(r.stored_at, u.timestamp), r.run_id \
-                 FROM results r JOIN runs u ON u.id = r.run_id \
-                 JOIN (SELECT case_id, max(run_id) AS latest FROM results WHERE partial = 0 \
-                       AND run_id IN (SELECT id FROM runs \
-                                      WHERE substr(git_commit, 1, length(?1)) = ?1) \
-                       GROUP BY case_id) l ON l.case_id = r.case_id AND l.latest = r.run_id \
-                 ORDER BY r.case_id"
-            }
+        // the plan of the covering index.
+        let sql = if commit.is_some() {
+            LATEST_AT_COMMIT
+        } else {
+            LATEST
         };
         let mut statement = self.conn.prepare_cached(sql).map_err(|e| self.sqlite(e))?;
         let rows = statement
@@ -336,5 +345,73 @@ fn verdict(text: &str) -> Option<Verdict> {
         "slower" => Some(Verdict::Slower),
         "same" => Some(Verdict::Same),
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod plans {
+    //! The lookups stay fast at 100 000 results because each is a search of an index: checked
+    //! with `EXPLAIN QUERY PLAN` on a history of the current schema, so a query or an index
+    //! changed later cannot fall back to reading the whole table unnoticed.
+
+    use rusqlite::types::Value;
+
+    use super::{BASELINE, LATEST, LATEST_AT_COMMIT, MEDIANS, POINTS, PREVIOUS, RUNS};
+    use crate::History;
+
+    /// The plan of `sql` as SQLite reports it, one step a line.
+    fn plan(history: &History, sql: &str) -> Vec<String> {
+        let mut statement = history
+            .conn
+            .prepare(&format!("EXPLAIN QUERY PLAN {sql}"))
+            .unwrap();
+        let nulls = vec![Value::Null; statement.parameter_count()];
+        statement
+            .query_map(rusqlite::params_from_iter(nulls), |row| {
+                row.get::<_, String>(3)
+            })
+            .unwrap()
+            .collect::<rusqlite::Result<Vec<_>>>()
+            .unwrap()
+    }
+
+    /// A step that reads every row of the results table (or of its alias `r`).
+    fn scans_results(step: &str) -> bool {
+        step.starts_with("SCAN results") || step == "SCAN r" || step.starts_with("SCAN r ")
+    }
+
+    #[test]
+    fn every_lookup_searches_an_index_and_never_scans_the_results() {
+        let dir = tempfile::tempdir().unwrap();
+        let history = History::open(&dir.path().join("history.db")).unwrap();
+        for (name, sql) in [
+            ("previous", PREVIOUS),
+            ("baseline", BASELINE),
+            ("medians", MEDIANS),
+            ("points", POINTS),
+            ("runs", RUNS),
+            ("latest at a commit", LATEST_AT_COMMIT),
+        ] {
+            let steps = plan(&history, sql);
+            assert!(
+                steps.iter().any(|s| s.starts_with("SEARCH")),
+                "{name}: {steps:#?}"
+            );
+            assert!(
+                !steps.iter().any(|s| scans_results(s)),
+                "{name} reads the whole results table: {steps:#?}"
+            );
+        }
+        // Every case's latest result reads each case once: a walk of the covering index,
+        // never of the table with its stored JSON.
+        let steps = plan(&history, LATEST);
+        let walks: Vec<&String> = steps.iter().filter(|s| scans_results(s)).collect();
+        assert!(
+            !walks.is_empty()
+                && walks
+                    .iter()
+                    .all(|s| s.contains("COVERING INDEX results_by_case_machine_partial_run")),
+            "{steps:#?}"
+        );
     }
 }
