@@ -5,7 +5,8 @@
 //! github-action-benchmark. Checked: every case measured in exactly one shard, comparison
 //! groups and `args` functions whole, each shard's step summary (`GITHUB_ACTIONS=true`) lists
 //! its cases and annotates nothing twice, nothing lost or duplicated by the merge, a second
-//! merge changes nothing, and the exports name every case once.
+//! merge changes nothing, the exports name every case once, and `cargo bench -- --partition`
+//! chooses the same cases as `knotmeter run --partition`.
 
 mod common;
 
@@ -164,6 +165,46 @@ fn the_ci_workflow_shards_merges_and_exports_every_case_once() {
         shard_of.values().collect::<BTreeSet<_>>().len() > 1,
         "the suite was spread: {shard_of:?}"
     );
+
+    // `cargo bench -- --partition` chooses what `knotmeter run --partition` chose.
+    for k in 1..=SHARDS {
+        let out = common::command_in("cargo", &root)
+            .args([
+                "bench",
+                "--quiet",
+                "--",
+                "--list",
+                "--format",
+                "json",
+                "--partition",
+            ])
+            .arg(format!("hash:{k}/{SHARDS}"))
+            .output()
+            .unwrap();
+        succeeded(
+            &format!("cargo bench -- --list --partition hash:{k}/{SHARDS}"),
+            &out,
+        );
+        let listed: BTreeSet<String> = serde_json::Deserializer::from_slice(&out.stdout)
+            .into_iter::<Value>()
+            .flat_map(|doc| {
+                let doc = doc.unwrap();
+                let cases = doc["cases"].as_array().unwrap().clone();
+                cases
+                    .into_iter()
+                    .map(|c| c["id"].as_str().unwrap().to_owned())
+            })
+            .collect();
+        let ran: BTreeSet<String> = shard_of
+            .iter()
+            .filter(|(_, shard)| **shard == k)
+            .map(|(id, _)| id.clone())
+            .collect();
+        assert_eq!(
+            listed, ran,
+            "shard {k}: the bench binaries and knotmeter run agree"
+        );
+    }
 
     // The merge job: every shard's artifact into one history, then the exports.
     let merged = artifacts.path().join("merged.db");
