@@ -52,7 +52,9 @@ fn a_case_silent_before_its_first_step_is_hung_after_the_case_timeout() {
     }}));
     let started = Instant::now();
     let (out, stdout, stderr) = run(sc.knotmeter_run(&["--case-timeout", "1"]));
-    assert!(started.elapsed() < Duration::from_secs(20));
+    // Well under the default timeout (120 s), with room for a loaded machine: the message
+    // below says which timeout fired.
+    assert!(started.elapsed() < Duration::from_secs(60));
     assert_eq!(out.status.code(), Some(4), "{stdout}\n{stderr}");
     assert!(
         stderr.contains("`sc::stuck` hung: its first step (the cold call) had not ended after 1"),
