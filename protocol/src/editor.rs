@@ -14,17 +14,24 @@
 //! |---|---|---|---|
 //! | `knotmeter/discover` | request to the daemon | [`DiscoverParams`] | [`DiscoverResult`] |
 //! | `knotmeter/discovered` | notification to the editor | [`DiscoveredParams`] | |
+//! | `knotmeter/treeChanged` | notification to the editor | [`TreeChangedParams`] | |
 //! | `knotmeter/run` | request to the daemon | [`RunParams`] | [`RunResult`] |
 //! | `knotmeter/runState` | notification to the editor | [`RunStateParams`] | |
+//! | `knotmeter/runStates` | notification to the editor | [`RunStatesParams`] | |
 //! | `knotmeter/output` | notification to the editor | [`OutputParams`] | |
 //! | `knotmeter/runEnd` | notification to the editor | [`RunEndParams`] | |
 //! | `knotmeter/cancel` | request to the daemon | [`CancelParams`] | `null` |
 //! | `knotmeter/history` | request to the daemon | [`HistoryParams`] | [`HistoryResult`] |
 //! | `knotmeter/stored` | notification to the editor | [`StoredParams`] | |
+//! | `knotmeter/samples` | request to the daemon | [`SamplesParams`] | [`SamplesResult`] |
+//!
+//! `knotmeter/treeChanged` and `knotmeter/runStates` are sent to clients that announce them in
+//! `initialize` ([`Features`], under `capabilities.experimental.knotmeter`); others get whole
+//! trees and one `knotmeter/runState` per change.
 
 use serde::{Deserialize, Serialize};
 
-use crate::{BenchResult, HistoryPoint};
+use crate::{BenchResult, HistoryPoint, RawSamples};
 
 /// A request: a method name with the shapes of its parameters and result.
 pub trait Request {
@@ -64,6 +71,17 @@ impl Notification for DiscoveredNotification {
     type Params = DiscoveredParams;
 }
 
+/// `knotmeter/treeChanged`: the daemon sends what changed in the tree since the version the
+/// client holds, to clients that announce [`Features::tree_changed`] (instead of whole trees
+/// in `knotmeter/discovered` after the first).
+#[derive(Debug)]
+pub enum TreeChangedNotification {}
+
+impl Notification for TreeChangedNotification {
+    const METHOD: &'static str = "knotmeter/treeChanged";
+    type Params = TreeChangedParams;
+}
+
 /// `knotmeter/run`: the editor asks for a run; the daemon answers at once with its id, then
 /// reports it with `knotmeter/runState`, `knotmeter/output` and a final `knotmeter/runEnd`.
 #[derive(Debug)]
@@ -82,6 +100,16 @@ pub enum RunStateNotification {}
 impl Notification for RunStateNotification {
     const METHOD: &'static str = "knotmeter/runState";
     type Params = RunStateParams;
+}
+
+/// `knotmeter/runStates`: several `knotmeter/runState` changes in one message, in the order
+/// they happened, to clients that announce [`Features::run_states`].
+#[derive(Debug)]
+pub enum RunStatesNotification {}
+
+impl Notification for RunStatesNotification {
+    const METHOD: &'static str = "knotmeter/runStates";
+    type Params = RunStatesParams;
 }
 
 /// `knotmeter/output`: text for a run's output: build output, tables, overhead diagnostics.
@@ -132,6 +160,18 @@ pub enum StoredNotification {}
 impl Notification for StoredNotification {
     const METHOD: &'static str = "knotmeter/stored";
     type Params = StoredParams;
+}
+
+/// `knotmeter/samples`: the raw samples of a case's latest result. Results in
+/// `knotmeter/runState` and `knotmeter/stored` carry none (their `raw` vectors are empty):
+/// a client that draws samples asks for them.
+#[derive(Debug)]
+pub enum SamplesRequest {}
+
+impl Request for SamplesRequest {
+    const METHOD: &'static str = "knotmeter/samples";
+    type Params = SamplesParams;
+    type Result = SamplesResult;
 }
 
 /// The command of the "▶ Run" code lens. Its one argument is a [`RunParams`]; a client may
@@ -215,6 +255,10 @@ pub struct DiscoverParams {}
 pub struct DiscoverResult {
     /// The whole tree, parents before children.
     pub items: Vec<TestItem>,
+    /// The tree's version: `knotmeter/treeChanged` messages apply to it in turn. Absent from
+    /// daemons that predate it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub version: Option<u64>,
 }
 
 /// Params of `knotmeter/discovered`.
@@ -222,6 +266,30 @@ pub struct DiscoverResult {
 #[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct DiscoveredParams {
     /// The whole tree, parents before children.
+    pub items: Vec<TestItem>,
+    /// The tree's version (see [`DiscoverResult::version`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub version: Option<u64>,
+}
+
+/// Params of `knotmeter/treeChanged`: the change from tree version `base` to `version`.
+///
+/// A client holding version `base` removes every id in `removed`, then adds or replaces each
+/// item of `items` (whole items, parents before children); it then holds `version`. A message
+/// whose `version` is not above the client's is old news (a `knotmeter/discover` answer
+/// overtook it) and is ignored; one whose `base` is not the client's version means the client
+/// missed a change: it asks `knotmeter/discover` for the whole tree. Ids are stable: an item
+/// that moves (its range changes) is replaced under the same id.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
+pub struct TreeChangedParams {
+    /// The version this change applies to.
+    pub base: u64,
+    /// The version after it.
+    pub version: u64,
+    /// Ids of the items that left the tree: every one of them, descendants included.
+    pub removed: Vec<String>,
+    /// Items that are new or changed, whole, parents before children.
     pub items: Vec<TestItem>,
 }
 
@@ -316,6 +384,15 @@ pub struct RunStateParams {
     pub message: Option<String>,
 }
 
+/// Params of `knotmeter/runStates`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
+pub struct RunStatesParams {
+    /// The changes, in the order they happened; each is what one `knotmeter/runState` would
+    /// carry.
+    pub states: Vec<RunStateParams>,
+}
+
 /// Params of `knotmeter/output`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
@@ -375,6 +452,57 @@ pub struct StoredParams {
     /// The latest complete (not partial) stored result of each case, each with its
     /// `stored_at`. Cases never stored are absent.
     pub results: Vec<BenchResult>,
+}
+
+/// Params of `knotmeter/samples`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
+pub struct SamplesParams {
+    /// The case id (a benchmark id for a benchmark without `args`).
+    pub id: String,
+}
+
+/// Result of `knotmeter/samples`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
+pub struct SamplesResult {
+    /// The raw samples of the latest result the daemon reported for the case; `null` when it
+    /// has none for it (not measured, or measured long ago and not found in the history).
+    pub raw: Option<RawSamples>,
+    /// Where `raw` comes from, when it is present.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<SamplesSource>,
+}
+
+/// Where the samples of a `knotmeter/samples` answer come from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
+#[serde(rename_all = "lowercase")]
+pub enum SamplesSource {
+    /// As measured, in the order they were taken (the daemon keeps them for recent results).
+    Measured,
+    /// The history store's compact form of the same result: each vector sorted, reduced to
+    /// evenly spaced order statistics (its minimum, median and maximum among them). Fine for a
+    /// histogram; says nothing of the order the samples were taken in.
+    Stored,
+}
+
+/// What one side of the connection supports beyond the methods every client and daemon have,
+/// exchanged in `initialize` under `capabilities.experimental.knotmeter` (the client's in
+/// its request, the daemon's in its result). Absent fields are `false`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct Features {
+    /// Tree changes as `knotmeter/treeChanged` rather than whole trees.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tree_changed: Option<bool>,
+    /// Run states batched in `knotmeter/runStates` rather than one `knotmeter/runState` each.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run_states: Option<bool>,
+    /// `knotmeter/samples` (the daemon's side).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub samples: Option<bool>,
 }
 
 /// The daemon's settings: the `initializationOptions` of `initialize`, and the `settings`

@@ -46,13 +46,16 @@ fn generate() -> String {
     out.push_str("/** The `knotmeter/*` method names. */\nexport const Methods = {\n");
     method::<editor::DiscoverRequest>("discover", &mut out);
     notification::<editor::DiscoveredNotification>("discovered", &mut out);
+    notification::<editor::TreeChangedNotification>("treeChanged", &mut out);
     method::<editor::RunRequest>("run", &mut out);
     notification::<editor::RunStateNotification>("runState", &mut out);
+    notification::<editor::RunStatesNotification>("runStates", &mut out);
     notification::<editor::OutputNotification>("output", &mut out);
     notification::<editor::RunEndNotification>("runEnd", &mut out);
     method::<editor::CancelRequest>("cancel", &mut out);
     method::<editor::HistoryRequest>("history", &mut out);
     notification::<editor::StoredNotification>("stored", &mut out);
+    method::<editor::SamplesRequest>("samples", &mut out);
     out.push_str("} as const;\n\n");
     out.push_str(&format!(
         "/** The command of the \"▶ Run\" code lens; its argument is a `RunParams`. */\n\
@@ -69,17 +72,23 @@ fn generate() -> String {
         editor::DiscoverParams,
         editor::DiscoverResult,
         editor::DiscoveredParams,
+        editor::TreeChangedParams,
         editor::RunMode,
         editor::RunParams,
         editor::RunResult,
         editor::ItemState,
         editor::RunStateParams,
+        editor::RunStatesParams,
         editor::OutputParams,
         editor::RunEndParams,
         editor::CancelParams,
         editor::HistoryParams,
         editor::HistoryResult,
         editor::StoredParams,
+        editor::SamplesParams,
+        editor::SamplesResult,
+        editor::SamplesSource,
+        editor::Features,
         editor::Settings,
         HistoryRunId,
         RunStatus,

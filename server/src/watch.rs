@@ -1,66 +1,549 @@
-//! Watching the workspace for files changed on disk outside the editor (notify), debounced:
-//! a burst of changes (a `git checkout`, a formatter over the tree) arrives as one batch
-//! once the files have been quiet for [`QUIET`].
+//! Watching the workspace's sources for changes made outside the editor, debounced: a burst
+//! of changes (a `git checkout`, a formatter over the tree) arrives as one batch once the files
+//! have been quiet for [`QUIET`].
 //!
-//! Only `.rs` files and `Cargo.toml` manifests matter; the target directory and `.git` are
-//! ignored. Files the editor holds are watched too, but discovery keeps the editor's text
-//! for them until they are closed.
+//! Only the directories that can hold sources are watched: the workspace is walked with the
+//! `ignore` crate, so directories `.gitignore` (and `.ignore`) leave out, hidden ones such as
+//! `.git`, the target directory and any directory cargo marked as a build directory (a
+//! `CACHEDIR.TAG` file: other packages' `target/`) are never watched. A directory created later
+//! is walked and watched the same way. On Linux each directory costs one inotify watch; when the
+//! system refuses one (its `fs.inotify.max_user_watches` limit), the watch falls back to
+//! polling every [`POLL`] with the same rules, and says so once ([`Notice::Polling`]): never a
+//! daemon that silently stopped seeing changes. `KNOTMETER_WATCH_LIMIT=N` caps the directories
+//! watched natively (to leave the system's watches to other tools); beyond it the same
+//! fallback applies.
+//!
+//! Only `.rs` files and `Cargo.toml` manifests are reported. Files the editor holds are reported
+//! too, but discovery keeps the editor's text for them until they are closed.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
-use std::time::Duration;
+use std::sync::mpsc as std_mpsc;
+use std::time::{Duration, Instant, SystemTime};
 
-use notify::{RecursiveMode, Watcher};
+use notify::{RecursiveMode, Watcher as _};
 use tokio::sync::mpsc;
 
 /// How long the files must be quiet before a batch is delivered.
 pub const QUIET: Duration = Duration::from_millis(100);
 
-/// Watches `root` recursively and sends batches of changed paths to `out`. The watch lasts
-/// as long as the returned watcher lives.
-pub fn spawn(
-    root: &Path,
-    target_dir: &Path,
-    out: mpsc::UnboundedSender<Vec<PathBuf>>,
-) -> notify::Result<notify::RecommendedWatcher> {
-    let (raw_tx, mut raw_rx) = mpsc::unbounded_channel::<PathBuf>();
-    let target_dir = target_dir.to_path_buf();
-    let mut watcher = notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
-        let Ok(event) = event else { return };
-        if event.kind.is_access() {
-            return;
-        }
-        for path in event.paths {
-            if relevant(&path, &target_dir) {
-                let _ = raw_tx.send(path);
-            }
-        }
-    })?;
-    watcher.watch(root, RecursiveMode::Recursive)?;
-    tokio::spawn(async move {
-        while let Some(first) = raw_rx.recv().await {
-            let mut batch = BTreeSet::from([first]);
-            loop {
-                match tokio::time::timeout(QUIET, raw_rx.recv()).await {
-                    Ok(Some(path)) => {
-                        batch.insert(path);
-                    }
-                    Ok(None) => return,
-                    Err(_) => break,
-                }
-            }
-            if out.send(batch.into_iter().collect()).is_err() {
-                return;
-            }
-        }
-    });
-    Ok(watcher)
+/// How often the sources are scanned when the system refuses watches.
+pub const POLL: Duration = Duration::from_secs(1);
+
+/// The environment variable that caps the directories watched natively.
+pub const LIMIT_ENV: &str = "KNOTMETER_WATCH_LIMIT";
+
+/// What the watch reports.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Notice {
+    /// These files changed (a debounced batch).
+    Changed(Vec<PathBuf>),
+    /// Native watching was refused; the sources are polled from now on. The text says why
+    /// and what to do.
+    Polling(String),
 }
 
-fn relevant(path: &Path, target_dir: &Path) -> bool {
-    if path.starts_with(target_dir) || path.components().any(|c| c.as_os_str() == ".git") {
-        return false;
+/// A running watch: it stops when this is dropped.
+#[derive(Debug)]
+pub struct Watch {
+    stop: std_mpsc::Sender<Signal>,
+}
+
+impl Drop for Watch {
+    fn drop(&mut self) {
+        let _ = self.stop.send(Signal::Stop);
     }
+}
+
+enum Signal {
+    Event(notify::Result<notify::Event>),
+    Stop,
+}
+
+/// Watches the sources under `root` (the target directory `target_dir` left out) from a thread
+/// of its own, sending what changed to `out`. The directories are walked on that thread, so
+/// this returns at once.
+pub fn spawn(root: &Path, target_dir: &Path, out: mpsc::UnboundedSender<Notice>) -> Watch {
+    let limit = std::env::var(LIMIT_ENV)
+        .ok()
+        .and_then(|v| v.trim().parse::<usize>().ok());
+    spawn_with(root, target_dir, out, limit)
+}
+
+/// [`spawn`] with an explicit cap on native watches.
+pub fn spawn_with(
+    root: &Path,
+    target_dir: &Path,
+    out: mpsc::UnboundedSender<Notice>,
+    limit: Option<usize>,
+) -> Watch {
+    let (tx, rx) = std_mpsc::channel();
+    let rules = Rules {
+        root: root.to_path_buf(),
+        target_dir: target_dir.to_path_buf(),
+    };
+    let events = tx.clone();
+    std::thread::Builder::new()
+        .name("knotmeter-watch".into())
+        .spawn(move || watch_loop(rules, events, rx, out, limit))
+        .expect("a thread can be started");
+    Watch { stop: tx }
+}
+
+/// Which directories are watched and which files matter.
+#[derive(Debug, Clone)]
+struct Rules {
+    root: PathBuf,
+    target_dir: PathBuf,
+}
+
+impl Rules {
+    /// A walk under `dir` that skips what is never watched.
+    fn walk(&self, dir: &Path) -> ignore::Walk {
+        let target_dir = self.target_dir.clone();
+        ignore::WalkBuilder::new(dir)
+            .require_git(false)
+            .follow_links(false)
+            .filter_entry(move |entry| {
+                let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
+                !(is_dir
+                    && (entry.path() == target_dir || entry.path().join("CACHEDIR.TAG").exists()))
+            })
+            .build()
+    }
+
+    /// Every directory to watch under `dir` (itself included), in walk order.
+    fn dirs(&self, dir: &Path) -> Vec<PathBuf> {
+        self.walk(dir)
+            .flatten()
+            .filter(|e| e.file_type().is_some_and(|t| t.is_dir()))
+            .map(|e| e.into_path())
+            .collect()
+    }
+
+    /// The files that matter under the root, with their modification time and length.
+    fn stamps(&self) -> HashMap<PathBuf, (Option<SystemTime>, u64)> {
+        self.walk(&self.root)
+            .flatten()
+            .filter(|e| e.file_type().is_some_and(|t| t.is_file()) && relevant(e.path()))
+            .filter_map(|e| {
+                let metadata = e.metadata().ok()?;
+                Some((e.into_path(), (metadata.modified().ok(), metadata.len())))
+            })
+            .collect()
+    }
+
+    /// Whether a reported path matters.
+    fn matters(&self, path: &Path) -> bool {
+        !path.starts_with(&self.target_dir)
+            && !path.components().any(|c| c.as_os_str() == ".git")
+            && relevant(path)
+    }
+}
+
+/// Rust sources and manifests.
+fn relevant(path: &Path) -> bool {
     path.extension().is_some_and(|e| e == "rs")
         || path.file_name().is_some_and(|n| n == "Cargo.toml")
+}
+
+/// Something that watches one directory at a time (the OS's watcher, or a cap in front of it).
+trait DirWatcher {
+    fn watch_dir(&mut self, dir: &Path) -> notify::Result<()>;
+}
+
+impl DirWatcher for notify::RecommendedWatcher {
+    fn watch_dir(&mut self, dir: &Path) -> notify::Result<()> {
+        // inotify watches one directory per watch; the other backends watch trees natively
+        // and need no walk.
+        let mode = if cfg!(any(target_os = "linux", target_os = "android")) {
+            RecursiveMode::NonRecursive
+        } else {
+            RecursiveMode::Recursive
+        };
+        self.watch(dir, mode)
+    }
+}
+
+/// At most `limit` directories, then the same error the OS gives when its limit is reached.
+struct Capped<W> {
+    inner: W,
+    limit: Option<usize>,
+    watched: usize,
+}
+
+impl<W: DirWatcher> DirWatcher for Capped<W> {
+    fn watch_dir(&mut self, dir: &Path) -> notify::Result<()> {
+        if self.limit.is_some_and(|l| self.watched >= l) {
+            return Err(notify::Error::new(notify::ErrorKind::MaxFilesWatch));
+        }
+        self.inner.watch_dir(dir)?;
+        self.watched += 1;
+        Ok(())
+    }
+}
+
+/// Why a directory could not be watched, in words a user can act on.
+fn refusal(error: &notify::Error, watched: usize, wanted: usize, capped: bool) -> String {
+    let limit = std::fs::read_to_string("/proc/sys/fs/inotify/max_user_watches")
+        .ok()
+        .map(|v| v.trim().to_owned());
+    let why = match (&error.kind, capped) {
+        (notify::ErrorKind::MaxFilesWatch, true) => {
+            format!("{LIMIT_ENV} allows {watched} directories and the sources have {wanted}")
+        }
+        (notify::ErrorKind::MaxFilesWatch, false) => format!(
+            "the system refused more file watches after {watched} of {wanted} directories \
+             (fs.inotify.max_user_watches is {}; other programs use watches too)",
+            limit.as_deref().unwrap_or("unknown")
+        ),
+        _ => format!("watching the sources failed ({error})"),
+    };
+    let fix = if capped {
+        format!("unset {LIMIT_ENV} or raise it")
+    } else {
+        "raise the limit, for example `sudo sysctl fs.inotify.max_user_watches=524288`, and \
+         restart the daemon"
+            .to_owned()
+    };
+    format!(
+        "knotmeter: {why}; files changed outside the editor are now found by scanning the \
+         sources every {} s. To watch them natively, {fix}.",
+        POLL.as_secs()
+    )
+}
+
+fn watch_loop(
+    rules: Rules,
+    events: std_mpsc::Sender<Signal>,
+    rx: std_mpsc::Receiver<Signal>,
+    out: mpsc::UnboundedSender<Notice>,
+    limit: Option<usize>,
+) {
+    let handler = move |event| {
+        let _ = events.send(Signal::Event(event));
+    };
+    let native = notify::recommended_watcher(handler).map(|inner| Capped {
+        inner,
+        limit,
+        watched: 0,
+    });
+    let mut watcher = match native {
+        Ok(watcher) => Some(watcher),
+        Err(e) => {
+            let _ = out.send(Notice::Polling(refusal(&e, 0, 0, false)));
+            None
+        }
+    };
+    let mut watched: HashSet<PathBuf> = HashSet::new();
+    if let Some(w) = &mut watcher {
+        if let Err(message) = watch_all(w, &rules, &rules.root, &mut watched, limit.is_some()) {
+            let _ = out.send(Notice::Polling(message));
+            watcher = None;
+        }
+    }
+    let mut stamps = if watcher.is_none() {
+        rules.stamps()
+    } else {
+        HashMap::new()
+    };
+    let mut batch: BTreeSet<PathBuf> = BTreeSet::new();
+    let mut last_poll = Instant::now();
+    loop {
+        let wait = if watcher.is_none() {
+            POLL.saturating_sub(last_poll.elapsed())
+        } else if batch.is_empty() {
+            Duration::from_secs(3600)
+        } else {
+            QUIET
+        };
+        match rx.recv_timeout(wait) {
+            Ok(Signal::Stop) | Err(std_mpsc::RecvTimeoutError::Disconnected) => return,
+            Ok(Signal::Event(Ok(event))) => {
+                if event.kind.is_access() {
+                    continue;
+                }
+                for path in event.paths {
+                    if let Some(w) = &mut watcher {
+                        // A new directory (created, or moved in): watch it and what it holds.
+                        if path.is_dir() && !watched.contains(&path) && !ignored(&rules, &path) {
+                            if let Err(message) =
+                                watch_all(w, &rules, &path, &mut watched, limit.is_some())
+                            {
+                                let _ = out.send(Notice::Polling(message));
+                                stamps = rules.stamps();
+                                last_poll = Instant::now();
+                                watcher = None;
+                            }
+                            // Files written before the watch existed.
+                            for entry in rules.walk(&path).flatten() {
+                                if rules.matters(entry.path()) {
+                                    batch.insert(entry.into_path());
+                                }
+                            }
+                        }
+                    }
+                    if rules.matters(&path) {
+                        batch.insert(path);
+                    }
+                }
+            }
+            Ok(Signal::Event(Err(e))) => tracing::debug!("watch: {e}"),
+            Err(std_mpsc::RecvTimeoutError::Timeout) => {
+                if watcher.is_none() && last_poll.elapsed() >= POLL {
+                    let fresh = rules.stamps();
+                    for (path, stamp) in &fresh {
+                        if stamps.get(path) != Some(stamp) {
+                            batch.insert(path.clone());
+                        }
+                    }
+                    for path in stamps.keys() {
+                        if !fresh.contains_key(path) {
+                            batch.insert(path.clone());
+                        }
+                    }
+                    stamps = fresh;
+                    last_poll = Instant::now();
+                }
+                if !batch.is_empty()
+                    && out
+                        .send(Notice::Changed(
+                            std::mem::take(&mut batch).into_iter().collect(),
+                        ))
+                        .is_err()
+                {
+                    return;
+                }
+            }
+        }
+    }
+}
+
+/// Whether `dir` is left out by the rules (looked at from its parent's walk).
+fn ignored(rules: &Rules, dir: &Path) -> bool {
+    let Some(parent) = dir.parent() else {
+        return false;
+    };
+    if !dir.starts_with(&rules.root) {
+        return true;
+    }
+    !ignore::WalkBuilder::new(parent)
+        .require_git(false)
+        .max_depth(Some(1))
+        .filter_entry({
+            let target_dir = rules.target_dir.clone();
+            move |entry| !(entry.path() == target_dir || entry.path().join("CACHEDIR.TAG").exists())
+        })
+        .build()
+        .flatten()
+        .any(|e| e.path() == dir)
+}
+
+/// Watches every directory under `dir`; on a refusal, the message to show.
+fn watch_all(
+    watcher: &mut impl DirWatcher,
+    rules: &Rules,
+    dir: &Path,
+    watched: &mut HashSet<PathBuf>,
+    capped: bool,
+) -> Result<(), String> {
+    let dirs = rules.dirs(dir);
+    let wanted = watched.len() + dirs.len();
+    let recursive = !cfg!(any(target_os = "linux", target_os = "android"));
+    for dir in dirs {
+        if watched.contains(&dir) {
+            continue;
+        }
+        match watcher.watch_dir(&dir) {
+            Ok(()) => {
+                watched.insert(dir);
+            }
+            Err(e) => {
+                let message = refusal(&e, watched.len(), wanted, capped);
+                tracing::warn!("{message}");
+                return Err(message);
+            }
+        }
+        if recursive {
+            break;
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tree() -> (tempfile::TempDir, PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        for d in [
+            "benches/nested",
+            "src",
+            "target/debug/build/x",
+            "vendor-out",
+            "crates/other/target/debug",
+            "ignored/deep",
+            ".git/objects",
+        ] {
+            std::fs::create_dir_all(root.join(d)).unwrap();
+        }
+        std::fs::write(root.join(".gitignore"), "/ignored\n").unwrap();
+        std::fs::write(root.join("crates/other/target/CACHEDIR.TAG"), "x").unwrap();
+        std::fs::write(root.join("vendor-out/CACHEDIR.TAG"), "x").unwrap();
+        std::fs::write(root.join("benches/a.rs"), "").unwrap();
+        (dir, root)
+    }
+
+    fn relative(root: &Path, dirs: Vec<PathBuf>) -> Vec<String> {
+        let mut out: Vec<String> = dirs
+            .iter()
+            .map(|d| d.strip_prefix(root).unwrap().display().to_string())
+            .collect();
+        out.sort();
+        out
+    }
+
+    /// Only source directories are watched: not the target directory, not build directories
+    /// cargo tagged, not what `.gitignore` leaves out, not `.git`.
+    #[test]
+    fn only_source_directories_are_watched() {
+        let (_dir, root) = tree();
+        let rules = Rules {
+            root: root.clone(),
+            target_dir: root.join("target"),
+        };
+        assert_eq!(
+            relative(&root, rules.dirs(&root)),
+            [
+                "",
+                "benches",
+                "benches/nested",
+                "crates",
+                "crates/other",
+                "src"
+            ]
+        );
+        assert!(rules.matters(&root.join("benches/a.rs")));
+        assert!(rules.matters(&root.join("crates/other/Cargo.toml")));
+        assert!(!rules.matters(&root.join("target/debug/build/x/out.rs")));
+        assert!(!rules.matters(&root.join("benches/notes.md")));
+        assert!(ignored(&rules, &root.join("ignored")));
+        assert!(ignored(&rules, &root.join("vendor-out")));
+        assert!(!ignored(&rules, &root.join("benches/nested")));
+    }
+
+    struct Refusing {
+        after: usize,
+        calls: usize,
+    }
+
+    impl DirWatcher for Refusing {
+        fn watch_dir(&mut self, _: &Path) -> notify::Result<()> {
+            self.calls += 1;
+            if self.calls > self.after {
+                return Err(notify::Error::new(notify::ErrorKind::MaxFilesWatch));
+            }
+            Ok(())
+        }
+    }
+
+    /// The OS refusing a watch is said with what to do (it was a silent daemon without watching).
+    #[test]
+    fn a_refused_watch_is_said_with_the_limit_and_the_fix() {
+        let (_dir, root) = tree();
+        let rules = Rules {
+            root: root.clone(),
+            target_dir: root.join("target"),
+        };
+        let mut watched = HashSet::new();
+        let message = watch_all(
+            &mut Refusing { after: 2, calls: 0 },
+            &rules,
+            &root,
+            &mut watched,
+            false,
+        )
+        .unwrap_err();
+        assert_eq!(watched.len(), 2);
+        assert!(
+            message.contains("refused more file watches after 2 of 6"),
+            "{message}"
+        );
+        assert!(message.contains("fs.inotify.max_user_watches"), "{message}");
+        assert!(
+            message.contains("scanning the sources every 1 s"),
+            "{message}"
+        );
+    }
+
+    async fn next_change(rx: &mut mpsc::UnboundedReceiver<Notice>, want: &Path) -> Vec<Notice> {
+        let mut seen = Vec::new();
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+        while let Ok(Some(notice)) = tokio::time::timeout_at(deadline, rx.recv()).await {
+            let done = matches!(&notice, Notice::Changed(paths) if paths.iter().any(|p| p == want));
+            seen.push(notice);
+            if done {
+                return seen;
+            }
+        }
+        panic!("{} was not reported; seen: {seen:?}", want.display());
+    }
+
+    /// Changes in source directories are reported, also in a directory created after the start;
+    /// changes in ignored places are not.
+    #[tokio::test(flavor = "multi_thread")]
+    async fn changes_in_sources_are_reported_and_ignored_places_stay_quiet() {
+        let (_dir, root) = tree();
+        let (tx, mut rx) = mpsc::unbounded_channel();
+        let _watch = spawn_with(&root, &root.join("target"), tx, None);
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        std::fs::write(root.join("target/debug/build/x/gen.rs"), "").unwrap();
+        std::fs::write(root.join("ignored/deep/x.rs"), "").unwrap();
+        std::fs::write(root.join("benches/nested/b.rs"), "fn b() {}").unwrap();
+        let seen = next_change(&mut rx, &root.join("benches/nested/b.rs")).await;
+        let all: Vec<&PathBuf> = seen
+            .iter()
+            .flat_map(|n| match n {
+                Notice::Changed(paths) => paths.iter().collect(),
+                Notice::Polling(_) => Vec::new(),
+            })
+            .collect();
+        assert!(
+            all.iter().all(|p| p.starts_with(root.join("benches"))),
+            "{all:?}"
+        );
+        // A directory made after the start is watched too.
+        std::fs::create_dir_all(root.join("benches/later")).unwrap();
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        std::fs::write(root.join("benches/later/c.rs"), "fn c() {}").unwrap();
+        next_change(&mut rx, &root.join("benches/later/c.rs")).await;
+    }
+
+    /// Past the cap (as past the system's limit), the watch says so once and polls: changes
+    /// are still found.
+    #[tokio::test(flavor = "multi_thread")]
+    async fn beyond_the_watch_limit_changes_are_found_by_polling() {
+        let (_dir, root) = tree();
+        let (tx, mut rx) = mpsc::unbounded_channel();
+        let _watch = spawn_with(&root, &root.join("target"), tx, Some(2));
+        let first = tokio::time::timeout(Duration::from_secs(10), rx.recv())
+            .await
+            .unwrap()
+            .unwrap();
+        let Notice::Polling(message) = first else {
+            panic!("expected the polling notice first, got {first:?}");
+        };
+        assert!(
+            message.contains("KNOTMETER_WATCH_LIMIT allows 2 directories"),
+            "{message}"
+        );
+        std::fs::write(root.join("benches/a.rs"), "fn changed() {}").unwrap();
+        let seen = next_change(&mut rx, &root.join("benches/a.rs")).await;
+        assert!(
+            seen.iter().all(|n| !matches!(n, Notice::Polling(_))),
+            "said once: {seen:?}"
+        );
+    }
 }

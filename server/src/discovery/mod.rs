@@ -119,12 +119,34 @@ pub struct Tree {
     pub errors: Vec<(PathBuf, String)>,
     /// Every source file reached, with the target it belongs to.
     pub files: HashMap<PathBuf, Vec<TargetRef>>,
-    /// criterion targets whose binary was never listed: their benchmarks are unknown until a
-    /// build, so selecting the target selects it whole ([`Tree::select`]).
-    pub unlisted: Vec<TargetRef>,
+    /// Where to find benchmarks fast (built by [`Tree::index`]).
+    index: TreeIndex,
+}
+
+/// Lookups by file and by leaf id, so that features and run states cost no scan of the tree.
+#[derive(Debug, Clone, Default, PartialEq)]
+struct TreeIndex {
+    /// Indices into `benches` of each file's benchmarks, in tree order.
+    by_file: HashMap<PathBuf, Vec<usize>>,
+    /// Index into `benches` of each benchmark id and case id.
+    by_id: HashMap<String, usize>,
 }
 
 impl Tree {
+    /// Builds the lookups by file and by id; call it once `benches` is complete (a tree made
+    /// by [`Discovery::tree`] has it).
+    pub fn index(&mut self) {
+        let mut index = TreeIndex::default();
+        for (i, bench) in self.benches.iter().enumerate() {
+            index.by_file.entry(bench.file.clone()).or_default().push(i);
+            index.by_id.insert(bench.id.clone(), i);
+            for case in &bench.cases {
+                index.by_id.insert(case.id.clone(), i);
+            }
+        }
+        self.index = index;
+    }
+
     /// The leaf ids (cases, or benchmarks without `args`) selected by item ids at any
     /// level, grouped by bench target in tree order. `include: None` selects everything.
     pub fn select(
@@ -137,11 +159,14 @@ impl Tree {
             .iter()
             .map(|i| (i.id.as_str(), i.parent.as_deref()))
             .collect();
+        let include: Option<HashSet<&str>> =
+            include.map(|names| names.iter().map(String::as_str).collect());
+        let exclude: HashSet<&str> = exclude.iter().map(String::as_str).collect();
         // An item is chosen when it or one of its ancestors is named.
-        let named = |id: &str, names: &[String]| {
+        let named = |id: &str, names: &HashSet<&str>| {
             let mut at = Some(id);
             while let Some(current) = at {
-                if names.iter().any(|n| n == current) {
+                if names.contains(current) {
                     return true;
                 }
                 at = parent_of.get(current).copied().flatten();
@@ -151,8 +176,8 @@ impl Tree {
         let mut out: Vec<(TargetRef, Vec<String>)> = Vec::new();
         for bench in &self.benches {
             for leaf in bench.leaf_ids() {
-                let included = include.is_none_or(|names| named(&leaf, names));
-                if !included || named(&leaf, exclude) {
+                let included = include.as_ref().is_none_or(|names| named(&leaf, names));
+                if !included || (!exclude.is_empty() && named(&leaf, &exclude)) {
                     continue;
                 }
                 match out.iter_mut().find(|(t, _)| *t == bench.target) {
@@ -173,14 +198,17 @@ impl Tree {
 
     /// The benchmarks defined in `file`.
     pub fn benches_in<'a>(&'a self, file: &'a Path) -> impl Iterator<Item = &'a Bench> + 'a {
-        self.benches.iter().filter(move |b| b.file == file)
+        self.index
+            .by_file
+            .get(file)
+            .into_iter()
+            .flatten()
+            .map(|&i| &self.benches[i])
     }
 
     /// The benchmark that owns a leaf id (a case id or a benchmark id).
     pub fn bench_of(&self, leaf: &str) -> Option<&Bench> {
-        self.benches
-            .iter()
-            .find(|b| b.id == leaf || b.cases.iter().any(|c| c.id == leaf))
+        self.index.by_id.get(leaf).map(|&i| &self.benches[i])
     }
 }
 
@@ -420,6 +448,7 @@ impl Discovery {
                 tree.items.truncate(start);
             }
         }
+        tree.index();
         tree
     }
 

@@ -18,7 +18,13 @@ pub fn list(args: ListArgs) -> anyhow::Result<ExitCode> {
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     if args.format == ListFormat::Json {
-        serde_json::to_writer_pretty(&mut out, &DiscoverResult { items: tree.items })?;
+        serde_json::to_writer_pretty(
+            &mut out,
+            &DiscoverResult {
+                items: tree.items,
+                version: None,
+            },
+        )?;
         writeln!(out)?;
         return Ok(ExitCode::SUCCESS);
     }

@@ -17,8 +17,9 @@ pub mod transport;
 use std::path::PathBuf;
 
 use knotmeter_protocol::editor::{
-    CancelParams, CancelRequest, DiscoverParams, DiscoverRequest, DiscoverResult, HistoryParams,
-    HistoryRequest, HistoryResult, Request, RunParams, RunRequest, RunResult, RUN_COMMAND,
+    CancelParams, CancelRequest, DiscoverParams, DiscoverRequest, DiscoverResult, Features,
+    HistoryParams, HistoryRequest, HistoryResult, Request, RunParams, RunRequest, RunResult,
+    SamplesParams, SamplesRequest, SamplesResult, RUN_COMMAND,
 };
 use tokio::sync::{mpsc, oneshot};
 use tower_lsp_server::jsonrpc::{Error, ErrorCode, Result};
@@ -39,6 +40,7 @@ pub fn service_with(lifeline: Lifeline) -> (LspService<Backend>, tower_lsp_serve
         .custom_method(RunRequest::METHOD, Backend::run)
         .custom_method(CancelRequest::METHOD, Backend::cancel)
         .custom_method(HistoryRequest::METHOD, Backend::history)
+        .custom_method(SamplesRequest::METHOD, Backend::samples)
         .finish()
 }
 
@@ -92,6 +94,10 @@ impl Backend {
     async fn history(&self, params: HistoryParams) -> Result<HistoryResult> {
         self.ask(|reply| LspMsg::History(params, reply)).await
     }
+
+    async fn samples(&self, params: SamplesParams) -> Result<SamplesResult> {
+        self.ask(|reply| LspMsg::Samples(params, reply)).await
+    }
 }
 
 fn stopped() -> Error {
@@ -108,14 +114,24 @@ fn path_of(uri: &Uri) -> Option<PathBuf> {
 
 impl LanguageServer for Backend {
     async fn initialize(&self, params: InitializeParams) -> Result<InitializeResult> {
-        #[allow(deprecated)]
-        let root = params
+        // Every folder is served; without folders, the root.
+        let mut roots: Vec<PathBuf> = params
             .workspace_folders
-            .as_ref()
-            .and_then(|folders| folders.first())
-            .and_then(|f| path_of(&f.uri))
-            .or_else(|| params.root_uri.as_ref().and_then(path_of));
+            .iter()
+            .flatten()
+            .filter_map(|f| path_of(&f.uri))
+            .collect();
+        #[allow(deprecated)]
+        if roots.is_empty() {
+            roots.extend(params.root_uri.as_ref().and_then(path_of));
+        }
         let caps = &params.capabilities;
+        let features: Features = caps
+            .experimental
+            .as_ref()
+            .and_then(|e| e.get("knotmeter"))
+            .and_then(|k| serde_json::from_value(k.clone()).ok())
+            .unwrap_or_default();
         let workspace = caps.workspace.as_ref();
         let client = ClientCaps {
             code_lens_refresh: workspace
@@ -131,9 +147,10 @@ impl LanguageServer for Backend {
                 .as_ref()
                 .and_then(|w| w.work_done_progress)
                 .unwrap_or(false),
+            features,
         };
         self.tell(LspMsg::Initialize {
-            root,
+            roots,
             options: params.initialization_options,
             caps: client,
         });
@@ -158,6 +175,20 @@ impl LanguageServer for Backend {
                     commands: vec![RUN_COMMAND.to_owned()],
                     work_done_progress_options: WorkDoneProgressOptions::default(),
                 }),
+                workspace: Some(WorkspaceServerCapabilities {
+                    workspace_folders: Some(WorkspaceFoldersServerCapabilities {
+                        supported: Some(true),
+                        change_notifications: Some(OneOf::Left(true)),
+                    }),
+                    file_operations: None,
+                }),
+                experimental: Some(serde_json::json!({
+                    "knotmeter": Features {
+                        tree_changed: Some(true),
+                        run_states: Some(true),
+                        samples: Some(true),
+                    }
+                })),
                 ..ServerCapabilities::default()
             },
             server_info: Some(ServerInfo {
@@ -202,6 +233,16 @@ impl LanguageServer for Backend {
         if let Some(path) = path_of(&params.text_document.uri) {
             self.tell(LspMsg::Close(path));
         }
+    }
+
+    async fn did_change_workspace_folders(&self, params: DidChangeWorkspaceFoldersParams) {
+        let paths = |folders: Vec<WorkspaceFolder>| -> Vec<PathBuf> {
+            folders.iter().filter_map(|f| path_of(&f.uri)).collect()
+        };
+        self.tell(LspMsg::Folders {
+            added: paths(params.event.added),
+            removed: paths(params.event.removed),
+        });
     }
 
     async fn did_change_configuration(&self, params: DidChangeConfigurationParams) {

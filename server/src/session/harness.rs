@@ -43,6 +43,7 @@ impl Harness {
     /// Recomputes every diagnostic; returns the files whose diagnostics changed.
     pub fn refresh(&mut self, workspace: &Workspace, tree: &Tree) -> Vec<PathBuf> {
         let mut fresh: BTreeMap<PathBuf, Vec<Diagnostic>> = BTreeMap::new();
+        let with_benches: HashSet<&TargetRef> = tree.benches.iter().map(|b| &b.target).collect();
         for package in &workspace.packages {
             let manifest = std::fs::read_to_string(&package.manifest_path).unwrap_or_default();
             for target in &package.targets {
@@ -50,7 +51,7 @@ impl Harness {
                     package: package.name.clone(),
                     target: target.name.clone(),
                 };
-                if !tree.benches.iter().any(|b| b.target == reference) {
+                if !with_benches.contains(&reference) {
                     continue;
                 }
                 let built = self.built_libtest.contains(&reference);
@@ -94,6 +95,11 @@ impl Harness {
         }
         self.by_file = fresh;
         changed
+    }
+
+    /// The files that have diagnostics.
+    pub fn files(&self) -> Vec<PathBuf> {
+        self.by_file.keys().cloned().collect()
     }
 
     /// The diagnostics of `file`.

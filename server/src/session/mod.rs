@@ -1,35 +1,47 @@
-//! The session: the one task that owns the daemon's changing state — open documents, the
-//! tree, settings, the run queue, the last results and the published diagnostics.
+//! The session: the one task that owns the daemon's changing state — workspace folders, open
+//! documents, the tree, settings, the run queue, the last results and the published
+//! diagnostics.
 //!
 //! Everything that happens reaches it as an [`Event`] from one `select!`: LSP messages (in
-//! the order the client sent them), watcher batches, and what running jobs report. It
-//! handles one event at a time with plain functions, collects what the client must be told,
-//! then sends it in order. So the order of state changes, and of the notifications they
-//! cause, is the order of the events. A panic while handling an event is caught and logged;
-//! the session keeps serving.
+//! the order the client sent them), watcher notices, trees from the discovery thread, and what
+//! running jobs report. It handles one event at a time with plain functions, collects what the
+//! client must be told, then hands it to the outbox's sender task in order. So the order of
+//! state changes, and of the notifications they cause, is the order of the events. A panic
+//! while handling an event is caught and logged; the session keeps serving.
 //!
-//! Runs: one at a time (parallel benchmarks disturb each other). A run request is answered at
-//! once with its id; its items are reported `enqueued`, and the job starts when the previous
-//! one ends. Run-on-save coalesces saves for [`SAVE_DEBOUNCE`], and a newer save cancels a
-//! stale run-on-save run (its unfinished items join the new run).
+//! Expensive work stays off this path: `cargo metadata` runs on a blocking thread
+//! ([`folders`]), parsing and tree building on the discovery thread ([`discover`]), writing
+//! large messages on the outbox's task ([`out`]). A request that needs a tree the discovery
+//! thread has not finished (a hover in a file just edited, a run right after an edit) waits
+//! for that tree, and only for that one: requests about other files are answered at once.
+//!
+//! Runs ([`runs`]): one at a time (parallel benchmarks disturb each other). A run request is
+//! answered at once with its id; its items are reported `enqueued`, and the job starts when
+//! the previous one ends. Run-on-save coalesces saves for [`SAVE_DEBOUNCE`], and a newer save
+//! cancels a stale run-on-save run (its unfinished items join the new run).
 //!
 //! Stopping: the process around the session (`knotmeter serve`) asks it to stop through its
 //! [`Lifeline`] when a signal arrives; the session then cancels the run in progress
 //! gracefully, kills every child process once that run has ended, and says it is done.
 
+mod discover;
+mod folders;
 mod harness;
 mod history;
 mod out;
+mod runs;
+mod samples;
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::Duration;
 
 use knotmeter_protocol::editor::{
-    CancelParams, DiscoverResult, DiscoveredParams, HistoryParams, HistoryResult, ItemState,
-    OutputParams, RunEndParams, RunMode, RunParams, RunResult, RunStateParams, Settings,
-    StoredParams, TestItem,
+    CancelParams, DiscoverResult, Features, HistoryParams, HistoryResult, RunParams, RunResult,
+    SamplesParams, SamplesResult, Settings, TreeChangedParams,
 };
 use knotmeter_protocol::BenchResult;
 use tokio::sync::{mpsc, oneshot};
@@ -37,13 +49,16 @@ use tokio_util::sync::CancellationToken;
 use tower_lsp_server::ls_types::{CodeLens, Hover, InlayHint, MessageType, Position};
 use tower_lsp_server::Client;
 
-use crate::cargo_build::{BuildEvent, CompilerError};
-use crate::discovery::{self, Discovery, Tree};
+use crate::cargo_build::CompilerError;
+use crate::discovery::{TargetRef, Tree};
 use crate::lsp::features::{self, Results, Summaries};
 use crate::runs::process::Children;
-use crate::runs::{self, Job, JobEvent, RunOptions};
-use crate::watch;
-use out::{Out, ProgressMsg};
+use crate::runs::JobEvent;
+use crate::watch::Notice;
+use discover::{Command, Update, Worker};
+use folders::Folder;
+use out::Out;
+use runs::{Current, Queued};
 
 /// How long saves are collected before a run-on-save run starts.
 pub const SAVE_DEBOUNCE: Duration = Duration::from_millis(300);
@@ -77,6 +92,8 @@ pub struct ClientCaps {
     pub inlay_hint_refresh: bool,
     /// `window/workDoneProgress/create`.
     pub work_done_progress: bool,
+    /// The knotmeter features it announced (`capabilities.experimental.knotmeter`).
+    pub features: Features,
 }
 
 /// A message from the LSP front end.
@@ -84,8 +101,8 @@ pub struct ClientCaps {
 pub enum LspMsg {
     /// `initialize`.
     Initialize {
-        /// The workspace folder.
-        root: Option<PathBuf>,
+        /// The workspace folders (every one the client named).
+        roots: Vec<PathBuf>,
         /// `initializationOptions`.
         options: Option<serde_json::Value>,
         /// What the client supports.
@@ -93,6 +110,13 @@ pub enum LspMsg {
     },
     /// `initialized`: load the workspace and start watching.
     Initialized,
+    /// `workspace/didChangeWorkspaceFolders`.
+    Folders {
+        /// Folders added.
+        added: Vec<PathBuf>,
+        /// Folders removed.
+        removed: Vec<PathBuf>,
+    },
     /// `textDocument/didOpen`.
     Open(PathBuf, String),
     /// `textDocument/didChange` (full text).
@@ -111,6 +135,8 @@ pub enum LspMsg {
     Cancel(CancelParams, Reply<()>),
     /// `knotmeter/history`.
     History(HistoryParams, Reply<HistoryResult>),
+    /// `knotmeter/samples`.
+    Samples(SamplesParams, Reply<SamplesResult>),
     /// `textDocument/codeLens`.
     CodeLens(PathBuf, Reply<Vec<CodeLens>>),
     /// `textDocument/inlayHint`.
@@ -126,15 +152,19 @@ pub enum LspMsg {
 pub enum Event {
     /// From the LSP front end.
     Lsp(LspMsg),
-    /// Files changed on disk.
-    Watch(Vec<PathBuf>),
+    /// From a folder's watch.
+    Watch(Notice),
+    /// A tree from the discovery thread.
+    Tree(Update),
+    /// A folder's `cargo metadata` ended.
+    Loaded(PathBuf, Result<crate::discovery::Workspace, String>),
     /// A job's build reports.
     Build(u32, JobEvent),
     /// A job's run reports.
     Run(u32, JobEvent),
     /// The run-on-save debounce of this generation expired.
     SaveTimer(u64),
-    /// The last stored result of each case, read from the history after the workspace loaded.
+    /// The last stored result of each case, read from the history after a workspace loaded.
     Stored(Vec<BenchResult>),
     /// The process was asked to stop (a signal): cancel gracefully, then kill.
     Stop,
@@ -157,17 +187,24 @@ pub fn spawn(client: Client, lifeline: Lifeline) -> mpsc::UnboundedSender<LspMsg
     let (lsp_tx, lsp_rx) = mpsc::unbounded_channel();
     let (internal_tx, internal_rx) = mpsc::unbounded_channel();
     let (watch_tx, watch_rx) = mpsc::unbounded_channel();
+    let batch_states = Arc::new(AtomicBool::new(false));
     let session = Session {
-        out: out::Outbox::new(client),
+        out: out::Outbox::new(client, Arc::clone(&batch_states)),
+        batch_states,
+        worker: Worker::spawn(internal_tx.clone()),
         internal_tx,
         watch_tx,
-        watcher: None,
-        watching: None,
-        root: None,
-        discovery: None,
-        workspace_error: None,
-        tree: Tree::default(),
+        folders: Vec::new(),
+        initialized: false,
+        tree: Arc::new(Tree::default()),
+        owners: Arc::new(HashMap::new()),
+        applied: 0,
+        version: 0,
         pushed: None,
+        edited: HashMap::new(),
+        deferred: Vec::new(),
+        collisions: Vec::new(),
+        targets_with_benches: HashSet::new(),
         settings: Settings::default(),
         caps: ClientCaps::default(),
         next_run: 1,
@@ -175,11 +212,12 @@ pub fn spawn(client: Client, lifeline: Lifeline) -> mpsc::UnboundedSender<LspMsg
         current: None,
         results: HashMap::new(),
         summaries: HashMap::new(),
+        samples: samples::Samples::default(),
         build_errors: Vec::new(),
         published: HashSet::new(),
-        harness: harness::Harness::default(),
         save_pending: Vec::new(),
         save_generation: 0,
+        save_waiting: None,
         children: lifeline.children.clone(),
         lifeline,
         shut_down: false,
@@ -190,36 +228,49 @@ pub fn spawn(client: Client, lifeline: Lifeline) -> mpsc::UnboundedSender<LspMsg
     lsp_tx
 }
 
-/// A job waiting for its turn.
+/// A request held until the tree it needs has arrived.
 #[derive(Debug)]
-struct Queued {
-    job: Job,
-    on_save: bool,
+struct Deferred {
+    /// The discovery command whose tree it needs; `None` while workspaces are loading.
+    need: Option<u64>,
+    /// The whole tree (`true`) or its file only.
+    scope: Scope,
+    msg: LspMsg,
 }
 
-/// The job in progress.
-#[derive(Debug)]
-struct Current {
-    run_id: u32,
-    cancel: CancellationToken,
-    on_save: bool,
-    /// Items not yet in a final state.
-    pending: Vec<String>,
+/// What a request depends on.
+#[derive(Debug, Clone, PartialEq)]
+enum Scope {
+    /// Every change sent so far (a run, a discover).
+    All,
+    /// The changes of one file (lenses, hints, hovers).
+    File(PathBuf),
 }
 
 struct Session {
     out: out::Outbox,
+    /// Whether the outbox merges run states (the client announced `runStates`).
+    batch_states: Arc<AtomicBool>,
+    worker: Worker,
     internal_tx: mpsc::UnboundedSender<Event>,
-    watch_tx: mpsc::UnboundedSender<Vec<PathBuf>>,
-    watcher: Option<notify::RecommendedWatcher>,
-    /// The directory the watcher watches.
-    watching: Option<PathBuf>,
-    root: Option<PathBuf>,
-    discovery: Option<Discovery>,
-    workspace_error: Option<String>,
-    tree: Tree,
-    /// The items the client last received (pushed or answered), to push only changes.
-    pushed: Option<Vec<TestItem>>,
+    watch_tx: mpsc::UnboundedSender<Notice>,
+    folders: Vec<Folder>,
+    initialized: bool,
+    tree: Arc<Tree>,
+    /// The workspace folder of each bench target.
+    owners: Arc<HashMap<TargetRef, PathBuf>>,
+    /// The last discovery command the tree reflects.
+    applied: u64,
+    /// The tree's version.
+    version: u64,
+    /// The version of the tree the client last received; `None` before the first.
+    pushed: Option<u64>,
+    /// The last discovery command about each file edited or changed on disk.
+    edited: HashMap<PathBuf, u64>,
+    deferred: Vec<Deferred>,
+    /// Ids left out of the tree because two folders have them (said once per set).
+    collisions: Vec<String>,
+    targets_with_benches: HashSet<TargetRef>,
     settings: Settings,
     caps: ClientCaps,
     next_run: u32,
@@ -227,13 +278,15 @@ struct Session {
     current: Option<Current>,
     results: Results,
     summaries: Summaries,
+    samples: samples::Samples,
     build_errors: Vec<CompilerError>,
     /// Files with diagnostics on the client (so they can be cleared).
     published: HashSet<PathBuf>,
-    /// Bench targets without `harness = false`, as diagnostics.
-    harness: harness::Harness,
-    save_pending: Vec<String>,
+    /// Saved files whose benchmarks run on save.
+    save_pending: Vec<PathBuf>,
     save_generation: u64,
+    /// A run-on-save waiting for the tree of this discovery command.
+    save_waiting: Option<u64>,
     children: Children,
     lifeline: Lifeline,
     shut_down: bool,
@@ -248,7 +301,7 @@ impl Session {
         mut self,
         mut lsp: mpsc::UnboundedReceiver<LspMsg>,
         mut internal: mpsc::UnboundedReceiver<Event>,
-        mut watch: mpsc::UnboundedReceiver<Vec<PathBuf>>,
+        mut watch: mpsc::UnboundedReceiver<Notice>,
     ) {
         let stop = self.lifeline.stop.clone();
         loop {
@@ -260,7 +313,7 @@ impl Session {
                     None => break,
                 },
                 Some(event) = internal.recv() => event,
-                Some(paths) = watch.recv() => Event::Watch(paths),
+                Some(notice) = watch.recv() => Event::Watch(notice),
             };
             if let Err(panic) = catch_unwind(AssertUnwindSafe(|| self.handle(event))) {
                 let what = panic
@@ -274,20 +327,26 @@ impl Session {
                     format!("knotmeter: internal error: {what}"),
                 ));
             }
-            self.out.flush().await;
             if self.stop_done {
+                // Told once this event's notifications are written, so they reach the client.
+                self.out.flush_and_wait().await;
                 self.lifeline.stopped.cancel();
+            } else {
+                self.out.flush();
             }
         }
         // The front end is gone (the client exited): leave nothing running.
         self.stop_everything();
+        self.out.flush_and_wait().await;
         self.lifeline.stopped.cancel();
     }
 
     fn handle(&mut self, event: Event) {
         match event {
             Event::Lsp(msg) => self.lsp(msg),
-            Event::Watch(paths) => self.watched(paths),
+            Event::Watch(notice) => self.watched(notice),
+            Event::Tree(update) => self.tree_arrived(update),
+            Event::Loaded(folder, result) => self.loaded(folder, result),
             Event::Build(run_id, event) | Event::Run(run_id, event) => {
                 self.job_event(run_id, event)
             }
@@ -295,6 +354,7 @@ impl Session {
             Event::Stored(results) => self.stored(results),
             Event::Stop => self.begin_stop(),
         }
+        self.release_deferred();
     }
 
     /// A graceful stop: no new runs; the run in progress is cancelled (the bench binary
@@ -318,67 +378,126 @@ impl Session {
 
     fn finish_stop(&mut self) {
         self.stop_everything();
-        // Told after this event's notifications are flushed, so they reach the client.
         self.stop_done = true;
     }
 
+    /// What `msg` must wait for before it is answered, if anything.
+    fn scope_of(msg: &LspMsg) -> Option<Scope> {
+        match msg {
+            LspMsg::Discover(_) | LspMsg::Run(..) => Some(Scope::All),
+            LspMsg::CodeLens(path, _) | LspMsg::InlayHints(path, _) | LspMsg::Hover(path, ..) => {
+                Some(Scope::File(path.clone()))
+            }
+            _ => None,
+        }
+    }
+
+    /// The discovery command `scope` needs reflected: `Some(None)` while workspaces load,
+    /// `None` when the tree is fresh enough.
+    fn need(&self, scope: &Scope) -> Option<Option<u64>> {
+        if self.folders.iter().any(|f| f.loading) {
+            return Some(None);
+        }
+        let seq = match scope {
+            Scope::All => self.worker.sent(),
+            Scope::File(path) => self.edited.get(path).copied().unwrap_or(0),
+        };
+        (seq > self.applied).then_some(Some(seq))
+    }
+
+    /// Answers the held requests whose tree has arrived.
+    fn release_deferred(&mut self) {
+        if self.deferred.is_empty() {
+            return;
+        }
+        let loading = self.folders.iter().any(|f| f.loading);
+        let mut ready = Vec::new();
+        for mut held in std::mem::take(&mut self.deferred) {
+            if held.need.is_none() && !loading {
+                // The workspaces loaded: it needs what was sent for them.
+                held.need = Some(match &held.scope {
+                    Scope::All => self.worker.sent(),
+                    Scope::File(path) => self.edited.get(path).copied().unwrap_or(0),
+                });
+            }
+            match held.need {
+                Some(seq) if seq <= self.applied => ready.push(held.msg),
+                _ => self.deferred.push(held),
+            }
+        }
+        for msg in ready {
+            self.answer(msg);
+        }
+    }
+
     fn lsp(&mut self, msg: LspMsg) {
+        if let LspMsg::Discover(_) = &msg {
+            // Files changed on disk without a notice are read again.
+            if !self.folders.is_empty() && self.initialized {
+                self.worker.send(Command::Restat);
+            }
+        }
+        if let Some(scope) = Self::scope_of(&msg) {
+            if self.initialized || matches!(msg, LspMsg::Discover(_)) {
+                if let Some(need) = self.need(&scope) {
+                    self.deferred.push(Deferred { need, scope, msg });
+                    return;
+                }
+            }
+        }
+        self.answer(msg);
+    }
+
+    fn answer(&mut self, msg: LspMsg) {
         match msg {
             LspMsg::Initialize {
-                root,
+                roots,
                 options,
                 caps,
             } => {
-                self.root = root;
                 self.caps = caps;
+                self.batch_states
+                    .store(caps.features.run_states == Some(true), Ordering::Relaxed);
+                self.folders = roots.into_iter().map(Folder::new).collect();
                 if let Some(options) = options {
                     self.configure(options);
                 }
             }
             LspMsg::Initialized => {
-                self.load_workspace();
-                self.rediscover();
-                if let Some(discovery) = &self.discovery {
-                    let target_dir = discovery.workspace().target_dir.clone();
-                    history::load_latest(target_dir, self.internal_tx.clone());
+                self.initialized = true;
+                for i in 0..self.folders.len() {
+                    self.load(i);
+                }
+                if self.folders.is_empty() {
+                    // No folder at all: the (empty) tree still goes out.
+                    self.worker.send(Command::Restat);
                 }
             }
+            LspMsg::Folders { added, removed } => self.change_folders(added, removed),
             LspMsg::Open(path, text) => {
-                self.with_discovery(|d| d.set_overlay(&path, &text));
-                self.rediscover();
+                self.overlay(&path, Some(text));
                 self.publish(&path);
             }
-            LspMsg::Change(path, text) => {
-                self.with_discovery(|d| d.set_overlay(&path, &text));
-                self.rediscover();
-            }
+            LspMsg::Change(path, text) => self.overlay(&path, Some(text)),
             LspMsg::Save(path, text) => {
                 if let Some(text) = text {
-                    self.with_discovery(|d| d.set_overlay(&path, &text));
+                    self.overlay(&path, Some(text));
                 }
                 if path.file_name().is_some_and(|n| n == "Cargo.toml") {
-                    self.load_workspace();
+                    self.reload_for(&path);
                 }
-                self.rediscover();
                 self.saved(&path);
             }
-            LspMsg::Close(path) => {
-                self.with_discovery(|d| d.clear_overlay(&path));
-                self.rediscover();
-            }
+            LspMsg::Close(path) => self.overlay(&path, None),
             LspMsg::Configuration(value) => {
                 let value = value.get("knotmeter").cloned().unwrap_or(value);
                 self.configure(value);
             }
             LspMsg::Discover(reply) => {
-                if self.discovery.is_none() {
-                    self.load_workspace();
-                }
-                self.with_discovery(Discovery::restat);
-                self.tree = self.compute_tree();
-                self.pushed = Some(self.tree.items.clone());
+                self.pushed = Some(self.version);
                 let _ = reply.send(Ok(DiscoverResult {
                     items: self.tree.items.clone(),
+                    version: Some(self.version),
                 }));
             }
             LspMsg::Run(params, reply) => {
@@ -395,11 +514,13 @@ impl Session {
                 let _ = reply.send(Ok(()));
             }
             LspMsg::History(params, reply) => {
-                let target_dir = self
-                    .discovery
-                    .as_ref()
-                    .map(|d| d.workspace().target_dir.clone());
+                let target_dir = self.target_dir_of(&params.id);
                 history::answer(params, target_dir, reply);
+            }
+            LspMsg::Samples(params, reply) => {
+                let target_dir = self.target_dir_of(&params.id);
+                let shown = self.results.get(&params.id);
+                samples::answer(&self.samples, params.id, shown, target_dir, reply);
             }
             LspMsg::CodeLens(path, reply) => {
                 let _ = reply.send(Ok(features::code_lenses(&self.tree, &self.results, &path)));
@@ -418,13 +539,25 @@ impl Session {
         }
     }
 
+    /// The editor's text of `path` changed (`None`: closed); the tree follows on the
+    /// discovery thread.
+    fn overlay(&mut self, path: &Path, text: Option<String>) {
+        let seq = self.worker.send(Command::Overlay {
+            path: path.to_path_buf(),
+            text: text.map(Arc::from),
+        });
+        self.edited.insert(path.to_path_buf(), seq);
+    }
+
     fn stop_everything(&mut self) {
         self.shut_down = true;
         if let Some(current) = &self.current {
             current.cancel.cancel();
         }
         self.children.kill_all();
-        self.watcher = None;
+        for folder in &mut self.folders {
+            folder.watch = None;
+        }
     }
 
     fn configure(&mut self, value: serde_json::Value) {
@@ -461,111 +594,85 @@ impl Session {
         }
     }
 
-    fn run_options(&self) -> RunOptions {
-        let s = &self.settings;
-        let defaults = RunOptions::default();
-        RunOptions {
-            silence_limit: s
-                .case_timeout_secs
-                .filter(|t| valid_seconds(*t))
-                .map_or(defaults.silence_limit, Duration::from_secs_f64),
-            quick_time: s.quick_time_secs.filter(|t| valid_seconds(*t)),
-            full_time: s.full_time_secs.filter(|t| valid_seconds(*t)),
-            cancel_grace: s
-                .cancel_grace_ms
-                .map_or(defaults.cancel_grace, |ms| Duration::from_millis(ms.into())),
-            bench_args: Vec::new(),
-            ..defaults
-        }
-    }
-
-    fn with_discovery(&mut self, f: impl FnOnce(&mut Discovery)) {
-        if let Some(discovery) = &mut self.discovery {
-            f(discovery);
-        }
-    }
-
-    /// Reads (or re-reads) the workspace with `cargo metadata` and starts watching it.
-    fn load_workspace(&mut self) {
-        let Some(root) = self.root.clone() else {
-            self.workspace_error = Some("the client named no workspace folder".into());
-            return;
-        };
-        match discovery::workspace::load(&root) {
-            Ok(workspace) => {
-                if self.workspace_error.take().is_some() {
-                    self.out.push(Out::Log(
-                        MessageType::INFO,
-                        format!(
-                            "knotmeter: the workspace at {} loads now",
-                            workspace.root.display()
-                        ),
-                    ));
+    /// A tree from the discovery thread: it becomes the session's, and the client hears what
+    /// changed.
+    fn tree_arrived(&mut self, update: Update) {
+        self.applied = self.applied.max(update.seq);
+        let loading = self.folders.iter().any(|f| f.loading);
+        // The first tree goes out once the workspaces have loaded; after it, every change.
+        if update.change.is_some() || (self.pushed.is_none() && !loading) {
+            match (&update.change, self.pushed) {
+                (Some(change), Some(base))
+                    if self.caps.features.tree_changed == Some(true)
+                        && base + 1 == update.version =>
+                {
+                    self.out.push(Out::TreeChanged(TreeChangedParams {
+                        base,
+                        version: update.version,
+                        removed: change.removed.clone(),
+                        items: change.items.clone(),
+                    }));
                 }
-                self.watch(&workspace.root, &workspace.target_dir);
-                self.harness.workspace_changed();
-                match &mut self.discovery {
-                    Some(discovery) => discovery.set_workspace(workspace),
-                    None => self.discovery = Some(Discovery::new(workspace)),
-                }
+                _ => self
+                    .out
+                    .push(Out::Discovered(Arc::clone(&update.tree), update.version)),
             }
-            Err(e) => {
-                let message = format!("knotmeter: {e}");
-                tracing::warn!("{message}");
-                self.out
-                    .push(Out::ShowMessage(MessageType::ERROR, message.clone()));
-                self.workspace_error = Some(message);
-                // Watch the folder anyway: creating or mending its Cargo.toml loads it.
-                if self.discovery.is_none() {
-                    self.watch(&root, &root.join("target"));
-                }
-            }
+            self.pushed = Some(update.version);
         }
-    }
-
-    /// Watches `dir` (unless it is watched already), ignoring `target_dir`.
-    fn watch(&mut self, dir: &Path, target_dir: &Path) {
-        if self.watching.as_deref() == Some(dir) && self.watcher.is_some() {
-            return;
-        }
-        match watch::spawn(dir, target_dir, self.watch_tx.clone()) {
-            Ok(watcher) => {
-                self.watcher = Some(watcher);
-                self.watching = Some(dir.to_path_buf());
-            }
-            Err(e) => tracing::warn!("cannot watch {}: {e}", dir.display()),
-        }
-    }
-
-    fn compute_tree(&mut self) -> Tree {
-        let tree = match &mut self.discovery {
-            Some(discovery) => discovery.tree(),
-            None => Tree::default(),
-        };
-        for (file, error) in &tree.errors {
+        self.version = update.version;
+        for (file, error) in &update.tree.errors {
             tracing::debug!("{} does not parse: {error}", file.display());
         }
-        tree
-    }
-
-    /// Recomputes the tree and pushes it when it changed.
-    fn rediscover(&mut self) {
-        self.tree = self.compute_tree();
-        if self.pushed.as_ref() != Some(&self.tree.items) {
-            self.pushed = Some(self.tree.items.clone());
-            self.out.push(Out::Discovered(DiscoveredParams {
-                items: self.tree.items.clone(),
-            }));
+        if update.collisions != self.collisions {
+            if !update.collisions.is_empty() {
+                let shown: Vec<String> = update
+                    .collisions
+                    .iter()
+                    .take(5)
+                    .map(|id| format!("`{id}`"))
+                    .collect();
+                self.out.push(Out::ShowMessage(
+                    MessageType::WARNING,
+                    format!(
+                        "knotmeter: two workspace folders have items with the same id ({}{}), \
+                         for example the same package in both; only the first folder's are shown",
+                        shown.join(", "),
+                        if update.collisions.len() > 5 {
+                            ", …"
+                        } else {
+                            ""
+                        }
+                    ),
+                ));
+            }
+            self.collisions = update.collisions.clone();
         }
-        self.refresh_harness();
+        self.tree = update.tree;
+        self.owners = update.owners;
+        self.refresh_harness(false);
+        if let Some(seq) = self.save_waiting {
+            if seq <= self.applied {
+                self.save_waiting = None;
+                self.run_saved();
+            }
+        }
     }
 
-    /// Recomputes the missing-`harness = false` diagnostics; publishes the files that changed.
-    fn refresh_harness(&mut self) {
-        let Some(discovery) = &self.discovery else {
+    /// Recomputes the missing-`harness = false` diagnostics when the targets with
+    /// benchmarks changed (or `force`: a workspace loaded); publishes the files that changed.
+    fn refresh_harness(&mut self, force: bool) {
+        let targets: HashSet<TargetRef> =
+            self.tree.benches.iter().map(|b| b.target.clone()).collect();
+        if !force && targets == self.targets_with_benches {
             return;
-        };
-        let changed = self.harness.refresh(discovery.workspace(), &self.tree);
+        }
+        self.targets_with_benches = targets;
+        let mut changed = Vec::new();
+        for folder in &mut self.folders {
+            if let Some(workspace) = &folder.workspace {
+                changed.extend(folder.harness.refresh(workspace, &self.tree));
+            }
+        }
         for file in changed {
             self.publish(&file);
         }
@@ -580,7 +687,7 @@ impl Session {
         }
         let names: Vec<String> = include.iter().take(5).map(|id| format!("`{id}`")).collect();
         let more = include.len().saturating_sub(5);
-        let why = match &self.workspace_error {
+        let why = match self.workspace_error() {
             Some(error) => format!("the workspace did not load ({error})"),
             None => format!(
                 "the workspace has {} benchmark(s); the tree may have changed: ask knotmeter/discover again",
@@ -602,300 +709,40 @@ impl Session {
         ))
     }
 
-    fn watched(&mut self, paths: Vec<PathBuf>) {
-        tracing::debug!(?paths, "changed on disk");
-        if paths
-            .iter()
-            .any(|p| p.file_name().is_some_and(|n| n == "Cargo.toml"))
-        {
-            self.load_workspace();
-        }
-        self.with_discovery(|d| d.invalidate(paths.iter().map(PathBuf::as_path)));
-        self.rediscover();
-    }
-
-    /// Announces a run and queues it; returns its id.
-    fn enqueue(&mut self, params: RunParams, on_save: bool) -> u32 {
-        let run_id = self.next_run;
-        self.next_run += 1;
-        let mode = params.mode.unwrap_or(if on_save {
-            RunMode::Quick
-        } else {
-            RunMode::Full
-        });
-        let targets = self.tree.select(
-            params.include.as_deref(),
-            params.exclude.as_deref().unwrap_or(&[]),
-        );
-        let job = Job {
-            run_id,
-            mode,
-            targets,
-        };
-        if let Some(error) = &self.workspace_error {
-            self.out.push(Out::Output(OutputParams {
-                run_id,
-                id: None,
-                text: error.clone(),
-            }));
-        }
-        for id in job.ids() {
-            self.out.push(Out::RunState(RunStateParams {
-                run_id,
-                id: id.clone(),
-                state: ItemState::Enqueued,
-                result: None,
-                message: None,
-            }));
-        }
-        // Ids the client named that are not in the tree (renamed or deleted since it was
-        // sent): they end at once, and the client is told. A run-on-save run names ids from
-        // the tree itself; one left over from a stale run just goes (no pop-up on save).
-        let known: HashSet<&str> = self.tree.items.iter().map(|i| i.id.as_str()).collect();
-        let unknown: Vec<String> = params
-            .include
-            .iter()
-            .flatten()
-            .filter(|id| !on_save && !known.contains(id.as_str()))
-            .cloned()
-            .collect();
-        for id in &unknown {
-            self.out.push(Out::RunState(RunStateParams {
-                run_id,
-                id: id.clone(),
-                state: ItemState::Errored,
-                result: None,
-                message: Some(
-                    "no benchmark has this id in the workspace (renamed or deleted since the tree \
-                     was sent?)"
-                        .into(),
-                ),
-            }));
-        }
-        if !unknown.is_empty() {
-            self.out.push(Out::ShowMessage(
-                MessageType::WARNING,
-                format!(
-                    "knotmeter: not run, no benchmark has the id {}",
-                    unknown
-                        .iter()
-                        .map(|id| format!("`{id}`"))
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ),
-            ));
-        }
-        if job.ids().next().is_none() && self.workspace_error.is_none() {
-            let why = if self.tree.benches.is_empty() {
-                "there are no benchmarks in the workspace (bench targets of packages that depend \
-                 on knotmeter, with #[bench] functions)"
-            } else {
-                "every benchmark named is excluded"
-            };
-            self.out.push(Out::Output(OutputParams {
-                run_id,
-                id: None,
-                text: format!("nothing to run: {why}"),
-            }));
-        }
-        if job.ids().next().is_none() || self.shut_down {
-            self.out.push(Out::RunEnd(RunEndParams { run_id }));
-        } else {
-            self.queue.push_back(Queued { job, on_save });
-        }
-        run_id
-    }
-
-    fn start_next(&mut self) {
-        if self.current.is_some() || self.shut_down {
-            return;
-        }
-        let Some(Queued { job, on_save }) = self.queue.pop_front() else {
-            return;
-        };
-        let Some(discovery) = &self.discovery else {
-            return;
-        };
-        let run_id = job.run_id;
-        let cancel = CancellationToken::new();
-        self.current = Some(Current {
-            run_id,
-            cancel: cancel.clone(),
-            on_save,
-            pending: job.ids().cloned().collect(),
-        });
-        if self.caps.work_done_progress {
-            self.out.push(Out::Progress(
-                run_id,
-                ProgressMsg::Begin(format!("knotmeter run {run_id}")),
-            ));
-        }
-        let tx = self.internal_tx.clone();
-        let sink: runs::Sink = Box::new(move |event: JobEvent| {
-            let event = match event {
-                JobEvent::Build(_) | JobEvent::Built { .. } => Event::Build(run_id, event),
-                other => Event::Run(run_id, other),
-            };
-            let _ = tx.send(event);
-        });
-        tokio::spawn(runs::execute(
-            job,
-            discovery.workspace().clone(),
-            self.run_options(),
-            self.children.clone(),
-            cancel,
-            sink,
-        ));
-    }
-
-    fn cancel(&mut self, run_id: u32) {
-        if let Some(current) = self.current.as_ref().filter(|c| c.run_id == run_id) {
-            current.cancel.cancel();
-            return;
-        }
-        if let Some(at) = self.queue.iter().position(|q| q.job.run_id == run_id) {
-            let queued = self.queue.remove(at).expect("found");
-            self.skip_queued(&queued.job, "cancelled");
-        }
-    }
-
-    fn skip_queued(&mut self, job: &Job, why: &str) {
-        for id in job.ids() {
-            self.out.push(Out::RunState(RunStateParams {
-                run_id: job.run_id,
-                id: id.clone(),
-                state: ItemState::Skipped,
-                result: None,
-                message: Some(why.into()),
-            }));
-        }
-        self.out
-            .push(Out::RunEnd(RunEndParams { run_id: job.run_id }));
-    }
-
-    fn job_event(&mut self, run_id: u32, event: JobEvent) {
-        match event {
-            JobEvent::Build(BuildEvent::Output(text)) => self.out.push(Out::Output(OutputParams {
-                run_id,
-                id: None,
-                text,
-            })),
-            JobEvent::Build(BuildEvent::Progress(message)) => {
-                if self.caps.work_done_progress {
-                    self.out
-                        .push(Out::Progress(run_id, ProgressMsg::Report(message)));
+    fn watched(&mut self, notice: Notice) {
+        match notice {
+            Notice::Changed(paths) => {
+                tracing::debug!(?paths, "changed on disk");
+                for path in paths
+                    .iter()
+                    .filter(|p| p.file_name().is_some_and(|n| n == "Cargo.toml"))
+                {
+                    self.reload_for(path);
+                }
+                let seq = self.worker.send(Command::Invalidate(paths.clone()));
+                for path in paths {
+                    self.edited.insert(path, seq);
                 }
             }
-            JobEvent::Built { errors } => {
-                let mut files: HashSet<PathBuf> =
-                    self.build_errors.iter().map(|e| e.file.clone()).collect();
-                files.extend(errors.iter().map(|e| e.file.clone()));
-                self.build_errors = errors;
-                for file in files {
-                    self.publish(&file);
-                }
-                if self.caps.work_done_progress {
-                    self.out
-                        .push(Out::Progress(run_id, ProgressMsg::Report("running".into())));
-                }
-            }
-            JobEvent::Listed(target, cases) => {
-                self.with_discovery(|d| d.reconcile(target, cases));
-                self.rediscover();
-            }
-            JobEvent::State {
-                id,
-                state,
-                result,
-                message,
-            } => {
-                if let Some(current) = self.current.as_mut().filter(|c| c.run_id == run_id) {
-                    if state.is_final() {
-                        current.pending.retain(|p| *p != id);
-                    }
-                }
-                if let Some(result) = &result {
-                    self.results.insert(id.clone(), BenchResult::clone(result));
-                    if let Some(file) = self.tree.bench_of(&id).map(|b| b.file.clone()) {
-                        self.publish(&file);
-                    }
-                }
-                self.out.push(Out::RunState(RunStateParams {
-                    run_id,
-                    id,
-                    state,
-                    result,
-                    message,
-                }));
-            }
-            JobEvent::Output { id, text } | JobEvent::Printed { id, text } => {
+            Notice::Polling(message) => {
                 self.out
-                    .push(Out::Output(OutputParams { run_id, id, text }));
-            }
-            JobEvent::Problem(problem) => {
-                tracing::info!(?problem, "run {run_id}");
-                if let runs::Problem::Harness { target, .. } = problem {
-                    if let Some(discovery) = &self.discovery {
-                        let changed =
-                            self.harness
-                                .libtest_built(target, discovery.workspace(), &self.tree);
-                        for file in changed {
-                            self.publish(&file);
-                        }
-                    }
-                }
-            }
-            JobEvent::Summary(summary) => {
-                let file = self.tree.bench_of(&summary.id).map(|b| b.file.clone());
-                self.summaries.insert(summary.id.clone(), summary);
-                if let Some(file) = file {
-                    self.publish(&file);
-                }
-            }
-            JobEvent::Compared { id, comparison } => {
-                // The comparison completes an earlier `passed`: report the result again.
-                if let Some(result) = self.results.get_mut(&id) {
-                    result.comparison = Some(comparison);
-                    self.out.push(Out::RunState(RunStateParams {
-                        run_id,
-                        id,
-                        state: ItemState::Passed,
-                        result: Some(Box::new(result.clone())),
-                        message: None,
-                    }));
-                }
-            }
-            JobEvent::Progress { .. } => {}
-            JobEvent::Finished => {
-                if self.caps.work_done_progress {
-                    self.out.push(Out::Progress(run_id, ProgressMsg::End));
-                }
-                self.out.push(Out::RunEnd(RunEndParams { run_id }));
-                if self.current.as_ref().is_some_and(|c| c.run_id == run_id) {
-                    self.current = None;
-                }
-                if self.stopping {
-                    self.finish_stop();
-                    return;
-                }
-                if self.caps.code_lens_refresh || self.caps.inlay_hint_refresh {
-                    self.out.push(Out::Refresh {
-                        lenses: self.caps.code_lens_refresh,
-                        hints: self.caps.inlay_hint_refresh,
-                    });
-                }
-                self.start_next();
+                    .push(Out::ShowMessage(MessageType::WARNING, message.clone()));
+                self.out.push(Out::Log(MessageType::WARNING, message));
             }
         }
     }
 
     /// Stored results shown until the cases are measured: results measured since the daemon
     /// started win, the rest go where live results go (lenses, hints, hovers, diagnostics) and
-    /// to the editor as `knotmeter/stored`.
+    /// to the editor as `knotmeter/stored`, without their raw samples.
     fn stored(&mut self, results: Vec<BenchResult>) {
         let fresh: Vec<BenchResult> = results
             .into_iter()
             .filter(|r| !self.results.contains_key(&r.id))
+            .map(|mut r| {
+                r.raw = Default::default();
+                r
+            })
             .collect();
         let mut files = HashSet::new();
         for result in &fresh {
@@ -907,7 +754,10 @@ impl Session {
         for file in files {
             self.publish(&file);
         }
-        self.out.push(Out::Stored(StoredParams { results: fresh }));
+        self.out
+            .push(Out::Stored(knotmeter_protocol::editor::StoredParams {
+                results: fresh,
+            }));
         if self.caps.code_lens_refresh || self.caps.inlay_hint_refresh {
             self.out.push(Out::Refresh {
                 lenses: self.caps.code_lens_refresh,
@@ -926,7 +776,9 @@ impl Session {
             &self.build_errors,
             file,
         );
-        diagnostics.extend(self.harness.diagnostics(file));
+        for folder in &self.folders {
+            diagnostics.extend(folder.harness.diagnostics(file));
+        }
         if diagnostics.is_empty() && !self.published.contains(file) {
             return;
         }
@@ -937,87 +789,5 @@ impl Session {
         }
         self.out
             .push(Out::Diagnostics(file.to_path_buf(), diagnostics));
-    }
-
-    /// Run-on-save: collect the ids the saved file concerns and (re)arm the debounce.
-    fn saved(&mut self, path: &Path) {
-        if self.settings.run_on_save != Some(true) || self.shut_down {
-            return;
-        }
-        let mut ids: Vec<String> = self
-            .tree
-            .benches_in(path)
-            .flat_map(|b| b.leaf_ids())
-            .collect();
-        if ids.is_empty() && path.extension().is_some_and(|e| e == "rs") {
-            // Another source file of a package: re-run the package's benchmarks.
-            let package = self.discovery.as_ref().and_then(|d| {
-                d.workspace()
-                    .packages
-                    .iter()
-                    .filter(|p| path.starts_with(p.dir()))
-                    .max_by_key(|p| p.dir().as_os_str().len())
-                    .map(|p| p.name.clone())
-            });
-            if let Some(package) = package {
-                ids = self
-                    .tree
-                    .benches
-                    .iter()
-                    .filter(|b| b.target.package == package)
-                    .flat_map(|b| b.leaf_ids())
-                    .collect();
-            }
-        }
-        if ids.is_empty() {
-            return;
-        }
-        for id in ids {
-            if !self.save_pending.contains(&id) {
-                self.save_pending.push(id);
-            }
-        }
-        self.save_generation += 1;
-        let generation = self.save_generation;
-        let tx = self.internal_tx.clone();
-        tokio::spawn(async move {
-            tokio::time::sleep(SAVE_DEBOUNCE).await;
-            let _ = tx.send(Event::SaveTimer(generation));
-        });
-    }
-
-    fn save_timer(&mut self, generation: u64) {
-        if generation != self.save_generation || self.shut_down {
-            return; // a newer save re-armed the debounce
-        }
-        let mut ids = std::mem::take(&mut self.save_pending);
-        // A newer save makes an earlier run-on-save run stale: cancel it, keep its work.
-        if let Some(current) = self.current.as_ref().filter(|c| c.on_save) {
-            current.cancel.cancel();
-            for id in &current.pending {
-                if !ids.contains(id) {
-                    ids.push(id.clone());
-                }
-            }
-        }
-        let (stale, keep): (Vec<Queued>, Vec<Queued>) = std::mem::take(&mut self.queue)
-            .into_iter()
-            .partition(|q| q.on_save);
-        self.queue = keep.into();
-        for queued in stale {
-            for id in queued.job.ids() {
-                if !ids.contains(id) {
-                    ids.push(id.clone());
-                }
-            }
-            self.skip_queued(&queued.job, "superseded by a newer save");
-        }
-        let params = RunParams {
-            include: Some(ids),
-            exclude: None,
-            mode: Some(RunMode::Quick),
-        };
-        self.enqueue(params, true);
-        self.start_next();
     }
 }

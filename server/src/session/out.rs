@@ -1,24 +1,33 @@
 //! What the session tells the client, collected while an event is handled and sent in order
-//! afterwards.
+//! afterwards by a task of its own.
+//!
+//! The session never waits on the client: [`Outbox::flush`] hands the event's messages to the
+//! sender task and returns. That task serialises them (whole trees and results are large) and
+//! writes them in order. What piled up while it was writing goes out merged: consecutive run
+//! states become one `knotmeter/runStates` (for clients that announce it), a whole tree that a
+//! newer whole tree follows is not sent, and only the last diagnostics of a file count.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::marker::PhantomData;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use knotmeter_protocol::editor::{
     self, DiscoveredNotification, DiscoveredParams, OutputNotification, OutputParams,
-    RunEndNotification, RunEndParams, RunStateNotification, RunStateParams, StoredNotification,
-    StoredParams,
+    RunEndNotification, RunEndParams, RunStateNotification, RunStateParams, RunStatesNotification,
+    RunStatesParams, StoredNotification, StoredParams, TreeChangedNotification, TreeChangedParams,
 };
 use serde::de::DeserializeOwned;
 use serde::Serialize;
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, oneshot};
 use tower_lsp_server::ls_types::notification::Notification;
 use tower_lsp_server::ls_types::{
     Diagnostic, MessageType, NumberOrString, ProgressParams, ProgressParamsValue, Uri,
     WorkDoneProgress, WorkDoneProgressBegin, WorkDoneProgressEnd, WorkDoneProgressReport,
 };
 use tower_lsp_server::Client;
+
+use crate::discovery::Tree;
 
 /// A `knotmeter/*` notification of the protocol crate, as tower-lsp-server sends it.
 struct Wire<N>(PhantomData<N>);
@@ -44,11 +53,13 @@ pub enum ProgressMsg {
 }
 
 /// One thing to tell the client.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 pub enum Out {
-    /// `knotmeter/discovered`.
-    Discovered(DiscoveredParams),
-    /// `knotmeter/runState`.
+    /// `knotmeter/discovered`: the whole tree, with its version.
+    Discovered(Arc<Tree>, u64),
+    /// `knotmeter/treeChanged`.
+    TreeChanged(TreeChangedParams),
+    /// `knotmeter/runState` (merged into `knotmeter/runStates` for clients that take it).
     RunState(RunStateParams),
     /// `knotmeter/output`.
     Output(OutputParams),
@@ -71,22 +82,30 @@ pub enum Out {
         /// Refresh inlay hints.
         hints: bool,
     },
+    /// Answered once every message before it has been written.
+    Barrier(oneshot::Sender<()>),
 }
 
-/// The queue of messages for the client.
+/// The messages of the event being handled, and the way to the sender task.
 pub struct Outbox {
-    client: Client,
     queue: Vec<Out>,
-    progress: HashMap<u32, mpsc::UnboundedSender<ProgressMsg>>,
+    tx: mpsc::UnboundedSender<Vec<Out>>,
 }
 
 impl Outbox {
-    /// An empty outbox sending through `client`.
-    pub fn new(client: Client) -> Self {
-        Self {
+    /// An outbox whose sender task writes through `client`; `batch_states` merges run states
+    /// into `knotmeter/runStates`.
+    pub fn new(client: Client, batch_states: Arc<std::sync::atomic::AtomicBool>) -> Self {
+        let (tx, rx) = mpsc::unbounded_channel();
+        let sender = Sender {
             client,
-            queue: Vec::new(),
             progress: HashMap::new(),
+            batch_states,
+        };
+        tokio::spawn(sender.run(rx));
+        Self {
+            queue: Vec::new(),
+            tx,
         }
     }
 
@@ -95,19 +114,67 @@ impl Outbox {
         self.queue.push(out);
     }
 
-    /// Sends every queued message, in order.
-    pub async fn flush(&mut self) {
-        for out in std::mem::take(&mut self.queue) {
-            self.send(out).await;
+    /// Hands every queued message to the sender task, in order; does not wait.
+    pub fn flush(&mut self) {
+        if !self.queue.is_empty() {
+            let _ = self.tx.send(std::mem::take(&mut self.queue));
         }
     }
 
-    async fn send(&mut self, out: Out) {
+    /// Flushes, and waits until the sender task has written everything so far.
+    pub async fn flush_and_wait(&mut self) {
+        let (tx, rx) = oneshot::channel();
+        self.push(Out::Barrier(tx));
+        self.flush();
+        let _ = rx.await;
+    }
+}
+
+/// The task that writes to the client.
+struct Sender {
+    client: Client,
+    progress: HashMap<u32, mpsc::UnboundedSender<ProgressMsg>>,
+    batch_states: Arc<std::sync::atomic::AtomicBool>,
+}
+
+impl Sender {
+    async fn run(mut self, mut rx: mpsc::UnboundedReceiver<Vec<Out>>) {
+        while let Some(mut pending) = rx.recv().await {
+            // Whatever else is waiting goes out merged with it.
+            while let Ok(more) = rx.try_recv() {
+                pending.extend(more);
+            }
+            let batch = self.batch_states.load(std::sync::atomic::Ordering::Relaxed);
+            for message in merge(pending, batch) {
+                self.send(message).await;
+            }
+        }
+    }
+
+    async fn send(&mut self, out: Sending) {
         let client = &self.client;
+        let out = match out {
+            Sending::States(states) => {
+                client
+                    .send_notification::<Wire<RunStatesNotification>>(RunStatesParams { states })
+                    .await;
+                return;
+            }
+            Sending::One(out) => out,
+        };
         match out {
-            Out::Discovered(params) => {
+            Out::Discovered(tree, version) => {
+                let params = DiscoveredParams {
+                    items: tree.items.clone(),
+                    version: Some(version),
+                };
                 client
                     .send_notification::<Wire<DiscoveredNotification>>(params)
+                    .await
+            }
+            Out::TreeChanged(params) => {
+                client
+                    .send_notification::<Wire<TreeChangedNotification>>(params)
                     .await
             }
             Out::RunState(params) => {
@@ -155,6 +222,9 @@ impl Outbox {
                         let _ = client.inlay_hint_refresh().await;
                     }
                 });
+            }
+            Out::Barrier(done) => {
+                let _ = done.send(());
             }
         }
     }
@@ -218,4 +288,40 @@ impl Outbox {
             let _ = tx.send(msg);
         }
     }
+}
+
+/// A message as the sender writes it: one, or consecutive run states merged.
+#[derive(Debug)]
+enum Sending {
+    One(Out),
+    States(Vec<RunStateParams>),
+}
+
+/// Merges what piled up: consecutive run states into one batch (when `batch`), a whole tree
+/// that a later whole tree replaces dropped, a file's diagnostics that later ones replace
+/// dropped. Everything else keeps its order.
+fn merge(pending: Vec<Out>, batch: bool) -> Vec<Sending> {
+    let last_tree = pending
+        .iter()
+        .rposition(|o| matches!(o, Out::Discovered(..)));
+    let mut last_diagnostics: HashMap<&PathBuf, usize> = HashMap::new();
+    for (i, out) in pending.iter().enumerate() {
+        if let Out::Diagnostics(path, _) = out {
+            last_diagnostics.insert(path, i);
+        }
+    }
+    let keep: HashSet<usize> = last_diagnostics.into_values().collect();
+    let mut out: Vec<Sending> = Vec::new();
+    for (i, message) in pending.into_iter().enumerate() {
+        match message {
+            Out::Discovered(..) if Some(i) != last_tree => {}
+            Out::Diagnostics(..) if !keep.contains(&i) => {}
+            Out::RunState(state) if batch => match out.last_mut() {
+                Some(Sending::States(states)) => states.push(state),
+                _ => out.push(Sending::States(vec![state])),
+            },
+            other => out.push(Sending::One(other)),
+        }
+    }
+    out
 }

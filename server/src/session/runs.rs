@@ -1,0 +1,544 @@
+//! Runs as the session sees them: the queue, the run in progress, the states its job reports,
+//! cancel and run-on-save.
+//!
+//! A run whose benchmarks live in several workspace folders runs one job per folder, one after
+//! the other, under one run id: the client sees one run and one `knotmeter/runEnd`. Raw samples
+//! leave each result here ([`super::samples`]); the result itself is kept and sent without them.
+
+use std::collections::{HashSet, VecDeque};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use knotmeter_protocol::editor::{
+    ItemState, OutputParams, RunEndParams, RunMode, RunParams, RunStateParams,
+};
+use knotmeter_protocol::BenchResult;
+use tokio_util::sync::CancellationToken;
+use tower_lsp_server::ls_types::MessageType;
+
+use super::out::{Out, ProgressMsg};
+use super::{Event, Session, SAVE_DEBOUNCE};
+use crate::cargo_build::BuildEvent;
+use crate::discovery::{TargetRef, Workspace};
+use crate::runs::{self, Job, JobEvent, RunOptions};
+
+/// A job waiting for its turn.
+#[derive(Debug)]
+pub struct Queued {
+    /// The whole run (every folder's targets).
+    pub job: Job,
+    /// Started by a save.
+    pub on_save: bool,
+}
+
+/// The run in progress.
+#[derive(Debug)]
+pub struct Current {
+    pub(super) run_id: u32,
+    pub(super) cancel: CancellationToken,
+    pub(super) on_save: bool,
+    /// Items not yet in a final state, in run order, and as a set.
+    order: Vec<String>,
+    pending: HashSet<String>,
+    /// The folders' jobs still to start.
+    parts: VecDeque<(Option<Arc<Workspace>>, Job)>,
+}
+
+impl Current {
+    /// Items not yet in a final state, in run order.
+    pub(super) fn unfinished(&self) -> impl Iterator<Item = &String> {
+        self.order.iter().filter(|id| self.pending.contains(*id))
+    }
+}
+
+impl Session {
+    /// Announces a run and queues it; returns its id.
+    pub(super) fn enqueue(&mut self, params: RunParams, on_save: bool) -> u32 {
+        let run_id = self.next_run;
+        self.next_run += 1;
+        let mode = params.mode.unwrap_or(if on_save {
+            RunMode::Quick
+        } else {
+            RunMode::Full
+        });
+        let targets = self.tree.select(
+            params.include.as_deref(),
+            params.exclude.as_deref().unwrap_or(&[]),
+        );
+        let job = Job {
+            run_id,
+            mode,
+            targets,
+        };
+        let workspace_error = self.workspace_error();
+        if let Some(error) = &workspace_error {
+            self.out.push(Out::Output(OutputParams {
+                run_id,
+                id: None,
+                text: error.clone(),
+            }));
+        }
+        for id in job.ids() {
+            self.out.push(Out::RunState(state(
+                run_id,
+                id.clone(),
+                ItemState::Enqueued,
+                None,
+            )));
+        }
+        // Ids the client named that are not in the tree (renamed or deleted since it was
+        // sent): they end at once, and the client is told. A run-on-save run names ids from
+        // the tree itself; one left over from a stale run just goes (no pop-up on save).
+        let unknown: Vec<String> = match params.include.as_ref().filter(|_| !on_save) {
+            Some(include) => {
+                let known: HashSet<&str> = self.tree.items.iter().map(|i| i.id.as_str()).collect();
+                include
+                    .iter()
+                    .filter(|id| !known.contains(id.as_str()))
+                    .cloned()
+                    .collect()
+            }
+            None => Vec::new(),
+        };
+        for id in &unknown {
+            self.out.push(Out::RunState(state(
+                run_id,
+                id.clone(),
+                ItemState::Errored,
+                Some(
+                    "no benchmark has this id in the workspace (renamed or deleted since the tree \
+                     was sent?)",
+                ),
+            )));
+        }
+        if !unknown.is_empty() {
+            self.out.push(Out::ShowMessage(
+                MessageType::WARNING,
+                format!(
+                    "knotmeter: not run, no benchmark has the id {}",
+                    unknown
+                        .iter()
+                        .map(|id| format!("`{id}`"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            ));
+        }
+        if job.ids().next().is_none() && workspace_error.is_none() {
+            let why = if self.tree.benches.is_empty() {
+                "there are no benchmarks in the workspace (bench targets of packages that depend \
+                 on knotmeter, with #[bench] functions)"
+            } else {
+                "every benchmark named is excluded"
+            };
+            self.out.push(Out::Output(OutputParams {
+                run_id,
+                id: None,
+                text: format!("nothing to run: {why}"),
+            }));
+        }
+        if job.ids().next().is_none() || self.shut_down {
+            self.out.push(Out::RunEnd(RunEndParams { run_id }));
+        } else {
+            self.queue.push_back(Queued { job, on_save });
+        }
+        run_id
+    }
+
+    /// Starts the next queued run, if none is in progress.
+    pub(super) fn start_next(&mut self) {
+        if self.current.is_some() || self.shut_down {
+            return;
+        }
+        let Some(Queued { job, on_save }) = self.queue.pop_front() else {
+            return;
+        };
+        let run_id = job.run_id;
+        // One job per folder, in the order of the run.
+        let mut parts: Vec<(PathBuf, Job)> = Vec::new();
+        for (target, ids) in &job.targets {
+            let folder = self.owners.get(target).cloned().unwrap_or_default();
+            match parts.iter_mut().find(|(f, _)| *f == folder) {
+                Some((_, part)) => part.targets.push((target.clone(), ids.clone())),
+                None => parts.push((
+                    folder,
+                    Job {
+                        run_id,
+                        mode: job.mode,
+                        targets: vec![(target.clone(), ids.clone())],
+                    },
+                )),
+            }
+        }
+        let order: Vec<String> = job.ids().cloned().collect();
+        self.current = Some(Current {
+            run_id,
+            cancel: CancellationToken::new(),
+            on_save,
+            pending: order.iter().cloned().collect(),
+            order,
+            parts: parts
+                .into_iter()
+                .map(|(folder, part)| (self.workspace_of(&folder), part))
+                .collect(),
+        });
+        if self.caps.work_done_progress {
+            self.out.push(Out::Progress(
+                run_id,
+                ProgressMsg::Begin(format!("knotmeter run {run_id}")),
+            ));
+        }
+        self.start_part();
+    }
+
+    /// Starts the current run's next folder job; ends the run when none is left.
+    fn start_part(&mut self) {
+        let Some(current) = &mut self.current else {
+            return;
+        };
+        let run_id = current.run_id;
+        let cancelled = current.cancel.is_cancelled();
+        let Some((workspace, job)) = current.parts.pop_front() else {
+            self.end_run(run_id);
+            return;
+        };
+        let (workspace, why) = match (workspace, cancelled) {
+            (_, true) => (None, "cancelled"),
+            (None, false) => (None, "not run: its workspace folder was removed"),
+            (Some(workspace), false) => (Some(workspace), ""),
+        };
+        let Some(workspace) = workspace else {
+            for id in job.ids() {
+                if current.pending.remove(id) {
+                    self.out.push(Out::RunState(state(
+                        run_id,
+                        id.clone(),
+                        ItemState::Skipped,
+                        Some(why),
+                    )));
+                }
+            }
+            self.start_part();
+            return;
+        };
+        let cancel = current.cancel.clone();
+        let tx = self.internal_tx.clone();
+        let sink: runs::Sink = Box::new(move |event: JobEvent| {
+            let event = match event {
+                JobEvent::Build(_) | JobEvent::Built { .. } => Event::Build(run_id, event),
+                other => Event::Run(run_id, other),
+            };
+            let _ = tx.send(event);
+        });
+        tokio::spawn(runs::execute(
+            job,
+            (*workspace).clone(),
+            self.run_options(),
+            self.children.clone(),
+            cancel,
+            sink,
+        ));
+    }
+
+    /// Every item reached a final state: the run ends, the next starts.
+    fn end_run(&mut self, run_id: u32) {
+        if self.caps.work_done_progress {
+            self.out.push(Out::Progress(run_id, ProgressMsg::End));
+        }
+        self.out.push(Out::RunEnd(RunEndParams { run_id }));
+        if self.current.as_ref().is_some_and(|c| c.run_id == run_id) {
+            self.current = None;
+        }
+        if self.stopping {
+            self.finish_stop();
+            return;
+        }
+        if self.caps.code_lens_refresh || self.caps.inlay_hint_refresh {
+            self.out.push(Out::Refresh {
+                lenses: self.caps.code_lens_refresh,
+                hints: self.caps.inlay_hint_refresh,
+            });
+        }
+        self.start_next();
+    }
+
+    pub(super) fn cancel(&mut self, run_id: u32) {
+        if let Some(current) = self.current.as_ref().filter(|c| c.run_id == run_id) {
+            current.cancel.cancel();
+            return;
+        }
+        if let Some(at) = self.queue.iter().position(|q| q.job.run_id == run_id) {
+            let queued = self.queue.remove(at).expect("found");
+            self.skip_queued(&queued.job, "cancelled");
+        }
+    }
+
+    pub(super) fn skip_queued(&mut self, job: &Job, why: &str) {
+        for id in job.ids() {
+            self.out.push(Out::RunState(state(
+                job.run_id,
+                id.clone(),
+                ItemState::Skipped,
+                Some(why),
+            )));
+        }
+        self.out
+            .push(Out::RunEnd(RunEndParams { run_id: job.run_id }));
+    }
+
+    pub(super) fn job_event(&mut self, run_id: u32, event: JobEvent) {
+        match event {
+            JobEvent::Build(BuildEvent::Output(text)) => self.out.push(Out::Output(OutputParams {
+                run_id,
+                id: None,
+                text,
+            })),
+            JobEvent::Build(BuildEvent::Progress(message)) => {
+                if self.caps.work_done_progress {
+                    self.out
+                        .push(Out::Progress(run_id, ProgressMsg::Report(message)));
+                }
+            }
+            JobEvent::Built { errors } => {
+                let mut files: HashSet<PathBuf> =
+                    self.build_errors.iter().map(|e| e.file.clone()).collect();
+                files.extend(errors.iter().map(|e| e.file.clone()));
+                self.build_errors = errors;
+                for file in files {
+                    self.publish(&file);
+                }
+                if self.caps.work_done_progress {
+                    self.out
+                        .push(Out::Progress(run_id, ProgressMsg::Report("running".into())));
+                }
+            }
+            JobEvent::Listed(target, cases) => {
+                self.worker
+                    .send(super::discover::Command::Reconcile(target, cases));
+            }
+            JobEvent::State {
+                id,
+                state: item_state,
+                mut result,
+                message,
+            } => {
+                if let Some(current) = self.current.as_mut().filter(|c| c.run_id == run_id) {
+                    if item_state.is_final() {
+                        current.pending.remove(&id);
+                    }
+                }
+                if let Some(result) = &mut result {
+                    self.samples.take_from(result);
+                    self.results.insert(id.clone(), BenchResult::clone(result));
+                    if let Some(file) = self.tree.bench_of(&id).map(|b| b.file.clone()) {
+                        self.publish(&file);
+                    }
+                }
+                self.out.push(Out::RunState(RunStateParams {
+                    run_id,
+                    id,
+                    state: item_state,
+                    result,
+                    message,
+                }));
+            }
+            JobEvent::Output { id, text } | JobEvent::Printed { id, text } => {
+                self.out
+                    .push(Out::Output(OutputParams { run_id, id, text }));
+            }
+            JobEvent::Problem(problem) => {
+                tracing::info!(?problem, "run {run_id}");
+                if let runs::Problem::Harness { target, .. } = problem {
+                    self.libtest_built(target);
+                }
+            }
+            JobEvent::Summary(summary) => {
+                let file = self.tree.bench_of(&summary.id).map(|b| b.file.clone());
+                self.summaries.insert(summary.id.clone(), summary);
+                if let Some(file) = file {
+                    self.publish(&file);
+                }
+            }
+            JobEvent::Compared { id, comparison } => {
+                // The comparison completes an earlier `passed`: report the result again.
+                if let Some(result) = self.results.get_mut(&id) {
+                    result.comparison = Some(comparison);
+                    self.out.push(Out::RunState(RunStateParams {
+                        run_id,
+                        id,
+                        state: ItemState::Passed,
+                        result: Some(Box::new(result.clone())),
+                        message: None,
+                    }));
+                }
+            }
+            JobEvent::Progress { .. } => {}
+            JobEvent::Finished => {
+                if self.current.as_ref().is_some_and(|c| c.run_id == run_id) {
+                    self.start_part();
+                } else {
+                    self.end_run(run_id);
+                }
+            }
+        }
+    }
+
+    /// A built binary of `target` answered like libtest: its diagnostics.
+    fn libtest_built(&mut self, target: TargetRef) {
+        let owner = self.owners.get(&target).cloned();
+        let mut changed = Vec::new();
+        for folder in &mut self.folders {
+            if owner.as_ref().is_some_and(|o| *o != folder.path) {
+                continue;
+            }
+            if let Some(workspace) = &folder.workspace {
+                changed.extend(
+                    folder
+                        .harness
+                        .libtest_built(target.clone(), workspace, &self.tree),
+                );
+            }
+        }
+        for file in changed {
+            self.publish(&file);
+        }
+    }
+
+    pub(super) fn run_options(&self) -> RunOptions {
+        let s = &self.settings;
+        let defaults = RunOptions::default();
+        RunOptions {
+            silence_limit: s
+                .case_timeout_secs
+                .filter(|t| super::valid_seconds(*t))
+                .map_or(defaults.silence_limit, Duration::from_secs_f64),
+            quick_time: s.quick_time_secs.filter(|t| super::valid_seconds(*t)),
+            full_time: s.full_time_secs.filter(|t| super::valid_seconds(*t)),
+            cancel_grace: s
+                .cancel_grace_ms
+                .map_or(defaults.cancel_grace, |ms| Duration::from_millis(ms.into())),
+            bench_args: Vec::new(),
+            ..defaults
+        }
+    }
+
+    /// Run-on-save: note the saved file and (re)arm the debounce. Which benchmarks it concerns
+    /// is decided when the debounce ends, on the tree that reflects the save.
+    pub(super) fn saved(&mut self, path: &Path) {
+        if self.settings.run_on_save != Some(true) || self.shut_down {
+            return;
+        }
+        if !path.extension().is_some_and(|e| e == "rs") {
+            return;
+        }
+        if !self.save_pending.iter().any(|p| p == path) {
+            self.save_pending.push(path.to_path_buf());
+        }
+        self.save_generation += 1;
+        let generation = self.save_generation;
+        let tx = self.internal_tx.clone();
+        tokio::spawn(async move {
+            tokio::time::sleep(SAVE_DEBOUNCE).await;
+            let _ = tx.send(Event::SaveTimer(generation));
+        });
+    }
+
+    pub(super) fn save_timer(&mut self, generation: u64) {
+        if generation != self.save_generation || self.shut_down {
+            return; // a newer save re-armed the debounce
+        }
+        let files: Vec<PathBuf> = self.save_pending.clone();
+        let need = files
+            .iter()
+            .filter_map(|f| self.edited.get(f).copied())
+            .max()
+            .unwrap_or(0);
+        if need > self.applied {
+            self.save_waiting = Some(need);
+            return;
+        }
+        self.run_saved();
+    }
+
+    /// The saved files' benchmarks, as a quick run.
+    pub(super) fn run_saved(&mut self) {
+        let files = std::mem::take(&mut self.save_pending);
+        let mut ids: Vec<String> = Vec::new();
+        let mut seen: HashSet<String> = HashSet::new();
+        for path in &files {
+            let mut found: Vec<String> = self
+                .tree
+                .benches_in(path)
+                .flat_map(|b| b.leaf_ids())
+                .collect();
+            if found.is_empty() {
+                // Another source file of a package: re-run the package's benchmarks.
+                let package = self
+                    .folders
+                    .iter()
+                    .filter_map(|f| f.workspace.as_ref())
+                    .flat_map(|w| &w.packages)
+                    .filter(|p| path.starts_with(p.dir()))
+                    .max_by_key(|p| p.dir().as_os_str().len())
+                    .map(|p| p.name.clone());
+                if let Some(package) = package {
+                    found = self
+                        .tree
+                        .benches
+                        .iter()
+                        .filter(|b| b.target.package == package)
+                        .flat_map(|b| b.leaf_ids())
+                        .collect();
+                }
+            }
+            for id in found {
+                if seen.insert(id.clone()) {
+                    ids.push(id);
+                }
+            }
+        }
+        if ids.is_empty() {
+            return;
+        }
+        // A newer save makes an earlier run-on-save run stale: cancel it, keep its work.
+        if let Some(current) = self.current.as_ref().filter(|c| c.on_save) {
+            current.cancel.cancel();
+            for id in current.unfinished() {
+                if seen.insert(id.clone()) {
+                    ids.push(id.clone());
+                }
+            }
+        }
+        let (stale, keep): (Vec<Queued>, Vec<Queued>) = std::mem::take(&mut self.queue)
+            .into_iter()
+            .partition(|q| q.on_save);
+        self.queue = keep.into();
+        for queued in stale {
+            for id in queued.job.ids() {
+                if seen.insert(id.clone()) {
+                    ids.push(id.clone());
+                }
+            }
+            self.skip_queued(&queued.job, "superseded by a newer save");
+        }
+        let params = RunParams {
+            include: Some(ids),
+            exclude: None,
+            mode: Some(RunMode::Quick),
+        };
+        self.enqueue(params, true);
+        self.start_next();
+    }
+}
+
+/// A state change without a result.
+fn state(run_id: u32, id: String, state: ItemState, message: Option<&str>) -> RunStateParams {
+    RunStateParams {
+        run_id,
+        id,
+        state,
+        result: None,
+        message: message.map(str::to_owned),
+    }
+}
