@@ -61,8 +61,8 @@ enum Signal {
 }
 
 /// Watches the sources under `root` (the target directory `target_dir` left out) from a thread
-/// of its own, sending what changed to `out`. The directories are walked on that thread, so
-/// this returns at once.
+/// of its own, sending what changed to `out`. Returns once the directories are watched (or
+/// the fallback to polling is decided), so that a change made after it is seen.
 pub fn spawn(root: &Path, target_dir: &Path, out: mpsc::UnboundedSender<Notice>) -> Watch {
     let limit = std::env::var(LIMIT_ENV)
         .ok()
@@ -83,10 +83,12 @@ pub fn spawn_with(
         target_dir: target_dir.to_path_buf(),
     };
     let events = tx.clone();
+    let (ready_tx, ready) = std_mpsc::channel();
     std::thread::Builder::new()
         .name("knotmeter-watch".into())
-        .spawn(move || watch_loop(rules, events, rx, out, limit))
+        .spawn(move || watch_loop(rules, events, rx, out, limit, ready_tx))
         .expect("a thread can be started");
+    let _ = ready.recv();
     Watch { stop: tx }
 }
 
@@ -219,6 +221,7 @@ fn watch_loop(
     rx: std_mpsc::Receiver<Signal>,
     out: mpsc::UnboundedSender<Notice>,
     limit: Option<usize>,
+    ready: std_mpsc::Sender<()>,
 ) {
     let handler = move |event| {
         let _ = events.send(Signal::Event(event));
@@ -247,6 +250,7 @@ fn watch_loop(
     } else {
         HashMap::new()
     };
+    let _ = ready.send(());
     let mut batch: BTreeSet<PathBuf> = BTreeSet::new();
     let mut last_poll = Instant::now();
     loop {

@@ -135,7 +135,7 @@ impl Session {
                         path.display(),
                         workspace.root.display()
                     );
-                    self.worker.send(Command::Workspace {
+                    self.workspace_seq = self.worker.send(Command::Workspace {
                         folder: path,
                         workspace: None,
                     });
@@ -148,7 +148,7 @@ impl Session {
                             self.internal_tx.clone(),
                         );
                     }
-                    self.worker.send(Command::Workspace {
+                    self.workspace_seq = self.worker.send(Command::Workspace {
                         folder: path,
                         workspace: Some((*workspace).clone()),
                     });
@@ -172,7 +172,7 @@ impl Session {
                     self.worker.send(Command::Restat);
                 } else {
                     // The tree goes out (without this folder) once nothing is loading.
-                    self.worker.send(Command::Workspace {
+                    self.workspace_seq = self.worker.send(Command::Workspace {
                         folder: path,
                         workspace: None,
                     });
@@ -202,7 +202,7 @@ impl Session {
             };
             let folder = self.folders.remove(i);
             let files = folder.harness.files();
-            self.worker.send(Command::Workspace {
+            self.workspace_seq = self.worker.send(Command::Workspace {
                 folder: path,
                 workspace: None,
             });

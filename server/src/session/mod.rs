@@ -202,6 +202,7 @@ pub fn spawn(client: Client, lifeline: Lifeline) -> mpsc::UnboundedSender<LspMsg
         version: 0,
         pushed: None,
         edited: HashMap::new(),
+        workspace_seq: 0,
         deferred: Vec::new(),
         collisions: Vec::new(),
         targets_with_benches: HashSet::new(),
@@ -267,6 +268,8 @@ struct Session {
     pushed: Option<u64>,
     /// The last discovery command about each file edited or changed on disk.
     edited: HashMap<PathBuf, u64>,
+    /// The last discovery command that changed a folder's workspace.
+    workspace_seq: u64,
     deferred: Vec<Deferred>,
     /// Ids left out of the tree because two folders have them (said once per set).
     collisions: Vec<String>,
@@ -398,11 +401,22 @@ impl Session {
         if self.folders.iter().any(|f| f.loading) {
             return Some(None);
         }
-        let seq = match scope {
-            Scope::All => self.worker.sent(),
-            Scope::File(path) => self.edited.get(path).copied().unwrap_or(0),
-        };
+        let seq = self.need_now(scope);
         (seq > self.applied).then_some(Some(seq))
+    }
+
+    /// The discovery command whose tree `scope` needs now: every command for the whole tree;
+    /// for a file, its last edit and the last workspace loaded.
+    fn need_now(&self, scope: &Scope) -> u64 {
+        match scope {
+            Scope::All => self.worker.sent(),
+            Scope::File(path) => self
+                .edited
+                .get(path)
+                .copied()
+                .unwrap_or(0)
+                .max(self.workspace_seq),
+        }
     }
 
     /// Answers the held requests whose tree has arrived.
@@ -415,10 +429,7 @@ impl Session {
         for mut held in std::mem::take(&mut self.deferred) {
             if held.need.is_none() && !loading {
                 // The workspaces loaded: it needs what was sent for them.
-                held.need = Some(match &held.scope {
-                    Scope::All => self.worker.sent(),
-                    Scope::File(path) => self.edited.get(path).copied().unwrap_or(0),
-                });
+                held.need = Some(self.need_now(&held.scope));
             }
             match held.need {
                 Some(seq) if seq <= self.applied => ready.push(held.msg),
