@@ -8,7 +8,7 @@ import * as lc from "vscode-languageclient/node";
 import type { Ctx } from "./ctx";
 import * as ext from "./lsp_ext";
 import { installCommand, installHint, locateServer } from "./locate";
-import { RUN_COMMAND, type RunParams, type Settings } from "./wire";
+import { RUN_COMMAND, type Features, type RunParams, type Settings } from "./wire";
 
 /** The daemon's effective settings (run-on-save follows continuous runs and workspace trust). */
 export type ServerSettings = () => Settings;
@@ -84,8 +84,22 @@ export async function startClient(ctx: Ctx, settings: ServerSettings, hooks: Hoo
     },
   };
   const client = new lc.LanguageClient("knotmeter", "knotmeter", serverOptions, clientOptions);
-  client.onNotification(ext.discovered, (p) => ctx.discovered.fire(p.items));
+  // Tree changes instead of whole trees, run states in batches (docs/protocol.md).
+  client.registerFeature({
+    fillClientCapabilities(capabilities) {
+      const features: Features = { treeChanged: true, runStates: true };
+      capabilities.experimental = { ...(capabilities.experimental ?? {}), knotmeter: features };
+    },
+    initialize() {},
+    getState: () => ({ kind: "static" }),
+    clear() {},
+  });
+  client.onNotification(ext.discovered, (p) => ctx.treeMessage.fire({ kind: "whole", items: p.items, version: p.version ?? 0 }));
+  client.onNotification(ext.treeChanged, (p) => ctx.treeMessage.fire({ kind: "change", change: p }));
   client.onNotification(ext.runState, (p) => ctx.runState.fire(p));
+  client.onNotification(ext.runStates, (p) => {
+    for (const state of p.states) ctx.runState.fire(state);
+  });
   client.onNotification(ext.output, (p) => ctx.output.fire(p));
   client.onNotification(ext.runEnd, (p) => ctx.runEnded.fire(p));
   // The last stored result of each case, after the daemon starts; a result measured since wins.

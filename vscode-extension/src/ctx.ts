@@ -7,7 +7,10 @@ import * as vscode from "vscode";
 import type * as lc from "vscode-languageclient/node";
 import { readConfig, type Config } from "./config";
 import { ResultStore } from "./store";
-import type { TestItem, OutputParams, RunEndParams, RunStateParams } from "./wire";
+import type { TestItem, OutputParams, RunEndParams, RunStateParams, TreeChangedParams } from "./wire";
+
+/** A tree message from the daemon: the whole tree, or what changed since a version. */
+export type TreeMessage = { kind: "whole"; items: TestItem[]; version: number } | { kind: "change"; change: TreeChangedParams };
 
 /** A run as the other concerns see it: the daemon's id and a human name. */
 export interface RunInfo {
@@ -24,6 +27,9 @@ export class Ctx implements vscode.Disposable {
   private _client: lc.LanguageClient | undefined;
   config: Config = readConfig();
 
+  /** The daemon sent the tree or a change to it (the Test Explorer applies it). */
+  readonly treeMessage = this.own(new vscode.EventEmitter<TreeMessage>());
+  /** The tree changed: every item, after the Test Explorer applied a tree message. */
   readonly discovered = this.own(new vscode.EventEmitter<TestItem[]>());
   readonly runStarted = this.own(new vscode.EventEmitter<RunInfo>());
   readonly runState = this.own(new vscode.EventEmitter<RunStateParams>());

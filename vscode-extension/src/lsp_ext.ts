@@ -16,7 +16,11 @@ import {
   type RunParams,
   type RunResult,
   type RunStateParams,
+  type RunStatesParams,
+  type SamplesParams,
+  type SamplesResult,
   type StoredParams,
+  type TreeChangedParams,
 } from "./wire";
 
 export const discover = new lc.RequestType<DiscoverParams, DiscoverResult, void>(Methods.discover);
@@ -28,3 +32,6 @@ export const runEnd = new lc.NotificationType<RunEndParams>(Methods.runEnd);
 export const cancel = new lc.RequestType<CancelParams, null, void>(Methods.cancel);
 export const history = new lc.RequestType<HistoryParams, HistoryResult, void>(Methods.history);
 export const stored = new lc.NotificationType<StoredParams>(Methods.stored);
+export const treeChanged = new lc.NotificationType<TreeChangedParams>(Methods.treeChanged);
+export const runStates = new lc.NotificationType<RunStatesParams>(Methods.runStates);
+export const samples = new lc.RequestType<SamplesParams, SamplesResult, void>(Methods.samples);

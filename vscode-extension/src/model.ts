@@ -14,6 +14,7 @@ import type {
   ItemState,
   RunStateParams,
   Settings,
+  TreeChangedParams,
 } from "./wire";
 
 // ---------------------------------------------------------------------------------------------
@@ -77,6 +78,30 @@ export function* walk(nodes: readonly TreeNode[]): Generator<TreeNode> {
     yield n;
     yield* walk(n.children);
   }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Tree changes (`knotmeter/treeChanged`)
+
+/** The tree as the client holds it: items by id, and the daemon's version of it. */
+export interface HeldTree {
+  version: number;
+  items: Map<string, TestItem>;
+}
+
+/**
+ * Applies one change from the daemon. `ignored`: older than the tree held (a discover answer
+ * overtook it); `stale`: it does not follow the tree held, so ask `knotmeter/discover` for the
+ * whole tree; `applied`: the tree now has the change's version. Removed ids go first, then the
+ * new and changed items (whole, parents before children).
+ */
+export function applyTreeChange(tree: HeldTree, change: TreeChangedParams): "applied" | "ignored" | "stale" {
+  if (change.version <= tree.version) return "ignored";
+  if (change.base !== tree.version) return "stale";
+  for (const id of change.removed) tree.items.delete(id);
+  for (const item of change.items) tree.items.set(item.id, item);
+  tree.version = change.version;
+  return "applied";
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -5,13 +5,16 @@
 export const Methods = {
   discover: "knotmeter/discover",
   discovered: "knotmeter/discovered",
+  treeChanged: "knotmeter/treeChanged",
   run: "knotmeter/run",
   runState: "knotmeter/runState",
+  runStates: "knotmeter/runStates",
   output: "knotmeter/output",
   runEnd: "knotmeter/runEnd",
   cancel: "knotmeter/cancel",
   history: "knotmeter/history",
   stored: "knotmeter/stored",
+  samples: "knotmeter/samples",
 } as const;
 
 /** The command of the "▶ Run" code lens; its argument is a `RunParams`. */
@@ -100,7 +103,12 @@ export type DiscoverResult = {
 /**
  * The whole tree, parents before children.
  */
-items: Array<TestItem>, };
+items: Array<TestItem>, 
+/**
+ * The tree's version: `knotmeter/treeChanged` messages apply to it in turn. Absent from
+ * daemons that predate it.
+ */
+version?: number | null, };
 
 /**
  * Params of `knotmeter/discovered`.
@@ -108,6 +116,38 @@ items: Array<TestItem>, };
 export type DiscoveredParams = { 
 /**
  * The whole tree, parents before children.
+ */
+items: Array<TestItem>, 
+/**
+ * The tree's version (see [`DiscoverResult::version`]).
+ */
+version?: number | null, };
+
+/**
+ * Params of `knotmeter/treeChanged`: the change from tree version `base` to `version`.
+ *
+ * A client holding version `base` removes every id in `removed`, then adds or replaces each
+ * item of `items` (whole items, parents before children); it then holds `version`. A message
+ * whose `version` is not above the client's is old news (a `knotmeter/discover` answer
+ * overtook it) and is ignored; one whose `base` is not the client's version means the client
+ * missed a change: it asks `knotmeter/discover` for the whole tree. Ids are stable: an item
+ * that moves (its range changes) is replaced under the same id.
+ */
+export type TreeChangedParams = { 
+/**
+ * The version this change applies to.
+ */
+base: number, 
+/**
+ * The version after it.
+ */
+version: number, 
+/**
+ * Ids of the items that left the tree: every one of them, descendants included.
+ */
+removed: Array<string>, 
+/**
+ * Items that are new or changed, whole, parents before children.
  */
 items: Array<TestItem>, };
 
@@ -175,6 +215,16 @@ result?: BenchResult | null,
 message?: string | null, };
 
 /**
+ * Params of `knotmeter/runStates`.
+ */
+export type RunStatesParams = { 
+/**
+ * The changes, in the order they happened; each is what one `knotmeter/runState` would
+ * carry.
+ */
+states: Array<RunStateParams>, };
+
+/**
  * Params of `knotmeter/output`.
  */
 export type OutputParams = { 
@@ -240,6 +290,53 @@ export type StoredParams = {
  * `stored_at`. Cases never stored are absent.
  */
 results: Array<BenchResult>, };
+
+/**
+ * Params of `knotmeter/samples`.
+ */
+export type SamplesParams = { 
+/**
+ * The case id (a benchmark id for a benchmark without `args`).
+ */
+id: string, };
+
+/**
+ * Result of `knotmeter/samples`.
+ */
+export type SamplesResult = { 
+/**
+ * The raw samples of the latest result the daemon reported for the case; `null` when it
+ * has none for it (not measured, or measured long ago and not found in the history).
+ */
+raw: RawSamples | null, 
+/**
+ * Where `raw` comes from, when it is present.
+ */
+source?: SamplesSource | null, };
+
+/**
+ * Where the samples of a `knotmeter/samples` answer come from.
+ */
+export type SamplesSource = "measured" | "stored";
+
+/**
+ * What one side of the connection supports beyond the methods every client and daemon have,
+ * exchanged in `initialize` under `capabilities.experimental.knotmeter` (the client's in
+ * its request, the daemon's in its result). Absent fields are `false`.
+ */
+export type Features = { 
+/**
+ * Tree changes as `knotmeter/treeChanged` rather than whole trees.
+ */
+treeChanged?: boolean | null, 
+/**
+ * Run states batched in `knotmeter/runStates` rather than one `knotmeter/runState` each.
+ */
+runStates?: boolean | null, 
+/**
+ * `knotmeter/samples` (the daemon's side).
+ */
+samples?: boolean | null, };
 
 /**
  * The daemon's settings: the `initializationOptions` of `initialize`, and the `settings`

@@ -11,6 +11,7 @@ import * as vscode from "vscode";
 import type { Ctx, RunInfo } from "./ctx";
 import * as ext from "./lsp_ext";
 import {
+  applyTreeChange,
   buildTree,
   mapRunState,
   RunRouter,
@@ -18,12 +19,13 @@ import {
   walk,
   type RunAction,
   type RunMessage,
+  type HeldTree,
   type SourcePosition,
   type TreeNode,
 } from "./model";
 import { summary } from "./format";
 import { untrustedReason, requestTrust } from "./trust";
-import type { OutputParams, Range, RunEndParams, RunMode, RunStateParams, TestItem as WireItem } from "./wire";
+import type { OutputParams, Range, RunEndParams, RunMode, RunStateParams, TestItem as WireItem, TreeChangedParams } from "./wire";
 
 type Event = { kind: "state"; p: RunStateParams } | { kind: "output"; p: OutputParams } | { kind: "end"; p: RunEndParams };
 
@@ -39,6 +41,8 @@ export class TestExplorer implements vscode.Disposable {
   readonly controller: vscode.TestController;
   private readonly items = new Map<string, vscode.TestItem>();
   private readonly data = new WeakMap<vscode.TestItem, TreeNode>();
+  /** The daemon's tree as last applied, with its version. */
+  private held: HeldTree = { version: 0, items: new Map() };
   private readonly router: RunRouter<ActiveRun, Event>;
   private readonly runIds = new WeakMap<ActiveRun, number>();
   readonly fullProfile: vscode.TestRunProfile;
@@ -77,7 +81,7 @@ export class TestExplorer implements vscode.Disposable {
     this.router = new RunRouter<ActiveRun, Event>((runId) => this.daemonRun(runId));
     this.disposables.push(
       this.controller,
-      ctx.discovered.event((items) => this.applyItems(items)),
+      ctx.treeMessage.event((m) => (m.kind === "whole" ? this.applyItems(m.items, m.version) : this.applyChange(m.change))),
       ctx.runState.event((p) => this.onEvent(p.runId, { kind: "state", p })),
       ctx.output.event((p) => this.onEvent(p.runId, { kind: "output", p })),
       ctx.runEnded.event((p) => this.onEvent(p.runId, { kind: "end", p })),
@@ -94,7 +98,7 @@ export class TestExplorer implements vscode.Disposable {
     if (!client || !client.isRunning()) return;
     try {
       const result = await client.sendRequest(ext.discover, {});
-      this.applyItems(result.items);
+      this.applyItems(result.items, result.version ?? 0);
     } catch (e) {
       this.ctx.log.fire(`knotmeter/discover failed: ${String(e)}`);
     }
@@ -116,9 +120,10 @@ export class TestExplorer implements vscode.Disposable {
   }
 
   /** Replaces the tree, keeping the TestItem of every id that survives (expansion state). */
-  applyItems(items: readonly WireItem[]): void {
+  applyItems(items: readonly WireItem[], version: number): void {
     // URIs as VS Code spells them, so that comparisons with documents' URIs hold.
-    const normalized = items.map((i) => (i.uri ? { ...i, uri: vscode.Uri.parse(i.uri).toString() } : i));
+    const normalized = items.map(normalizeUri);
+    this.held = { version, items: new Map(normalized.map((i) => [i.id, i])) };
     this.ctx.items = normalized;
     const tree = buildTree(normalized);
     const seen = new Set<string>();
@@ -141,6 +146,52 @@ export class TestExplorer implements vscode.Disposable {
     };
     this.controller.items.replace(tree.map(build));
     for (const id of [...this.items.keys()]) if (!seen.has(id)) this.items.delete(id);
+    this.ctx.discovered.fire(normalized);
+  }
+
+  /**
+   * Applies a `knotmeter/treeChanged`: only the items it names are touched (an edit that moves
+   * twenty benchmarks updates twenty TestItems, whatever the size of the workspace). A change
+   * that does not follow the tree held asks for the whole tree.
+   */
+  applyChange(raw: TreeChangedParams): void {
+    const change = { ...raw, items: raw.items.map(normalizeUri) };
+    const outcome = applyTreeChange(this.held, change);
+    if (outcome === "stale") {
+      void this.discover();
+      return;
+    }
+    if (outcome === "ignored") return;
+    for (const id of change.removed) {
+      const item = this.items.get(id);
+      if (!item) continue;
+      (item.parent ? item.parent.children : this.controller.items).delete(id);
+      this.items.delete(id);
+    }
+    for (const w of change.items) {
+      const uri = w.uri ? vscode.Uri.parse(w.uri) : undefined;
+      const parent = w.parent ? this.items.get(w.parent) : undefined;
+      const siblings = parent ? parent.children : this.controller.items;
+      let item = this.items.get(w.id);
+      if (!item || item.uri?.toString() !== uri?.toString() || item.parent?.id !== parent?.id) {
+        const previous = item;
+        if (previous) (previous.parent ? previous.parent.children : this.controller.items).delete(w.id);
+        item = this.controller.createTestItem(w.id, w.label, uri);
+        if (previous) previous.children.forEach((c) => item!.children.add(c));
+        this.items.set(w.id, item);
+        siblings.add(item);
+      }
+      item.label = w.label;
+      item.range = w.range ? toRange(w.range) : undefined;
+      const result = this.ctx.store.get(w.id);
+      if (result) item.description = summary(result);
+      const node: TreeNode = { id: w.id, label: w.label, kind: w.kind, children: [] };
+      if (w.uri) node.uri = w.uri;
+      if (w.range) node.range = w.range;
+      this.data.set(item, node);
+    }
+    this.ctx.items = [...this.held.items.values()];
+    this.ctx.discovered.fire(this.ctx.items);
   }
 
   // -------------------------------------------------------------------------------------------
@@ -379,6 +430,11 @@ export class TestExplorer implements vscode.Disposable {
   dispose(): void {
     for (const d of this.disposables) d.dispose();
   }
+}
+
+/** An item whose URI is spelt as VS Code spells it, so comparisons with documents' URIs hold. */
+function normalizeUri(i: WireItem): WireItem {
+  return i.uri ? { ...i, uri: vscode.Uri.parse(i.uri).toString() } : i;
 }
 
 function span(r: Range): number {

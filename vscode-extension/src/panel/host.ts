@@ -9,7 +9,7 @@ import * as vscode from "vscode";
 import type { Ctx } from "../ctx";
 import * as ext from "../lsp_ext";
 import { functionName } from "../model";
-import type { BenchResult, HistoryPoint } from "../wire";
+import type { BenchResult, HistoryPoint, RawSamples } from "../wire";
 import { groupRows, panelCase, type FromWebview, type PanelData, type ToWebview } from "./data";
 
 export class ResultsPanel implements vscode.Disposable {
@@ -93,10 +93,12 @@ export class ResultsPanel implements vscode.Disposable {
     const results = this.ctx.store.resultsOf(benchId, this.ctx.items);
     const item = this.ctx.items.find((i) => i.id === benchId);
     const histories = await Promise.all(results.map((r) => this.history(this.caseItemId(benchId, r))));
+    // Results arrive without their raw samples: the panel asks for the ones it draws.
+    const raws = await Promise.all(results.map((r) => this.samples(r.id)));
     const data: PanelData = {
       benchId,
       title: item?.label ?? functionName(benchId),
-      cases: results.map((r, i) => panelCase(r, histories[i] ?? [])),
+      cases: results.map((r, i) => panelCase({ ...r, raw: raws[i] ?? r.raw }, histories[i] ?? [])),
     };
     if (results.length === 0) {
       data.empty = this.ctx.trusted
@@ -112,6 +114,17 @@ export class ResultsPanel implements vscode.Disposable {
   private caseItemId(benchId: string, r: BenchResult): string {
     const child = this.ctx.items.find((i) => i.parent === benchId && this.ctx.store.get(i.id) === r);
     return child?.id ?? (this.ctx.store.get(benchId) === r ? benchId : r.id);
+  }
+
+  /** The raw samples of a case's latest result (`knotmeter/samples`), when the daemon has them. */
+  private async samples(id: string): Promise<RawSamples | undefined> {
+    const client = this.ctx.client;
+    if (!client || !client.isRunning()) return undefined;
+    try {
+      return (await client.sendRequest(ext.samples, { id })).raw ?? undefined;
+    } catch {
+      return undefined;
+    }
   }
 
   private async history(id: string): Promise<HistoryPoint[]> {

@@ -58,3 +58,27 @@ test("the same discovery twice gives the same ids (expansion state survives edit
   const edited = items.map((i) => (i.range ? { ...i, range: { start: { line: i.range.start.line + 2, character: 0 }, end: i.range.end } } : i));
   assert.deepEqual(ids(buildTree(items)), ids(buildTree(edited)));
 });
+
+test("tree changes apply in order; old ones are ignored and a gap asks for the whole tree", async () => {
+  const { applyTreeChange } = await import("../../src/model");
+  const held = { version: 3, items: new Map(items.map((i) => [i.id, i])) };
+  const moved = { ...items.find((i) => i.id === "quickstart::chain_1000")!, range: { start: { line: 7, character: 0 }, end: { line: 10, character: 1 } } };
+  const added = { id: "quickstart::new_one", label: "new_one", kind: "bench" as const, parent: "target:quickstart/quickstart" };
+  // A change from version 3 to 4: one item gone (with its cases listed), one moved, one new.
+  assert.equal(
+    applyTreeChange(held, { base: 3, version: 4, removed: ["quickstart::chain_n", "quickstart::chain_n/10", "quickstart::chain_n/100"], items: [moved, added] }),
+    "applied",
+  );
+  assert.equal(held.version, 4);
+  assert.deepEqual(
+    [...held.items.keys()].sort(),
+    ["pkg:quickstart", "quickstart::chain_1000", "quickstart::new_one", "quickstart::sort_stable", "target:quickstart/quickstart"],
+  );
+  assert.deepEqual(held.items.get("quickstart::chain_1000")!.range, moved.range);
+  // A change the client already has (a discover answer overtook it) changes nothing.
+  assert.equal(applyTreeChange(held, { base: 3, version: 4, removed: ["pkg:quickstart"], items: [] }), "ignored");
+  assert.ok(held.items.has("pkg:quickstart"));
+  // A missed change: the client must ask for the whole tree.
+  assert.equal(applyTreeChange(held, { base: 5, version: 6, removed: [], items: [] }), "stale");
+  assert.equal(held.version, 4);
+});
