@@ -242,6 +242,17 @@ impl Session {
             .and_then(|f| f.workspace.clone())
     }
 
+    /// The one workspace served, when there is exactly one.
+    pub(super) fn only_workspace(&self) -> Option<Arc<Workspace>> {
+        let mut served = self
+            .folders
+            .iter()
+            .filter(|f| !f.duplicate)
+            .filter_map(|f| f.workspace.clone());
+        let first = served.next()?;
+        served.next().is_none().then_some(first)
+    }
+
     /// Why workspaces did not load, if one did not.
     pub(super) fn workspace_error(&self) -> Option<String> {
         if self.folders.is_empty() {

@@ -325,3 +325,83 @@ fn merge(pending: Vec<Out>, batch: bool) -> Vec<Sending> {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use knotmeter_protocol::editor::ItemState;
+
+    fn state(id: &str, state: ItemState) -> Out {
+        Out::RunState(RunStateParams {
+            run_id: 1,
+            id: id.into(),
+            state,
+            result: None,
+            message: None,
+        })
+    }
+
+    fn describe(sending: &[Sending]) -> Vec<String> {
+        sending
+            .iter()
+            .map(|s| match s {
+                Sending::States(states) => format!(
+                    "states {}",
+                    states
+                        .iter()
+                        .map(|s| format!("{}:{:?}", s.id, s.state))
+                        .collect::<Vec<_>>()
+                        .join(",")
+                ),
+                Sending::One(Out::Discovered(_, v)) => format!("tree {v}"),
+                Sending::One(Out::Diagnostics(p, d)) => {
+                    format!("diagnostics {} {}", p.display(), d.len())
+                }
+                Sending::One(Out::RunEnd(_)) => "runEnd".into(),
+                Sending::One(Out::RunState(s)) => format!("state {}:{:?}", s.id, s.state),
+                Sending::One(other) => format!("{other:?}"),
+            })
+            .collect()
+    }
+
+    /// What piled up goes out merged, in order: consecutive states in one batch (none lost,
+    /// none moved past a runEnd), only the newest whole tree, a file's last diagnostics.
+    #[test]
+    fn piled_up_messages_merge_without_losing_or_reordering_states() {
+        let tree = Arc::new(Tree::default());
+        let pending = vec![
+            state("a", ItemState::Enqueued),
+            state("b", ItemState::Enqueued),
+            Out::Discovered(Arc::clone(&tree), 1),
+            state("a", ItemState::Started),
+            Out::Diagnostics(PathBuf::from("/x.rs"), Vec::new()),
+            state("a", ItemState::Passed),
+            Out::Diagnostics(PathBuf::from("/x.rs"), vec![Diagnostic::default()]),
+            state("b", ItemState::Skipped),
+            Out::RunEnd(RunEndParams { run_id: 1 }),
+            Out::Discovered(Arc::clone(&tree), 2),
+            state("c", ItemState::Enqueued),
+        ];
+        assert_eq!(
+            describe(&merge(pending, true)),
+            [
+                "states a:Enqueued,b:Enqueued,a:Started,a:Passed",
+                "diagnostics /x.rs 1",
+                "states b:Skipped",
+                "runEnd",
+                "tree 2",
+                "states c:Enqueued",
+            ]
+        );
+        // Without batching, each state is its own message, in order.
+        let pending = vec![
+            state("a", ItemState::Enqueued),
+            state("a", ItemState::Passed),
+            Out::RunEnd(RunEndParams { run_id: 1 }),
+        ];
+        assert_eq!(
+            describe(&merge(pending, false)),
+            ["state a:Enqueued", "state a:Passed", "runEnd"]
+        );
+    }
+}

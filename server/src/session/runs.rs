@@ -180,7 +180,10 @@ impl Session {
             order,
             parts: parts
                 .into_iter()
-                .map(|(folder, part)| (self.workspace_of(&folder), part))
+                .map(|(folder, part)| {
+                    let workspace = self.workspace_of(&folder).or_else(|| self.only_workspace());
+                    (workspace, part)
+                })
                 .collect(),
         });
         if self.caps.work_done_progress {

@@ -50,7 +50,8 @@ def result(case_id):
             "precision": 0.0, "overhead": {"per_op_ns": 0.0, "drift": 0.0, "capped": 0},
             "cold_ns": 1.0, "ops_per_sample": 1, "samples": 1, "wall_ns": 1.0, "partial": False,
             "warnings": [], "comparison": None, "allocations": None,
-            "raw": {"workload_ns": [], "baseline_ns": []}}
+            "raw": {"workload_ns": [1.0 + i / 100 for i in range(spec.get("raw", 0))],
+                    "baseline_ns": [0.5] * spec.get("raw", 0)}}
 ids = sys.argv[sys.argv.index("--exact") + 1:] if "--exact" in sys.argv else []
 manifest = {"knotmeter_version": "0.0.0", "rustc": "rustc", "profile": "bench", "opt_level": "3",
             "debug_assertions": False, "target": "x", "cpu": "x", "cores": 1,
@@ -93,7 +94,8 @@ sys.exit(spec.get("exit", 0))
 
 /// A workspace with one bench target `sc` whose cases behave as `behaviour` says:
 /// `{"cases": {"name": {"kind": "pass" | "slow" | "hang" | "hang_after_step" | "abort" |
-/// "sleep", ...}}, "refuse": "text", "exit": 1, "ignore_sigterm": true, "libtest": true}`
+/// "sleep", ...}}, "refuse": "text", "exit": 1, "ignore_sigterm": true, "libtest": true,
+/// "raw": N}` (`raw`: each result carries N raw samples per vector)
 /// (`libtest`: answers as a target built with libtest's harness does). A `slow` case
 /// sleeps each of its `steps` (seconds) and reports progress after each; `sleep` sleeps
 /// `secs`; every case may write `stderr` lines when it starts.
