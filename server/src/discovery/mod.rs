@@ -25,6 +25,7 @@
 pub mod criterion;
 pub mod harness;
 pub mod parse;
+pub mod tree;
 pub mod workspace;
 
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -37,6 +38,7 @@ use knotmeter_protocol::ListEntry;
 
 use self::criterion::CriterionScan;
 use self::parse::{parse_file, ParsedFile};
+pub use self::tree::{PackageNode, Part, Tree};
 pub use self::workspace::{BenchTarget, Package, Workspace, WorkspaceError};
 
 /// A bench target, named by package and target name.
@@ -108,110 +110,6 @@ pub struct Case {
     pub range: Range,
 }
 
-/// The result of a discovery: the items for the editor and the benchmarks behind them.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Tree {
-    /// Parents before children: packages, their targets, benchmarks, cases.
-    pub items: Vec<TestItem>,
-    /// Every benchmark, in tree order.
-    pub benches: Vec<Bench>,
-    /// Files that did not parse, with the error (their last good parse is used meanwhile).
-    pub errors: Vec<(PathBuf, String)>,
-    /// Every source file reached, with the target it belongs to.
-    pub files: HashMap<PathBuf, Vec<TargetRef>>,
-    /// Where to find benchmarks fast (built by [`Tree::index`]).
-    index: TreeIndex,
-}
-
-/// Lookups by file and by leaf id, so that features and run states cost no scan of the tree.
-#[derive(Debug, Clone, Default, PartialEq)]
-struct TreeIndex {
-    /// Indices into `benches` of each file's benchmarks, in tree order.
-    by_file: HashMap<PathBuf, Vec<usize>>,
-    /// Index into `benches` of each benchmark id and case id.
-    by_id: HashMap<String, usize>,
-}
-
-impl Tree {
-    /// Builds the lookups by file and by id; call it once `benches` is complete (a tree made
-    /// by [`Discovery::tree`] has it).
-    pub fn index(&mut self) {
-        let mut index = TreeIndex::default();
-        for (i, bench) in self.benches.iter().enumerate() {
-            index.by_file.entry(bench.file.clone()).or_default().push(i);
-            index.by_id.insert(bench.id.clone(), i);
-            for case in &bench.cases {
-                index.by_id.insert(case.id.clone(), i);
-            }
-        }
-        self.index = index;
-    }
-
-    /// The leaf ids (cases, or benchmarks without `args`) selected by item ids at any
-    /// level, grouped by bench target in tree order. `include: None` selects everything.
-    pub fn select(
-        &self,
-        include: Option<&[String]>,
-        exclude: &[String],
-    ) -> Vec<(TargetRef, Vec<String>)> {
-        let parent_of: HashMap<&str, Option<&str>> = self
-            .items
-            .iter()
-            .map(|i| (i.id.as_str(), i.parent.as_deref()))
-            .collect();
-        let include: Option<HashSet<&str>> =
-            include.map(|names| names.iter().map(String::as_str).collect());
-        let exclude: HashSet<&str> = exclude.iter().map(String::as_str).collect();
-        // An item is chosen when it or one of its ancestors is named.
-        let named = |id: &str, names: &HashSet<&str>| {
-            let mut at = Some(id);
-            while let Some(current) = at {
-                if names.contains(current) {
-                    return true;
-                }
-                at = parent_of.get(current).copied().flatten();
-            }
-            false
-        };
-        let mut out: Vec<(TargetRef, Vec<String>)> = Vec::new();
-        for bench in &self.benches {
-            for leaf in bench.leaf_ids() {
-                let included = include.as_ref().is_none_or(|names| named(&leaf, names));
-                if !included || (!exclude.is_empty() && named(&leaf, &exclude)) {
-                    continue;
-                }
-                match out.iter_mut().find(|(t, _)| *t == bench.target) {
-                    Some((_, ids)) => ids.push(leaf),
-                    None => out.push((bench.target.clone(), vec![leaf])),
-                }
-            }
-        }
-        // A criterion target not listed yet is selected whole, by its own id.
-        for target in &self.unlisted {
-            let id = target.item_id();
-            if include.is_none_or(|names| named(&id, names)) && !named(&id, exclude) {
-                out.push((target.clone(), vec![id]));
-            }
-        }
-        out
-    }
-
-    /// The benchmarks defined in `file`.
-    pub fn benches_in<'a>(&'a self, file: &'a Path) -> impl Iterator<Item = &'a Bench> + 'a {
-        self.index
-            .by_file
-            .get(file)
-            .into_iter()
-            .flatten()
-            .map(|&i| &self.benches[i])
-    }
-
-    /// The benchmark that owns a leaf id (a case id or a benchmark id).
-    pub fn bench_of(&self, leaf: &str) -> Option<&Bench> {
-        self.index.by_id.get(leaf).map(|&i| &self.benches[i])
-    }
-}
-
 /// A cached parse of one file.
 #[derive(Debug, Clone)]
 struct Cached {
@@ -234,6 +132,21 @@ pub struct Discovery {
     cache: HashMap<PathBuf, Cached>,
     overlays: HashMap<PathBuf, Arc<str>>,
     listed: HashMap<TargetRef, Vec<ListEntry>>,
+    /// Each target's last part, with what it was built from: rebuilt only when that changes.
+    parts: HashMap<TargetRef, (Fingerprint, Arc<Part>)>,
+    /// Counts changes of `listed` and of the workspace.
+    generation: u64,
+}
+
+/// What a target's part is built from: the files its module walk reached (with their module
+/// paths and the identity of their parse), and the generation of the lists and workspace.
+type Fingerprint = (u64, Vec<(PathBuf, Vec<String>, usize)>);
+
+/// A file a target's walk reached.
+struct Visited {
+    file: PathBuf,
+    module: Vec<String>,
+    parsed: Arc<ParsedFile>,
 }
 
 impl Discovery {
@@ -244,6 +157,8 @@ impl Discovery {
             cache: HashMap::new(),
             overlays: HashMap::new(),
             listed: HashMap::new(),
+            parts: HashMap::new(),
+            generation: 0,
         }
     }
 
@@ -256,6 +171,7 @@ impl Discovery {
     pub fn set_workspace(&mut self, workspace: Workspace) {
         self.workspace = workspace;
         self.listed.clear();
+        self.generation += 1;
     }
 
     /// The editor holds `path` with this (maybe unsaved) text.
@@ -310,8 +226,7 @@ impl Discovery {
         self.listed.remove(&target);
         let tree = self.tree();
         let seen: HashSet<&str> = tree
-            .benches
-            .iter()
+            .benches()
             .filter(|b| b.target == target)
             .flat_map(|b| {
                 std::iter::once(b.id.as_str()).chain(b.cases.iter().map(|c| c.id.as_str()))
@@ -324,182 +239,233 @@ impl Discovery {
         if !unseen.is_empty() {
             self.listed.insert(target, unseen);
         }
+        // Parts are built again with the list (and without a list that went).
+        self.generation += 1;
     }
 
-    /// The tree, parsing only files that changed since the last call.
+    /// The tree, parsing only files that changed since the last call. A target whose files
+    /// and lists did not change keeps its part (the same `Arc`).
     pub fn tree(&mut self) -> Tree {
-        let mut tree = Tree::default();
-        let packages = self.workspace.packages.clone();
-        let mut all_ids: HashSet<String> = HashSet::new();
-        let mut uris: HashMap<PathBuf, Option<String>> = HashMap::new();
-        for package in &packages {
-            let package_id = package_item_id(&package.name);
-            let start = tree.items.len();
-            tree.items.push(TestItem {
-                id: package_id.clone(),
-                label: package.name.clone(),
-                kind: ItemKind::Package,
-                parent: None,
-                uri: file_uri(&package.manifest_path),
-                range: None,
-                group: None,
-                detail: None,
-            });
-            let mut any = false;
+        let mut errors = Vec::new();
+        let mut files: HashMap<PathBuf, Vec<TargetRef>> = HashMap::new();
+        let mut packages = Vec::new();
+        let mut seen_crates: HashMap<String, HashSet<String>> = HashMap::new();
+        let mut live: HashSet<TargetRef> = HashSet::new();
+        for package in self.workspace.packages.clone() {
+            let mut parts = Vec::new();
             for target in &package.targets {
                 let target_ref = TargetRef {
                     package: package.name.clone(),
                     target: target.name.clone(),
                 };
-                let mut benches = Vec::new();
-                let mut visited = HashSet::new();
+                live.insert(target_ref.clone());
                 let root_dir = target
                     .src_path
                     .parent()
                     .unwrap_or(Path::new("."))
                     .to_path_buf();
+                let mut visited = Vec::new();
+                let mut reached = HashSet::new();
                 self.walk(
                     &target.src_path,
                     std::slice::from_ref(&target.crate_name),
                     &root_dir,
-                    &target_ref,
-                    &mut benches,
                     &mut visited,
-                    &mut tree,
+                    &mut reached,
+                    &mut errors,
                 );
-                let scans = self.criterion_scans(&visited);
-                let criterion = scans.get(&target.src_path).is_some_and(|s| s.main);
-                let listed = self.listed.get(&target_ref);
-                if let Some(listed) = listed {
-                    merge_listed(
-                        &mut benches,
-                        listed,
-                        &target_ref,
-                        &self.workspace.root,
-                        package,
-                        &scans,
-                    );
+                for v in &visited {
+                    files
+                        .entry(v.file.clone())
+                        .or_default()
+                        .push(target_ref.clone());
                 }
-                // A criterion target's benchmarks are known only from its built binary.
-                let detail = (criterion && listed.is_none()).then(|| {
-                    "criterion benchmarks: build or run this target to list them".to_owned()
-                });
-                if benches.is_empty() && detail.is_none() {
+                let fingerprint: Fingerprint = (
+                    self.generation,
+                    visited
+                        .iter()
+                        .map(|v| {
+                            (
+                                v.file.clone(),
+                                v.module.clone(),
+                                Arc::as_ptr(&v.parsed) as usize,
+                            )
+                        })
+                        .collect(),
+                );
+                let part = match self.parts.get(&target_ref) {
+                    Some((built_from, part)) if *built_from == fingerprint => Arc::clone(part),
+                    _ => {
+                        let part =
+                            Arc::new(self.build_part(&package, target, &target_ref, &visited));
+                        self.parts
+                            .insert(target_ref.clone(), (fingerprint, Arc::clone(&part)));
+                        part
+                    }
+                };
+                if part.benches.is_empty() {
                     continue;
                 }
-                any = true;
-                benches.sort_by(|a, b| {
-                    (module_of(&a.id), &a.file, a.line, &a.name).cmp(&(
-                        module_of(&b.id),
-                        &b.file,
-                        b.line,
-                        &b.name,
-                    ))
-                });
-                let target_id = target_ref.item_id();
-                tree.items.push(TestItem {
-                    id: target_id.clone(),
-                    label: target.name.clone(),
-                    kind: ItemKind::Target,
-                    parent: Some(package_id.clone()),
-                    uri: file_uri(&target.src_path),
+                // Two targets with one crate name give equal ids: the first keeps them.
+                let ids = seen_crates.entry(target.crate_name.clone()).or_default();
+                let part = if ids.is_empty() {
+                    part
+                } else {
+                    Arc::new(part.without(ids).0)
+                };
+                for bench in &part.benches {
+                    ids.insert(bench.id.clone());
+                }
+                if !part.benches.is_empty() {
+                    parts.push(part);
+                }
+            }
+            if parts.is_empty() {
+                continue;
+            }
+            packages.push(PackageNode {
+                item: TestItem {
+                    id: package_item_id(&package.name),
+                    label: package.name.clone(),
+                    kind: ItemKind::Package,
+                    parent: None,
+                    uri: file_uri(&package.manifest_path),
                     range: None,
                     group: None,
-                    detail,
-                });
-                if criterion && listed.is_none() {
-                    tree.unlisted.push(target_ref.clone());
-                }
-                for bench in benches {
-                    if !all_ids.insert(bench.id.clone()) {
-                        tracing::warn!(id = %bench.id, "a benchmark id appears twice; keeping the first");
-                        continue;
-                    }
-                    let uri = uris
-                        .entry(bench.file.clone())
-                        .or_insert_with(|| file_uri(&bench.file))
-                        .clone();
-                    tree.items.push(TestItem {
-                        id: bench.id.clone(),
-                        label: bench.name.clone(),
-                        kind: ItemKind::Bench,
-                        parent: Some(target_id.clone()),
-                        uri: uri.clone(),
-                        range: Some(bench.range),
-                        group: bench.group.clone(),
-                        detail: None,
-                    });
-                    for case in &bench.cases {
-                        tree.items.push(TestItem {
-                            id: case.id.clone(),
-                            label: case.arg.clone(),
-                            kind: ItemKind::Case,
-                            parent: Some(bench.id.clone()),
-                            uri: uri.clone(),
-                            range: Some(case.range),
-                            group: bench.group.clone(),
-                            detail: None,
-                        });
-                    }
-                    tree.benches.push(bench);
-                }
-            }
-            if !any {
-                tree.items.truncate(start);
-            }
+                },
+                parts,
+            });
         }
-        tree.index();
-        tree
+        self.parts.retain(|target, _| live.contains(target));
+        Tree::new(packages, errors, files)
     }
 
-    #[allow(clippy::too_many_arguments)]
+    /// A target's part from the files its walk reached.
+    fn build_part(
+        &self,
+        package: &Package,
+        target: &BenchTarget,
+        target_ref: &TargetRef,
+        visited: &[Visited],
+    ) -> Part {
+        let mut benches = Vec::new();
+        for v in visited {
+            for bench in &v.parsed.benches {
+                let mut path = v.module.clone();
+                path.extend(bench.inline_path.iter().cloned());
+                path.push(bench.name.clone());
+                let id = path.join("::");
+                let cases = bench
+                    .args
+                    .iter()
+                    .map(|(arg, range)| Case {
+                        id: knotmeter_protocol::case_id(&id, Some(arg)),
+                        arg: arg.clone(),
+                        range: *range,
+                    })
+                    .collect();
+                benches.push(Bench {
+                    id,
+                    name: bench.name.clone(),
+                    target: target_ref.clone(),
+                    file: v.file.clone(),
+                    range: bench.range,
+                    name_range: bench.name_range,
+                    header_range: bench.header_range,
+                    cases,
+                    group: bench.group.clone(),
+                    line: bench.line,
+                });
+            }
+        }
+        if let Some(listed) = self.listed.get(target_ref) {
+            merge_listed(
+                &mut benches,
+                listed,
+                target_ref,
+                &self.workspace.root,
+                package,
+            );
+        }
+        benches.sort_by(|a, b| {
+            (module_of(&a.id), &a.file, a.line, &a.name).cmp(&(
+                module_of(&b.id),
+                &b.file,
+                b.line,
+                &b.name,
+            ))
+        });
+        // An id twice in one target (a benchmark listed and seen): the first is kept.
+        let mut ids = HashSet::new();
+        benches.retain(|b| {
+            let fresh = ids.insert(b.id.clone());
+            if !fresh {
+                tracing::warn!(id = %b.id, "a benchmark id appears twice; keeping the first");
+            }
+            fresh
+        });
+        let target_id = target_ref.item_id();
+        let mut items = vec![TestItem {
+            id: target_id.clone(),
+            label: target.name.clone(),
+            kind: ItemKind::Target,
+            parent: Some(package_item_id(&package.name)),
+            uri: file_uri(&target.src_path),
+            range: None,
+            group: None,
+        }];
+        let mut uris: HashMap<&Path, Option<String>> = HashMap::new();
+        for bench in &benches {
+            let uri = uris
+                .entry(bench.file.as_path())
+                .or_insert_with(|| file_uri(&bench.file))
+                .clone();
+            items.push(TestItem {
+                id: bench.id.clone(),
+                label: bench.name.clone(),
+                kind: ItemKind::Bench,
+                parent: Some(target_id.clone()),
+                uri: uri.clone(),
+                range: Some(bench.range),
+                group: bench.group.clone(),
+            });
+            for case in &bench.cases {
+                items.push(TestItem {
+                    id: case.id.clone(),
+                    label: case.arg.clone(),
+                    kind: ItemKind::Case,
+                    parent: Some(bench.id.clone()),
+                    uri: uri.clone(),
+                    range: Some(case.range),
+                    group: bench.group.clone(),
+                });
+            }
+        }
+        Part::new(target_ref.clone(), items, benches)
+    }
+
+    /// Follows `mod` declarations from `file`, collecting each file reached with its module
+    /// path and parse.
     fn walk(
         &mut self,
         file: &Path,
         module: &[String],
         child_dir: &Path,
-        target: &TargetRef,
-        benches: &mut Vec<Bench>,
-        visited: &mut HashSet<PathBuf>,
-        tree: &mut Tree,
+        visited: &mut Vec<Visited>,
+        reached: &mut HashSet<PathBuf>,
+        errors: &mut Vec<(PathBuf, String)>,
     ) {
-        if !visited.insert(file.to_path_buf()) {
+        if !reached.insert(file.to_path_buf()) {
             return;
         }
-        let Some(parsed) = self.parsed(file, tree) else {
+        let Some(parsed) = self.parsed(file, errors) else {
             return;
         };
-        tree.files
-            .entry(file.to_path_buf())
-            .or_default()
-            .push(target.clone());
-        for bench in &parsed.benches {
-            let mut path = module.to_vec();
-            path.extend(bench.inline_path.iter().cloned());
-            path.push(bench.name.clone());
-            let id = path.join("::");
-            let cases = bench
-                .args
-                .iter()
-                .map(|(arg, range)| Case {
-                    id: knotmeter_protocol::case_id(&id, Some(arg)),
-                    arg: arg.clone(),
-                    range: *range,
-                })
-                .collect();
-            benches.push(Bench {
-                id,
-                name: bench.name.clone(),
-                target: target.clone(),
-                file: file.to_path_buf(),
-                range: bench.range,
-                name_range: bench.name_range,
-                header_range: bench.header_range,
-                cases,
-                group: bench.group.clone(),
-                line: bench.line,
-            });
-        }
+        visited.push(Visited {
+            file: file.to_path_buf(),
+            module: module.to_vec(),
+            parsed: Arc::clone(&parsed),
+        });
         let file_dir = file.parent().unwrap_or(Path::new("."));
         for decl in &parsed.mods {
             let mut base = child_dir.to_path_buf();
@@ -536,10 +502,9 @@ impl Discovery {
                 &child_file,
                 &child_module,
                 &child_children,
-                target,
-                benches,
                 visited,
-                tree,
+                reached,
+                errors,
             );
         }
     }
@@ -556,11 +521,15 @@ impl Discovery {
     }
 
     /// The parse of `file`, from the cache or fresh.
-    fn parsed(&mut self, file: &Path, tree: &mut Tree) -> Option<Arc<ParsedFile>> {
+    fn parsed(
+        &mut self,
+        file: &Path,
+        errors: &mut Vec<(PathBuf, String)>,
+    ) -> Option<Arc<ParsedFile>> {
         let previous = match self.cache.get(file) {
             Some(cached) if !cached.dirty => {
                 if let Some(error) = &cached.error {
-                    tree.errors.push((file.to_path_buf(), error.clone()));
+                    errors.push((file.to_path_buf(), error.clone()));
                 }
                 return if cached.missing {
                     None
@@ -595,7 +564,7 @@ impl Discovery {
                     dirty: false,
                 },
                 Err(error) => {
-                    tree.errors.push((file.to_path_buf(), error.clone()));
+                    errors.push((file.to_path_buf(), error.clone()));
                     Cached {
                         stamp,
                         parsed: previous,
@@ -714,7 +683,7 @@ mod tests {
     }
 
     fn ids(tree: &Tree) -> Vec<&str> {
-        let mut ids: Vec<&str> = tree.benches.iter().map(|b| b.id.as_str()).collect();
+        let mut ids: Vec<&str> = tree.benches().map(|b| b.id.as_str()).collect();
         ids.sort_unstable();
         ids
     }

@@ -21,14 +21,14 @@ pub fn list(args: ListArgs) -> anyhow::Result<ExitCode> {
         serde_json::to_writer_pretty(
             &mut out,
             &DiscoverResult {
-                items: tree.items,
+                items: tree.items().cloned().collect(),
                 version: None,
             },
         )?;
         writeln!(out)?;
         return Ok(ExitCode::SUCCESS);
     }
-    if tree.items.is_empty() {
+    if tree.items().next().is_none() {
         writeln!(
             out,
             "no benchmarks in {} (bench targets of packages that depend on knotmeter, with #[bench] functions, or on knotmeter-criterion)",
@@ -36,7 +36,7 @@ pub fn list(args: ListArgs) -> anyhow::Result<ExitCode> {
         )?;
     }
     let root = discovery.workspace().root.clone();
-    for item in &tree.items {
+    for item in tree.items() {
         let (indent, extra) = match item.kind {
             ItemKind::Package => (0, String::new()),
             ItemKind::Target => (
@@ -47,8 +47,7 @@ pub fn list(args: ListArgs) -> anyhow::Result<ExitCode> {
             ),
             ItemKind::Bench => {
                 let at = tree
-                    .benches
-                    .iter()
+                    .benches()
                     .find(|b| b.id == item.id)
                     .map(|b| {
                         let file = b.file.strip_prefix(&root).unwrap_or(&b.file);

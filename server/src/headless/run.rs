@@ -65,7 +65,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     };
     let targets = selection.apply(&tree);
     let selected: usize = targets.iter().map(|(_, ids)| ids.len()).sum();
-    let discovered: usize = tree.benches.iter().map(|b| b.leaf_ids().len()).sum();
+    let discovered: usize = tree.benches().map(|b| b.leaf_ids().len()).sum();
     if selected == 0 {
         let filter_alone = Selection {
             skip: Vec::new(),

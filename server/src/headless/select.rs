@@ -61,8 +61,7 @@ impl Selection {
     /// The selected leaf ids, by target, in the tree's order.
     pub(super) fn apply(&self, tree: &Tree) -> Vec<(TargetRef, Vec<String>)> {
         let bench_of: HashMap<String, &str> = tree
-            .benches
-            .iter()
+            .benches()
             .flat_map(|b| {
                 b.leaf_ids()
                     .into_iter()
@@ -106,8 +105,7 @@ pub(super) fn shard(
     partition: Partition,
 ) -> Shard {
     let unit_of: HashMap<String, String> = tree
-        .benches
-        .iter()
+        .benches()
         .flat_map(|b| {
             let unit = partition_unit(&b.id, b.group.as_deref());
             b.leaf_ids()

@@ -22,6 +22,7 @@ use knotmeter_protocol::ListEntry;
 use tokio::sync::mpsc;
 
 use super::Event;
+use crate::discovery::tree::diff;
 use crate::discovery::{Discovery, TargetRef, Tree, Workspace};
 
 /// What the session tells the discovery thread.
@@ -33,6 +34,8 @@ pub enum Command {
         folder: PathBuf,
         /// Its cargo workspace.
         workspace: Option<Workspace>,
+        /// Every folder, in the client's order: the order of the tree.
+        order: Vec<PathBuf>,
     },
     /// The editor holds `path` with this text (`None`: it closed it).
     Overlay {
@@ -150,7 +153,11 @@ struct State {
 impl State {
     fn apply(&mut self, command: Command) {
         match command {
-            Command::Workspace { folder, workspace } => {
+            Command::Workspace {
+                folder,
+                workspace,
+                order,
+            } => {
                 let at = self.folders.iter().position(|(f, _)| *f == folder);
                 match (at, workspace) {
                     (Some(i), Some(workspace)) => self.folders[i].1.set_workspace(workspace),
@@ -166,6 +173,8 @@ impl State {
                     }
                     (None, None) => {}
                 }
+                let rank = |f: &PathBuf| order.iter().position(|o| o == f).unwrap_or(usize::MAX);
+                self.folders.sort_by_key(|(f, _)| rank(f));
             }
             Command::Overlay { path, text } => {
                 for (_, discovery) in &mut self.folders {
@@ -208,31 +217,46 @@ impl State {
             .iter_mut()
             .map(|(folder, discovery)| (folder.as_path(), discovery.tree()))
             .collect();
-        let mut owners = HashMap::new();
         let mut collisions = Vec::new();
         let tree = if trees.len() == 1 {
-            let (folder, tree) = trees.pop().expect("one tree");
-            for bench in &tree.benches {
-                owners.insert(bench.target.clone(), folder.to_path_buf());
-            }
-            tree
+            trees.pop().expect("one tree").1
         } else {
-            merge(trees, &mut owners, &mut collisions)
+            merge(trees, &mut collisions)
         };
-        let change = diff(&self.last.items, &tree.items);
-        let changed = !change.removed.is_empty() || !change.items.is_empty();
+        // Owners change only with the targets: reuse the map while they stay.
+        let same_targets = tree
+            .parts()
+            .map(|p| &p.target)
+            .eq(self.last.parts().map(|p| &p.target));
+        if !same_targets || self.owners.is_empty() {
+            let mut owners = HashMap::new();
+            for (folder, discovery) in &self.folders {
+                for package in &discovery.workspace().packages {
+                    for target in &package.targets {
+                        owners
+                            .entry(TargetRef {
+                                package: package.name.clone(),
+                                target: target.name.clone(),
+                            })
+                            .or_insert_with(|| folder.clone());
+                    }
+                }
+            }
+            self.owners = Arc::new(owners);
+        }
+        let (removed, items) = diff(&self.last, &tree);
+        let changed = !removed.is_empty() || !items.is_empty();
         if changed {
             self.version += 1;
         }
         self.last = Arc::new(tree);
-        self.owners = Arc::new(owners);
         self.collisions = collisions;
         Update {
             seq,
             tree: Arc::clone(&self.last),
             owners: Arc::clone(&self.owners),
             version: self.version,
-            change: changed.then_some(change),
+            change: changed.then_some(Change { removed, items }),
             collisions: self.collisions.clone(),
         }
     }
@@ -251,62 +275,40 @@ impl State {
 }
 
 /// One tree of several folders' trees, in folder order; an id an earlier folder has leaves
-/// the later item out (and its descendants).
-fn merge(
-    trees: Vec<(&Path, Tree)>,
-    owners: &mut HashMap<TargetRef, PathBuf>,
-    collisions: &mut Vec<String>,
-) -> Tree {
-    let mut merged = Tree::default();
+/// the later item out (a package, with everything under it; or a benchmark).
+fn merge(trees: Vec<(&Path, Tree)>, collisions: &mut Vec<String>) -> Tree {
+    let mut packages = Vec::new();
+    let mut errors = Vec::new();
+    let mut files: HashMap<PathBuf, Vec<TargetRef>> = HashMap::new();
     let mut seen: HashSet<String> = HashSet::new();
-    for (folder, tree) in trees {
-        let mut dropped: HashSet<&str> = HashSet::new();
-        for item in &tree.items {
-            let orphan = item.parent.as_deref().is_some_and(|p| dropped.contains(p));
-            if orphan || seen.contains(&item.id) {
-                if !orphan {
-                    collisions.push(item.id.clone());
-                }
-                dropped.insert(&item.id);
+    for (_, tree) in trees {
+        for mut package in tree.packages.iter().cloned() {
+            if !seen.insert(package.item.id.clone()) {
+                collisions.push(package.item.id.clone());
                 continue;
             }
-            seen.insert(item.id.clone());
-            merged.items.push(item.clone());
-        }
-        for bench in &tree.benches {
-            if dropped.contains(bench.id.as_str()) {
-                continue;
+            let mut parts = Vec::new();
+            for part in package.parts {
+                let part = if part.items.iter().any(|i| seen.contains(&i.id)) {
+                    let (kept, lost) = part.without(&seen);
+                    collisions.extend(lost);
+                    Arc::new(kept)
+                } else {
+                    part
+                };
+                seen.extend(part.items.iter().map(|i| i.id.clone()));
+                parts.push(part);
             }
-            owners.insert(bench.target.clone(), folder.to_path_buf());
-            merged.benches.push(bench.clone());
+            package.parts = parts;
+            packages.push(package);
         }
-        merged.errors.extend(tree.errors.iter().cloned());
+        errors.extend(tree.errors.iter().cloned());
         for (file, targets) in &tree.files {
-            merged
-                .files
+            files
                 .entry(file.clone())
                 .or_default()
                 .extend(targets.iter().cloned());
         }
     }
-    merged.index();
-    merged
-}
-
-/// What changed from `old` to `new`: ids gone, and items new or different (in `new`'s order,
-/// so parents come before their children).
-pub fn diff(old: &[TestItem], new: &[TestItem]) -> Change {
-    let before: HashMap<&str, &TestItem> = old.iter().map(|i| (i.id.as_str(), i)).collect();
-    let after: HashSet<&str> = new.iter().map(|i| i.id.as_str()).collect();
-    let removed = old
-        .iter()
-        .filter(|i| !after.contains(i.id.as_str()))
-        .map(|i| i.id.clone())
-        .collect();
-    let items = new
-        .iter()
-        .filter(|i| before.get(i.id.as_str()).copied() != Some(*i))
-        .cloned()
-        .collect();
-    Change { removed, items }
+    Tree::new(packages, errors, files)
 }

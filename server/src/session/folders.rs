@@ -135,9 +135,11 @@ impl Session {
                         path.display(),
                         workspace.root.display()
                     );
+                    let order = self.folder_order();
                     self.workspace_seq = self.worker.send(Command::Workspace {
                         folder: path,
                         workspace: None,
+                        order,
                     });
                 } else {
                     self.watch(i, &workspace.root.clone(), &workspace.target_dir.clone());
@@ -148,9 +150,11 @@ impl Session {
                             self.internal_tx.clone(),
                         );
                     }
+                    let order = self.folder_order();
                     self.workspace_seq = self.worker.send(Command::Workspace {
                         folder: path,
                         workspace: Some((*workspace).clone()),
+                        order,
                     });
                 }
                 self.refresh_harness(true);
@@ -172,9 +176,11 @@ impl Session {
                     self.worker.send(Command::Restat);
                 } else {
                     // The tree goes out (without this folder) once nothing is loading.
+                    let order = self.folder_order();
                     self.workspace_seq = self.worker.send(Command::Workspace {
                         folder: path,
                         workspace: None,
+                        order,
                     });
                 }
             }
@@ -202,9 +208,11 @@ impl Session {
             };
             let folder = self.folders.remove(i);
             let files = folder.harness.files();
+            let order = self.folder_order();
             self.workspace_seq = self.worker.send(Command::Workspace {
                 folder: path,
                 workspace: None,
+                order,
             });
             for file in files {
                 self.publish(&file);
@@ -240,6 +248,11 @@ impl Session {
             .iter()
             .find(|f| f.path == path)
             .and_then(|f| f.workspace.clone())
+    }
+
+    /// The folders' paths, in the client's order.
+    fn folder_order(&self) -> Vec<PathBuf> {
+        self.folders.iter().map(|f| f.path.clone()).collect()
     }
 
     /// The one workspace served, when there is exactly one.

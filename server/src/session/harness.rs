@@ -43,7 +43,7 @@ impl Harness {
     /// Recomputes every diagnostic; returns the files whose diagnostics changed.
     pub fn refresh(&mut self, workspace: &Workspace, tree: &Tree) -> Vec<PathBuf> {
         let mut fresh: BTreeMap<PathBuf, Vec<Diagnostic>> = BTreeMap::new();
-        let with_benches: HashSet<&TargetRef> = tree.benches.iter().map(|b| &b.target).collect();
+        let with_benches: HashSet<&TargetRef> = tree.benches().map(|b| &b.target).collect();
         for package in &workspace.packages {
             let manifest = std::fs::read_to_string(&package.manifest_path).unwrap_or_default();
             for target in &package.targets {

@@ -507,7 +507,7 @@ impl Session {
             LspMsg::Discover(reply) => {
                 self.pushed = Some(self.version);
                 let _ = reply.send(Ok(DiscoverResult {
-                    items: self.tree.items.clone(),
+                    items: self.tree.items().cloned().collect(),
                     version: Some(self.version),
                 }));
             }
@@ -672,8 +672,7 @@ impl Session {
     /// Recomputes the missing-`harness = false` diagnostics when the targets with
     /// benchmarks changed (or `force`: a workspace loaded); publishes the files that changed.
     fn refresh_harness(&mut self, force: bool) {
-        let targets: HashSet<TargetRef> =
-            self.tree.benches.iter().map(|b| b.target.clone()).collect();
+        let targets: HashSet<TargetRef> = self.tree.benches().map(|b| b.target.clone()).collect();
         if !force && targets == self.targets_with_benches {
             return;
         }
@@ -692,7 +691,7 @@ impl Session {
     /// Why a run of `params` would run nothing although it names items, if it would.
     fn nothing_matches(&self, params: &RunParams) -> Option<String> {
         let include = params.include.as_ref()?;
-        let known: HashSet<&str> = self.tree.items.iter().map(|i| i.id.as_str()).collect();
+        let known: HashSet<&str> = self.tree.items().map(|i| i.id.as_str()).collect();
         if include.iter().any(|id| known.contains(id.as_str())) {
             return None;
         }
@@ -702,7 +701,7 @@ impl Session {
             Some(error) => format!("the workspace did not load ({error})"),
             None => format!(
                 "the workspace has {} benchmark(s); the tree may have changed: ask knotmeter/discover again",
-                self.tree.benches.len()
+                self.tree.bench_count()
             ),
         };
         Some(format!(

@@ -165,7 +165,7 @@ impl Sender {
         match out {
             Out::Discovered(tree, version) => {
                 let params = DiscoveredParams {
-                    items: tree.items.clone(),
+                    items: tree.items().cloned().collect(),
                     version: Some(version),
                 };
                 client

@@ -92,7 +92,7 @@ impl Session {
         // the tree itself; one left over from a stale run just goes (no pop-up on save).
         let unknown: Vec<String> = match params.include.as_ref().filter(|_| !on_save) {
             Some(include) => {
-                let known: HashSet<&str> = self.tree.items.iter().map(|i| i.id.as_str()).collect();
+                let known: HashSet<&str> = self.tree.items().map(|i| i.id.as_str()).collect();
                 include
                     .iter()
                     .filter(|id| !known.contains(id.as_str()))
@@ -126,7 +126,7 @@ impl Session {
             ));
         }
         if job.ids().next().is_none() && workspace_error.is_none() {
-            let why = if self.tree.benches.is_empty() {
+            let why = if self.tree.is_empty() {
                 "there are no benchmarks in the workspace (bench targets of packages that depend \
                  on knotmeter, with #[bench] functions)"
             } else {
@@ -488,8 +488,7 @@ impl Session {
                 if let Some(package) = package {
                     found = self
                         .tree
-                        .benches
-                        .iter()
+                        .benches()
                         .filter(|b| b.target.package == package)
                         .flat_map(|b| b.leaf_ids())
                         .collect();
