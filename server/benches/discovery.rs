@@ -64,7 +64,7 @@ fn generated() -> (Workspace, PathBuf) {
 
 fn check(workspace: &Workspace) {
     let tree = Discovery::new(workspace.clone()).tree();
-    assert_eq!(tree.benches.len(), 1000);
+    assert_eq!(tree.bench_count(), 1000);
     assert_eq!(tree.files.len(), 101);
 }
 
@@ -73,7 +73,7 @@ fn check(workspace: &Workspace) {
 fn discover_1000_benches_in_100_files(b: &mut Bencher) {
     let (workspace, _) = generated();
     check(&workspace);
-    b.iter(|| Discovery::new(workspace.clone()).tree().items.len());
+    b.iter(|| Discovery::new(workspace.clone()).tree().items().count());
     cleanup(&workspace.root);
 }
 
@@ -89,7 +89,7 @@ fn rediscover_after_one_file_changed(b: &mut Bencher) {
     b.iter(|| {
         flip = !flip;
         discovery.set_overlay(&changed, if flip { &edited } else { &original });
-        discovery.tree().items.len()
+        discovery.tree().items().count()
     });
     cleanup(&workspace.root);
 }

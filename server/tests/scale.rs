@@ -655,7 +655,7 @@ fn batched_run_states_keep_every_state_in_order_and_samples_come_on_request() {
             .count();
         if batched {
             assert_eq!(singles, 0);
-            assert!(batches >= 1 && batches < 60 * 4, "{batches} batches");
+            assert!((1..60 * 4).contains(&batches), "{batches} batches");
         } else {
             assert_eq!(batches, 0);
         }

@@ -185,9 +185,11 @@ export class TestExplorer implements vscode.Disposable {
       item.range = w.range ? toRange(w.range) : undefined;
       const result = this.ctx.store.get(w.id);
       if (result) item.description = summary(result);
+      else if (w.detail) item.description = w.detail;
       const node: TreeNode = { id: w.id, label: w.label, kind: w.kind, children: [] };
       if (w.uri) node.uri = w.uri;
       if (w.range) node.range = w.range;
+      if (w.detail) node.detail = w.detail;
       this.data.set(item, node);
     }
     this.ctx.items = [...this.held.items.values()];

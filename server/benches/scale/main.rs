@@ -294,12 +294,15 @@ fn scenario(exe: &std::path::Path, size: usize, edits: usize) -> Figures {
     f
 }
 
+/// Requests sent: id, method, when.
+type Asked = Vec<(i64, &'static str, Instant)>;
+
 /// Asks for a hover and the code lenses of the edited file, alternately, every 25 ms, from
 /// its own thread; the line of the hover follows the edits.
 struct Asker {
     line: Arc<AtomicU32>,
     stop: Arc<AtomicBool>,
-    asked: Arc<Mutex<Vec<(i64, &'static str, Instant)>>>,
+    asked: Arc<Mutex<Asked>>,
     thread: std::thread::JoinHandle<()>,
 }
 
@@ -343,7 +346,7 @@ impl Asker {
         }
     }
 
-    fn stop(self) -> Vec<(i64, &'static str, Instant)> {
+    fn stop(self) -> Asked {
         self.stop.store(true, Ordering::Relaxed);
         self.thread.join().unwrap();
         Arc::try_unwrap(self.asked).unwrap().into_inner().unwrap()

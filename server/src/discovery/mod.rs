@@ -303,7 +303,7 @@ impl Discovery {
                         part
                     }
                 };
-                if part.benches.is_empty() {
+                if part.benches.is_empty() && !part.unlisted {
                     continue;
                 }
                 // Two targets with one crate name give equal ids: the first keeps them.
@@ -316,7 +316,7 @@ impl Discovery {
                 for bench in &part.benches {
                     ids.insert(bench.id.clone());
                 }
-                if !part.benches.is_empty() {
+                if !part.benches.is_empty() || part.unlisted {
                     parts.push(part);
                 }
             }
@@ -332,6 +332,7 @@ impl Discovery {
                     uri: file_uri(&package.manifest_path),
                     range: None,
                     group: None,
+                    detail: None,
                 },
                 parts,
             });
@@ -378,15 +379,26 @@ impl Discovery {
                 });
             }
         }
-        if let Some(listed) = self.listed.get(target_ref) {
+        let scans: HashMap<PathBuf, CriterionScan> = visited
+            .iter()
+            .map(|v| (v.file.clone(), v.parsed.criterion.clone()))
+            .collect();
+        let criterion = scans.get(&target.src_path).is_some_and(|s| s.main);
+        let listed = self.listed.get(target_ref);
+        if let Some(listed) = listed {
             merge_listed(
                 &mut benches,
                 listed,
                 target_ref,
                 &self.workspace.root,
                 package,
+                &scans,
             );
         }
+        // A criterion target's benchmarks are known only from its built binary.
+        let unlisted = criterion && listed.is_none();
+        let detail = unlisted
+            .then(|| "criterion benchmarks: build or run this target to list them".to_owned());
         benches.sort_by(|a, b| {
             (module_of(&a.id), &a.file, a.line, &a.name).cmp(&(
                 module_of(&b.id),
@@ -413,6 +425,7 @@ impl Discovery {
             uri: file_uri(&target.src_path),
             range: None,
             group: None,
+            detail,
         }];
         let mut uris: HashMap<&Path, Option<String>> = HashMap::new();
         for bench in &benches {
@@ -428,6 +441,7 @@ impl Discovery {
                 uri: uri.clone(),
                 range: Some(bench.range),
                 group: bench.group.clone(),
+                detail: None,
             });
             for case in &bench.cases {
                 items.push(TestItem {
@@ -438,10 +452,13 @@ impl Discovery {
                     uri: uri.clone(),
                     range: Some(case.range),
                     group: bench.group.clone(),
+                    detail: None,
                 });
             }
         }
-        Part::new(target_ref.clone(), items, benches)
+        let mut part = Part::new(target_ref.clone(), items, benches);
+        part.unlisted = unlisted;
+        part
     }
 
     /// Follows `mod` declarations from `file`, collecting each file reached with its module
@@ -507,17 +524,6 @@ impl Discovery {
                 errors,
             );
         }
-    }
-
-    /// The criterion scans of the files a target's walk reached (already parsed and cached).
-    fn criterion_scans(&self, visited: &HashSet<PathBuf>) -> HashMap<PathBuf, CriterionScan> {
-        visited
-            .iter()
-            .filter_map(|file| {
-                let parsed = self.cache.get(file)?.parsed.as_ref()?;
-                Some((file.clone(), parsed.criterion.clone()))
-            })
-            .collect()
     }
 
     /// The parse of `file`, from the cache or fresh.

@@ -27,6 +27,9 @@ pub struct Part {
     by_file: HashMap<PathBuf, Vec<usize>>,
     /// Index into `benches` by benchmark id and case id.
     by_id: HashMap<String, usize>,
+    /// A criterion target whose binary was never listed: its benchmarks are unknown until a
+    /// build, so selecting the target selects it whole ([`Tree::select`]).
+    pub unlisted: bool,
 }
 
 impl Part {
@@ -47,6 +50,7 @@ impl Part {
             benches,
             by_file,
             by_id,
+            unlisted: false,
         }
     }
 
@@ -81,7 +85,9 @@ impl Part {
             })
             .cloned()
             .collect();
-        (Part::new(self.target.clone(), items, benches), lost)
+        let mut part = Part::new(self.target.clone(), items, benches);
+        part.unlisted = self.unlisted;
+        (part, lost)
     }
 }
 
@@ -233,6 +239,14 @@ impl Tree {
                     Some((_, ids)) => ids.push(leaf),
                     None => out.push((bench.target.clone(), vec![leaf])),
                 }
+            }
+        }
+        // A criterion target not listed yet is selected whole, by its own id.
+        for part in self.parts().filter(|p| p.unlisted) {
+            let id = part.target.item_id();
+            let included = include.as_ref().is_none_or(|names| named(&id, names));
+            if included && !named(&id, &exclude) {
+                out.push((part.target.clone(), vec![id]));
             }
         }
         out

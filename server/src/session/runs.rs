@@ -432,7 +432,7 @@ impl Session {
         if self.settings.run_on_save != Some(true) || self.shut_down {
             return;
         }
-        if !path.extension().is_some_and(|e| e == "rs") {
+        if path.extension().is_none_or(|e| e != "rs") {
             return;
         }
         if !self.save_pending.iter().any(|p| p == path) {
