@@ -152,6 +152,8 @@ fn relevant(path: &Path) -> bool {
 /// Something that watches one directory at a time (the OS's watcher, or a cap in front of it).
 trait DirWatcher {
     fn watch_dir(&mut self, dir: &Path) -> notify::Result<()>;
+    /// Stops watching `dir` (gone, or moved away); nothing if it was not watched.
+    fn unwatch_dir(&mut self, dir: &Path);
 }
 
 impl DirWatcher for notify::RecommendedWatcher {
@@ -164,6 +166,11 @@ impl DirWatcher for notify::RecommendedWatcher {
             RecursiveMode::Recursive
         };
         self.watch(dir, mode)
+    }
+
+    fn unwatch_dir(&mut self, dir: &Path) {
+        // The OS drops the watch of a deleted directory itself: an error here says only that.
+        let _ = self.unwatch(dir);
     }
 }
 
@@ -182,6 +189,11 @@ impl<W: DirWatcher> DirWatcher for Capped<W> {
         self.inner.watch_dir(dir)?;
         self.watched += 1;
         Ok(())
+    }
+
+    fn unwatch_dir(&mut self, dir: &Path) {
+        self.inner.unwatch_dir(dir);
+        self.watched = self.watched.saturating_sub(1);
     }
 }
 
@@ -267,8 +279,14 @@ fn watch_loop(
                 if event.kind.is_access() {
                     continue;
                 }
+                let removal = event.kind.is_remove();
                 for path in event.paths {
                     if let Some(w) = &mut watcher {
+                        // A watched directory deleted or moved away: forgotten, so that one
+                        // made again under its name (a `git checkout`) is watched afresh.
+                        if removal || !path.exists() {
+                            forget(w, &mut watched, &path);
+                        }
                         // A new directory (created, or moved in): watch it and what it holds.
                         if path.is_dir() && !watched.contains(&path) && !ignored(&rules, &path) {
                             if let Err(message) =
@@ -320,6 +338,24 @@ fn watch_loop(
                 }
             }
         }
+    }
+}
+
+/// Stops watching `gone` and every directory watched below it, if `gone` was watched: a
+/// deleted directory's watch is dropped by the OS, and one made again under the same name must
+/// be watched anew.
+fn forget(watcher: &mut impl DirWatcher, watched: &mut HashSet<PathBuf>, gone: &Path) {
+    if !watched.contains(gone) {
+        return;
+    }
+    let below: Vec<PathBuf> = watched
+        .iter()
+        .filter(|dir| dir.starts_with(gone))
+        .cloned()
+        .collect();
+    for dir in below {
+        watched.remove(&dir);
+        watcher.unwatch_dir(&dir);
     }
 }
 
@@ -451,6 +487,8 @@ mod tests {
             }
             Ok(())
         }
+
+        fn unwatch_dir(&mut self, _: &Path) {}
     }
 
     /// The OS refusing a watch is said with what to do (it was a silent daemon without watching).
@@ -523,6 +561,25 @@ mod tests {
         tokio::time::sleep(Duration::from_millis(300)).await;
         std::fs::write(root.join("benches/later/c.rs"), "fn c() {}").unwrap();
         next_change(&mut rx, &root.join("benches/later/c.rs")).await;
+    }
+
+    /// A watched directory deleted and made again (a `git checkout` between branches) is
+    /// watched again: it was once taken for still watched, and changes in it went unseen.
+    #[tokio::test(flavor = "multi_thread")]
+    async fn a_directory_deleted_and_made_again_is_watched_again() {
+        let (_dir, root) = tree();
+        let (tx, mut rx) = mpsc::unbounded_channel();
+        let _watch = spawn_with(&root, &root.join("target"), tx, None);
+        std::fs::write(root.join("benches/nested/b.rs"), "fn b() {}").unwrap();
+        next_change(&mut rx, &root.join("benches/nested/b.rs")).await;
+        std::fs::remove_dir_all(root.join("benches/nested")).unwrap();
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        std::fs::create_dir_all(root.join("benches/nested/deeper")).unwrap();
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        std::fs::write(root.join("benches/nested/c.rs"), "fn c() {}").unwrap();
+        next_change(&mut rx, &root.join("benches/nested/c.rs")).await;
+        std::fs::write(root.join("benches/nested/deeper/d.rs"), "fn d() {}").unwrap();
+        next_change(&mut rx, &root.join("benches/nested/deeper/d.rs")).await;
     }
 
     /// Past the cap (as past the system's limit), the watch says so once and polls: changes
