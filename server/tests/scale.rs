@@ -692,3 +692,78 @@ fn batched_run_states_keep_every_state_in_order_and_samples_come_on_request() {
         );
     }
 }
+
+/// A run of everything in two workspace folders builds and runs each folder's part (with that
+/// folder's cargo workspace), under one run id and one `knotmeter/runEnd` after both; the run
+/// is asked for before the folders have loaded, so it also waits for the second folder's tree.
+#[test]
+fn a_run_across_workspace_folders_runs_every_folders_part_under_one_run() {
+    let pass = json!({"kind": "pass"});
+    let left = common::scripted::Scripted::new(
+        json!({"crate": "left", "cases": {"l0": pass, "l1": pass}, "raw": 5}),
+    );
+    let right = common::scripted::Scripted::new(
+        json!({"crate": "right", "cases": {"r0": pass, "r1": pass, "r2": pass}, "raw": 5}),
+    );
+    // The daemon runs cargo in the folder it builds: each folder's own stand-in answers.
+    let bin = tempfile::tempdir().unwrap();
+    let cargo = bin.path().join("cargo");
+    std::fs::write(&cargo, "#!/bin/sh\nexec \"$(pwd)/bin/cargo\" \"$@\"\n").unwrap();
+    let status = std::process::Command::new("chmod")
+        .arg("+x")
+        .arg(&cargo)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let mut client = common::Client::spawn_with(&left.root(), |c| {
+        c.env("CARGO", &cargo).env_remove("CARGO_TARGET_DIR");
+    });
+    let folder = |root: &Path| json!({"uri": format!("file://{}", root.display()), "name": "f"});
+    client.request(
+        "initialize",
+        json!({"processId": null, "rootUri": folder(&left.root())["uri"],
+               "workspaceFolders": [folder(&left.root()), folder(&right.root())],
+               "capabilities": {}}),
+    );
+    client.notify("initialized", json!({}));
+    let run = client.request("knotmeter/run", json!({"mode": "quick"}));
+    let run_id = run["result"]["runId"]
+        .as_i64()
+        .unwrap_or_else(|| panic!("{run}"));
+    client.run_to_end(run_id, Duration::from_secs(60));
+    let states = run_states(&client, &json!(run_id));
+    let ends = states.iter().filter(|(_, s)| s == "runEnd").count();
+    assert_eq!(ends, 1, "one runEnd: {states:?}");
+    assert_eq!(states.last().unwrap().1, "runEnd", "{states:?}");
+    let mut finals = client.finals(run_id);
+    finals.sort();
+    assert_eq!(
+        finals,
+        [
+            ("left::l0", "passed"),
+            ("left::l1", "passed"),
+            ("right::r0", "passed"),
+            ("right::r1", "passed"),
+            ("right::r2", "passed"),
+        ]
+        .map(|(id, state)| (id.to_owned(), state.to_owned()))
+    );
+    // Each folder's bench binary ran its own cases, once.
+    let ran = |invocations: Vec<Vec<String>>| -> Vec<String> {
+        invocations
+            .into_iter()
+            .filter(|args| args.iter().any(|a| a == "--exact"))
+            .flat_map(|args| {
+                let at = args.iter().position(|a| a == "--exact").unwrap();
+                args[at + 1..].to_vec()
+            })
+            .collect()
+    };
+    assert_eq!(ran(left.invocations()), ["left::l0", "left::l1"]);
+    assert_eq!(
+        ran(right.invocations()),
+        ["right::r0", "right::r1", "right::r2"]
+    );
+    assert_eq!((left.builds(), right.builds()), (1, 1));
+    assert!(client.shutdown().success());
+}

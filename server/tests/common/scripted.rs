@@ -20,6 +20,7 @@ with open(os.path.join(here, "args.log"), "a") as log:
     log.write(json.dumps(sys.argv[1:]) + "\n")
 spec = json.load(open(os.path.join(here, "behaviour.json")))
 cases = spec["cases"]
+crate = spec.get("crate", "sc")
 if spec.get("libtest"):
     # What a bench target built with libtest's harness says (an engine without the
     # compile-time check).
@@ -29,8 +30,9 @@ if spec.get("libtest"):
     print("0 tests, 0 benchmarks")
     sys.exit(0)
 if '--list' in sys.argv:
-    entries = [{"id": f"sc::{n}", "bench_id": f"sc::{n}", "name": n, "args": None, "group": None,
-                "baseline": False, "file": "benches/sc.rs", "line": 1} for n in cases]
+    entries = [{"id": f"{crate}::{n}", "bench_id": f"{crate}::{n}", "name": n, "args": None,
+                "group": None, "baseline": False, "file": f"benches/{crate}.rs", "line": 1}
+               for n in cases]
     print(json.dumps({"version": 1, "cases": entries}))
     sys.exit(0)
 if spec.get("refuse"):
@@ -46,7 +48,7 @@ def result(case_id):
     q = {"min_ns": 1.0, "p5_ns": 1.0, "q1_ns": 1.0, "q3_ns": 1.0, "p95_ns": 1.0, "max_ns": 1.0,
          "std_dev_ns": 0.0, "outliers": 0}
     return {"id": case_id, "name": case_id.split("::")[-1], "args": None, "group": None,
-            "baseline": False, "file": "benches/sc.rs", "line": 1, "estimate": est, "quantiles": q,
+            "baseline": False, "file": f"benches/{crate}.rs", "line": 1, "estimate": est, "quantiles": q,
             "precision": 0.0, "overhead": {"per_op_ns": 0.0, "drift": 0.0, "capped": 0},
             "cold_ns": 1.0, "ops_per_sample": 1, "samples": 1, "wall_ns": 1.0, "partial": False,
             "warnings": [], "comparison": None, "allocations": None,
@@ -95,7 +97,8 @@ sys.exit(spec.get("exit", 0))
 /// A workspace with one bench target `sc` whose cases behave as `behaviour` says:
 /// `{"cases": {"name": {"kind": "pass" | "slow" | "hang" | "hang_after_step" | "abort" |
 /// "sleep", ...}}, "refuse": "text", "exit": 1, "ignore_sigterm": true, "libtest": true,
-/// "raw": N}` (`raw`: each result carries N raw samples per vector)
+/// "raw": N, "crate": "name"}` (`raw`: each result carries N raw samples per vector; `crate`:
+/// the package and bench target's name instead of `sc`)
 /// (`libtest`: answers as a target built with libtest's harness does). A `slow` case
 /// sleeps each of its `steps` (seconds) and reports progress after each; `sleep` sleeps
 /// `secs`; every case may write `stderr` lines when it starts.
@@ -109,11 +112,14 @@ impl Scripted {
     pub fn new(behaviour: Value) -> Self {
         let fx = fixture("empty");
         let root = fx.root();
+        let name = behaviour["crate"].as_str().unwrap_or("sc");
         fx.write(
             "Cargo.toml",
-            "[package]\nname = \"sc\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n\
-             [dev-dependencies]\nknotmeter = \"0.1\"\n\n[[bench]]\nname = \"sc\"\nharness = false\n\n\
-             [workspace]\n",
+            &format!(
+                "[package]\nname = \"{name}\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n\
+                 [dev-dependencies]\nknotmeter = \"0.1\"\n\n[[bench]]\nname = \"{name}\"\n\
+                 harness = false\n\n[workspace]\n"
+            ),
         );
         let names: Vec<String> = behaviour["cases"]
             .as_object()
@@ -125,15 +131,18 @@ impl Scripted {
             .iter()
             .map(|n| format!("#[knotmeter::bench]\nfn {n}() {{}}\n"))
             .collect();
-        fx.write("benches/sc.rs", &format!("{source}knotmeter::main!();\n"));
+        fx.write(
+            &format!("benches/{name}.rs"),
+            &format!("{source}knotmeter::main!();\n"),
+        );
         let bench = root.join("bin/sc-bench");
         fx.write("bin/sc-bench", SCRIPT);
         fx.write("bin/behaviour.json", &behaviour.to_string());
         let artifact = json!({
-            "reason": "compiler-artifact", "package_id": "path+file:///sc#0.1.0",
+            "reason": "compiler-artifact", "package_id": format!("path+file:///{name}#0.1.0"),
             "manifest_path": root.join("Cargo.toml"),
-            "target": {"name": "sc", "kind": ["bench"], "crate_types": ["bin"], "required-features": [],
-                       "src_path": root.join("benches/sc.rs"), "edition": "2021", "doctest": false,
+            "target": {"name": name, "kind": ["bench"], "crate_types": ["bin"], "required-features": [],
+                       "src_path": root.join(format!("benches/{name}.rs")), "edition": "2021", "doctest": false,
                        "test": false, "doc": false},
             "profile": {"opt_level": "3", "debuginfo": 0, "debug_assertions": false,
                         "overflow_checks": false, "test": true},
