@@ -197,11 +197,24 @@ impl<W: DirWatcher> DirWatcher for Capped<W> {
     }
 }
 
+/// A Linux inotify limit, as `/proc/sys/fs/inotify/NAME` gives it.
+fn inotify_limit(name: &str) -> String {
+    std::fs::read_to_string(format!("/proc/sys/fs/inotify/{name}"))
+        .map(|v| v.trim().to_owned())
+        .unwrap_or_else(|_| "unknown".to_owned())
+}
+
+/// Whether starting the watcher failed for lack of an inotify instance (`EMFILE` from
+/// `inotify_init`: the user's `fs.inotify.max_user_instances`, which editors, language servers
+/// and file sync tools share, is used up).
+fn out_of_instances(error: &notify::Error) -> bool {
+    cfg!(any(target_os = "linux", target_os = "android"))
+        && matches!(&error.kind, notify::ErrorKind::Io(io) if io.raw_os_error() == Some(nix::libc::EMFILE))
+}
+
 /// Why a directory could not be watched, in words a user can act on.
 fn refusal(error: &notify::Error, watched: usize, wanted: usize, capped: bool) -> String {
-    let limit = std::fs::read_to_string("/proc/sys/fs/inotify/max_user_watches")
-        .ok()
-        .map(|v| v.trim().to_owned());
+    let instances = out_of_instances(error);
     let why = match (&error.kind, capped) {
         (notify::ErrorKind::MaxFilesWatch, true) => {
             format!("{LIMIT_ENV} allows {watched} directories and the sources have {wanted}")
@@ -209,12 +222,21 @@ fn refusal(error: &notify::Error, watched: usize, wanted: usize, capped: bool) -
         (notify::ErrorKind::MaxFilesWatch, false) => format!(
             "the system refused more file watches after {watched} of {wanted} directories \
              (fs.inotify.max_user_watches is {}; other programs use watches too)",
-            limit.as_deref().unwrap_or("unknown")
+            inotify_limit("max_user_watches")
+        ),
+        _ if instances => format!(
+            "the system refused a file watcher ({error}: fs.inotify.max_user_instances is {}, \
+             and every program that watches files uses some)",
+            inotify_limit("max_user_instances")
         ),
         _ => format!("watching the sources failed ({error})"),
     };
     let fix = if capped {
         format!("unset {LIMIT_ENV} or raise it")
+    } else if instances {
+        "raise the limit, for example `sudo sysctl fs.inotify.max_user_instances=1024`, and \
+         restart the daemon"
+            .to_owned()
     } else {
         "raise the limit, for example `sudo sysctl fs.inotify.max_user_watches=524288`, and \
          restart the daemon"
@@ -514,6 +536,30 @@ mod tests {
             "{message}"
         );
         assert!(message.contains("fs.inotify.max_user_watches"), "{message}");
+        assert!(
+            message.contains("scanning the sources every 1 s"),
+            "{message}"
+        );
+    }
+
+    /// The system out of inotify instances (a limit of 128 by default, shared by every program
+    /// that watches files) is said with that limit and its fix: it was said as a generic
+    /// failure with the fix for the other limit, `max_user_watches`, which does not help.
+    #[test]
+    fn a_watcher_refused_for_lack_of_inotify_instances_names_that_limit() {
+        let error = notify::Error::io(std::io::Error::from_raw_os_error(nix::libc::EMFILE));
+        let message = refusal(&error, 0, 0, false);
+        if cfg!(target_os = "linux") {
+            assert!(
+                message.contains("fs.inotify.max_user_instances is"),
+                "{message}"
+            );
+            assert!(
+                message.contains("sudo sysctl fs.inotify.max_user_instances=1024"),
+                "{message}"
+            );
+            assert!(!message.contains("max_user_watches"), "{message}");
+        }
         assert!(
             message.contains("scanning the sources every 1 s"),
             "{message}"
