@@ -767,3 +767,68 @@ fn a_run_across_workspace_folders_runs_every_folders_part_under_one_run() {
     assert_eq!((left.builds(), right.builds()), (1, 1));
     assert!(client.shutdown().success());
 }
+
+/// The lines of a `textDocument/codeLens` answer's lenses, in order.
+fn lens_lines(response: &Value) -> Vec<u64> {
+    let mut lines: Vec<u64> = response["result"]
+        .as_array()
+        .unwrap_or_else(|| panic!("lenses: {response}"))
+        .iter()
+        .map(|l| l["range"]["start"]["line"].as_u64().unwrap())
+        .collect();
+    lines.sort();
+    lines.dedup();
+    lines
+}
+
+/// Code lenses and hovers asked for right after an edit answer for the edited text, edit after
+/// edit: with parsing off the session, they could be answered from the tree before the edit
+/// (every lens a line off, a hover on the wrong benchmark or on none).
+#[test]
+fn lenses_and_hovers_right_after_an_edit_answer_for_the_edited_text() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    package(&root, "fresh", 3);
+    with_timeout(async move {
+        let mut c = Client::new();
+        c.initialize(&[&root]).await;
+        c.receive(Duration::from_secs(20)).await;
+        c.converges_to_discover("at start").await;
+        let path = root.join("benches/m1.rs");
+        let original = std::fs::read_to_string(&path).unwrap();
+        c.notify(
+            "textDocument/didOpen",
+            json!({"textDocument": {"uri": uri(&path), "languageId": "rust", "version": 1, "text": original}}),
+        )
+        .await;
+        let lenses = json!({"textDocument": {"uri": uri(&path)}});
+        let before = lens_lines(&c.request("textDocument/codeLens", lenses.clone()).await);
+        assert_eq!(before.len(), 4, "{before:?}");
+        // `fn b1_0` is on the first lens's line.
+        let first = before[0];
+        for added in 1..=20u64 {
+            let text = format!("{}{original}", "// a line\n".repeat(added as usize));
+            c.notify(
+                "textDocument/didChange",
+                json!({"textDocument": {"uri": uri(&path), "version": added + 1},
+                       "contentChanges": [{"text": text}]}),
+            )
+            .await;
+            let now = lens_lines(&c.request("textDocument/codeLens", lenses.clone()).await);
+            let want: Vec<u64> = before.iter().map(|l| l + added).collect();
+            assert_eq!(now, want, "lenses right after edit {added}");
+            let hover = c
+                .request(
+                    "textDocument/hover",
+                    json!({"textDocument": {"uri": uri(&path)},
+                           "position": {"line": first + added, "character": 4}}),
+                )
+                .await;
+            let said = hover["result"]["contents"]["value"].as_str().unwrap_or("");
+            assert!(
+                said.contains("fresh::m1::b1_0"),
+                "hover right after edit {added}: {hover}"
+            );
+        }
+    });
+}
