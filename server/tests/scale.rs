@@ -1,7 +1,8 @@
 //! The daemon at scale, from a client's side: tree changes that add up to the tree a fresh
 //! discover gives (over a random sequence of edits, renames, deletions and new files), only
-//! what changed on the wire per keystroke, every workspace folder served, and the watch's
-//! fallback said aloud. Run states in batches and raw samples on request are checked with the
+//! what changed on the wire per keystroke, lenses and hovers right after an edit answering for
+//! it, every workspace folder served, and the watch's fallback said aloud. Run states in
+//! batches, raw samples on request and a run across workspace folders are checked with the
 //! scripted bench binary.
 
 mod common;
