@@ -268,7 +268,9 @@ fn watch_loop(
     let mut watcher = match native {
         Ok(watcher) => Some(watcher),
         Err(e) => {
-            let _ = out.send(Notice::Polling(refusal(&e, 0, 0, false)));
+            let message = refusal(&e, 0, 0, false);
+            tracing::warn!("{message}");
+            let _ = out.send(Notice::Polling(message));
             None
         }
     };
