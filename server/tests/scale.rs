@@ -833,3 +833,65 @@ fn lenses_and_hovers_right_after_an_edit_answer_for_the_edited_text() {
         }
     });
 }
+
+/// A folder without a `Cargo.toml` beside a Rust folder (the web front end or the docs of a
+/// multi-root workspace) is passed over with a log line: it was an error pop-up at every
+/// start, and "the workspace did not load" in every run's explanation.
+#[test]
+fn a_folder_without_cargo_beside_a_rust_folder_is_passed_over_quietly() {
+    let rust = tempfile::tempdir().unwrap();
+    let rust_root = rust.path().canonicalize().unwrap();
+    package(&rust_root, "served", 1);
+    let web = tempfile::tempdir().unwrap();
+    let web_root = web.path().canonicalize().unwrap();
+    std::fs::write(web_root.join("index.html"), "<p>not rust</p>").unwrap();
+    with_timeout(async move {
+        let mut c = Client::new();
+        c.initialize(&[&web_root, &rust_root]).await;
+        c.receive(Duration::from_secs(20)).await;
+        c.converges_to_discover("a Rust folder and another").await;
+        assert!(
+            c.tree.contains_key("served::m0::b0_0"),
+            "{:?}",
+            c.tree.keys()
+        );
+        let nothing = c
+            .request("knotmeter/run", json!({"include": ["served::gone"]}))
+            .await;
+        let why = nothing["error"]["message"].as_str().unwrap_or_default();
+        assert!(
+            why.contains("the workspace has 5 benchmark(s)"),
+            "{nothing}"
+        );
+        c.receive(Duration::from_millis(200)).await;
+        let shown: Vec<&Value> = c
+            .notifications
+            .iter()
+            .filter(|n| n["method"] == "window/showMessage")
+            .collect();
+        assert!(shown.is_empty(), "{shown:?}");
+        let logged = c.notifications.iter().any(|n| {
+            n["method"] == "window/logMessage"
+                && n["params"]["message"]
+                    .as_str()
+                    .is_some_and(|m| m.contains("no Cargo.toml") && m.contains("not served"))
+        });
+        assert!(logged, "{:?}", c.notifications);
+        // A package made there later is served.
+        package(&web_root, "later", 1);
+        for _ in 0..100 {
+            c.receive(Duration::from_millis(100)).await;
+            if c.tree.contains_key("later::m0::b0_0") {
+                break;
+            }
+        }
+        c.converges_to_discover("a Cargo.toml made in the other folder")
+            .await;
+        assert!(
+            c.tree.contains_key("later::m0::b0_0"),
+            "{:?}",
+            c.tree.keys()
+        );
+        assert!(c.tree.contains_key("served::m0::b0_0"));
+    });
+}

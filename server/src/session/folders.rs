@@ -16,6 +16,16 @@ use super::{history, Event, Session};
 use crate::discovery::{self, Workspace};
 use crate::watch;
 
+/// Why a folder's workspace did not load.
+#[derive(Debug)]
+pub struct LoadFailure {
+    /// What to tell the user.
+    pub message: String,
+    /// There is no `Cargo.toml` at or above the folder: not a cargo folder at all (a web
+    /// front end or the docs beside the Rust code in a multi-root workspace).
+    pub no_manifest: bool,
+}
+
 /// One workspace folder of the client.
 #[derive(Debug)]
 pub struct Folder {
@@ -25,6 +35,9 @@ pub struct Folder {
     pub workspace: Option<Arc<Workspace>>,
     /// Why its last load failed.
     pub error: Option<String>,
+    /// Its last load found no `Cargo.toml`, and other folders were open: not a cargo folder,
+    /// passed over without an error (it loads when a `Cargo.toml` appears).
+    pub not_cargo: bool,
     /// `cargo metadata` is running for it.
     pub loading: bool,
     /// Another load was asked for while one ran.
@@ -48,6 +61,7 @@ impl Folder {
             path,
             workspace: None,
             error: None,
+            not_cargo: false,
             loading: false,
             reload: false,
             duplicate: false,
@@ -76,7 +90,10 @@ impl Session {
         let path = folder.path.clone();
         let events = self.internal_tx.clone();
         tokio::task::spawn_blocking(move || {
-            let result = discovery::workspace::load(&path).map_err(|e| format!("knotmeter: {e}"));
+            let result = discovery::workspace::load(&path).map_err(|e| LoadFailure {
+                no_manifest: matches!(e, discovery::workspace::WorkspaceError::NoManifest(_)),
+                message: format!("knotmeter: {e}"),
+            });
             let _ = events.send(Event::Loaded(path, result));
         });
     }
@@ -100,7 +117,7 @@ impl Session {
     }
 
     /// A folder's `cargo metadata` ended.
-    pub(super) fn loaded(&mut self, path: PathBuf, result: Result<Workspace, String>) {
+    pub(super) fn loaded(&mut self, path: PathBuf, result: Result<Workspace, LoadFailure>) {
         let Some(i) = self.folders.iter().position(|f| f.path == path) else {
             return; // removed meanwhile
         };
@@ -116,6 +133,7 @@ impl Session {
                             .is_some_and(|w| w.root == workspace.root)
                 });
                 let folder = &mut self.folders[i];
+                folder.not_cargo = false;
                 if folder.error.take().is_some() {
                     self.out.push(Out::Log(
                         MessageType::INFO,
@@ -159,12 +177,29 @@ impl Session {
                 }
                 self.refresh_harness(true);
             }
-            Err(message) => {
-                tracing::warn!("{message}");
-                self.out
-                    .push(Out::ShowMessage(MessageType::ERROR, message.clone()));
+            Err(LoadFailure {
+                message,
+                no_manifest,
+            }) => {
+                // Beside other folders, one without a Cargo.toml is simply not Rust: said in
+                // the log, not as an error at every start and in every run's output.
+                let not_cargo = no_manifest && self.folders.len() > 1;
+                if not_cargo {
+                    tracing::info!("{message}; the folder is not served");
+                    self.out.push(Out::Log(
+                        MessageType::INFO,
+                        format!(
+                            "{message}; the folder is not served (a Cargo.toml made there loads it)"
+                        ),
+                    ));
+                } else {
+                    tracing::warn!("{message}");
+                    self.out
+                        .push(Out::ShowMessage(MessageType::ERROR, message.clone()));
+                }
                 let folder = &mut self.folders[i];
                 folder.error = Some(message);
+                folder.not_cargo = not_cargo;
                 // Watch the folder anyway: creating or mending its Cargo.toml loads it.
                 if folder.workspace.is_none() {
                     let target = folder.path.join("target");
@@ -271,9 +306,12 @@ impl Session {
         if self.folders.is_empty() {
             return Some("the client named no workspace folder".into());
         }
+        // Folders that are not cargo folders count only when no folder has a workspace.
+        let served = self.folders.iter().any(|f| f.workspace.is_some());
         let errors: Vec<&str> = self
             .folders
             .iter()
+            .filter(|f| !(served && f.not_cargo))
             .filter_map(|f| f.error.as_deref())
             .collect();
         (!errors.is_empty()).then(|| errors.join("\n"))

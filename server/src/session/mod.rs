@@ -157,7 +157,10 @@ pub enum Event {
     /// A tree from the discovery thread.
     Tree(Update),
     /// A folder's `cargo metadata` ended.
-    Loaded(PathBuf, Result<crate::discovery::Workspace, String>),
+    Loaded(
+        PathBuf,
+        Result<crate::discovery::Workspace, folders::LoadFailure>,
+    ),
     /// A job's build reports.
     Build(u32, JobEvent),
     /// A job's run reports.
