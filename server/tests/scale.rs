@@ -895,3 +895,66 @@ fn a_folder_without_cargo_beside_a_rust_folder_is_passed_over_quietly() {
         assert!(c.tree.contains_key("served::m0::b0_0"));
     });
 }
+
+/// The samples of a result the daemon read from the history (measured before it started, so
+/// never in its memory) come from the history's compact form, marked `stored`: sorted, at
+/// most the stored count, the largest and smallest kept.
+#[test]
+fn samples_of_a_stored_result_come_from_the_history_in_its_compact_form() {
+    let sc = common::scripted::Scripted::new(json!({"cases": {"kept": {"kind": "pass"}}}));
+    let root = sc.root();
+    let history_dir = tempfile::tempdir().unwrap();
+    let history_file = history_dir.path().join("history.db");
+    let manifest: knotmeter_protocol::Manifest = serde_json::from_value(json!({
+        "knotmeter_version": "0.0.0", "rustc": "rustc", "profile": "bench", "opt_level": "3",
+        "debug_assertions": false, "target": "x", "cpu": "x", "cores": 1,
+        "timer": {"kind": "instant", "precision_ns": 1.0, "read_cost_ns": 1.0},
+        "git_commit": null, "timestamp": 1, "seed": 1, "budget_ms": 1000,
+        "target_precision": 0.01, "warnings": []
+    }))
+    .unwrap();
+    // 2 000 samples in time order, descending: the stored form is sorted and shorter.
+    let workload: Vec<f64> = (0..2000).rev().map(|i| 10.0 + i as f64).collect();
+    let result: knotmeter_protocol::BenchResult = serde_json::from_value(json!({
+        "id": "sc::kept", "name": "kept", "args": null, "group": null, "baseline": false,
+        "file": "benches/sc.rs", "line": 1,
+        "estimate": {"median_ns": 1009.5, "low_ns": 1000.0, "high_ns": 1020.0, "mean_ns": 1009.5},
+        "quantiles": {"min_ns": 10.0, "p5_ns": 110.0, "q1_ns": 510.0, "q3_ns": 1510.0,
+                      "p95_ns": 1910.0, "max_ns": 2009.0, "std_dev_ns": 577.0, "outliers": 0},
+        "precision": 0.01, "overhead": {"per_op_ns": 0.0, "drift": 0.0, "capped": 0},
+        "cold_ns": 20.0, "ops_per_sample": 1, "samples": 2000, "wall_ns": 5.0e6,
+        "partial": false, "warnings": [], "comparison": null, "allocations": null,
+        "raw": {"workload_ns": workload, "baseline_ns": vec![0.5; 2000]}
+    }))
+    .unwrap();
+    knotmeter_history::History::open(&history_file)
+        .unwrap()
+        .record_run(&manifest, &[result], None)
+        .unwrap();
+    let mut client = common::Client::spawn_with(&root, |c| {
+        c.env("CARGO", sc.cargo())
+            .env_remove("CARGO_TARGET_DIR")
+            .env("KNOTMETER_HISTORY", &history_file);
+    });
+    client.initialize(&root, json!({}));
+    let stored = client.notification("knotmeter/stored", Duration::from_secs(30), |_| true);
+    let shown = &stored["results"][0];
+    assert_eq!(shown["id"], "sc::kept", "{stored}");
+    assert_eq!(
+        shown["raw"],
+        json!({"workload_ns": [], "baseline_ns": []}),
+        "results travel without samples"
+    );
+    let answer = client.request("knotmeter/samples", json!({"id": "sc::kept"}));
+    assert_eq!(answer["result"]["source"], "stored", "{answer}");
+    let raw: Vec<f64> = serde_json::from_value(answer["result"]["raw"]["workload_ns"].clone())
+        .unwrap_or_else(|e| panic!("{e}: {answer}"));
+    assert!(
+        (2..=knotmeter_history::STORED_WORKLOAD_SAMPLES).contains(&raw.len()),
+        "{} stored samples",
+        raw.len()
+    );
+    assert!(raw.windows(2).all(|w| w[0] <= w[1]), "sorted: {raw:?}");
+    assert_eq!((raw[0], raw[raw.len() - 1]), (10.0, 2009.0));
+    assert!(client.shutdown().success());
+}
