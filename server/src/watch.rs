@@ -64,10 +64,28 @@ enum Signal {
 /// of its own, sending what changed to `out`. Returns once the directories are watched (or
 /// the fallback to polling is decided), so that a change made after it is seen.
 pub fn spawn(root: &Path, target_dir: &Path, out: mpsc::UnboundedSender<Notice>) -> Watch {
-    let limit = std::env::var(LIMIT_ENV)
-        .ok()
-        .and_then(|v| v.trim().parse::<usize>().ok());
+    let limit = match parse_limit(std::env::var(LIMIT_ENV).ok().as_deref()) {
+        Ok(limit) => limit,
+        Err(message) => {
+            tracing::warn!("{message}");
+            None
+        }
+    };
     spawn_with(root, target_dir, out, limit)
+}
+
+/// [`LIMIT_ENV`]'s value: `None` when unset or empty; an error naming the value when it is not
+/// a number of directories.
+fn parse_limit(value: Option<&str>) -> Result<Option<usize>, String> {
+    match value.map(str::trim) {
+        None | Some("") => Ok(None),
+        Some(v) => v.parse::<usize>().map(Some).map_err(|_| {
+            format!(
+                "{LIMIT_ENV}=\"{v}\" is not a number of directories (such as 4096); \
+                 ignored: the sources are watched without a cap"
+            )
+        }),
+    }
 }
 
 /// [`spawn`] with an explicit cap on native watches.
@@ -564,6 +582,19 @@ mod tests {
         }
         assert!(
             message.contains("scanning the sources every 1 s"),
+            "{message}"
+        );
+    }
+
+    /// A cap that is not a number is said, with the value, instead of silently ignored.
+    #[test]
+    fn a_watch_limit_that_is_not_a_number_is_said() {
+        assert_eq!(parse_limit(None), Ok(None));
+        assert_eq!(parse_limit(Some(" ")), Ok(None));
+        assert_eq!(parse_limit(Some(" 12 ")), Ok(Some(12)));
+        let message = parse_limit(Some("8k")).unwrap_err();
+        assert!(
+            message.contains("KNOTMETER_WATCH_LIMIT=\"8k\" is not a number"),
             "{message}"
         );
     }
