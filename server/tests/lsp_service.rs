@@ -39,6 +39,7 @@ struct Harness {
 
 impl Harness {
     fn new() -> Self {
+        common::isolate_this_process();
         let (service, socket) = service();
         let (tx, from_server) = tokio::sync::mpsc::unbounded_channel();
         tokio::spawn(drain(socket, tx));

@@ -50,6 +50,25 @@ pub fn isolate<'c>(command: &'c mut Command, root: &Path) -> &'c mut Command {
         .env_remove("GITHUB_STEP_SUMMARY")
 }
 
+/// Isolates this test process itself, for tests that drive the daemon in memory: the
+/// in-process session resolves the history from `KNOTMETER_HISTORY`, so with it set a test
+/// would read the user's history. Points it (once per process, before the first service is
+/// made) at a file in a temporary directory of the process's own, and the target directory
+/// at the fixtures'. Call it first in every in-process harness.
+pub fn isolate_this_process() {
+    static ISOLATED: std::sync::OnceLock<tempfile::TempDir> = std::sync::OnceLock::new();
+    ISOLATED.get_or_init(|| {
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        // Sequenced by the OnceLock: every in-process test calls this before it reads the
+        // environment, and std serialises its own environment access.
+        std::env::set_var("KNOTMETER_HISTORY", dir.path().join("history.db"));
+        std::env::set_var("CARGO_TARGET_DIR", fixture_target_dir());
+        std::env::remove_var("GITHUB_ACTIONS");
+        std::env::remove_var("GITHUB_STEP_SUMMARY");
+        dir
+    });
+}
+
 /// `program` run in the workspace at `root`, isolated (see [`isolate`]).
 pub fn command_in(program: impl AsRef<std::ffi::OsStr>, root: &Path) -> Command {
     let mut command = Command::new(program);
