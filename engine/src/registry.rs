@@ -150,6 +150,49 @@ pub(crate) fn duplicate_id(cases: &[Case]) -> Option<&Case> {
     cases.iter().find(|c| !seen.insert(c.id.as_str()))
 }
 
+/// Checks the comparison groups of the `selected` cases against every case of the binary
+/// (`all`): each group needs exactly one baseline benchmark, since its members are measured
+/// against it. Returns every problem found, one per line, naming the benchmarks.
+pub(crate) fn check_groups(selected: &[Case], all: &[Case]) -> Result<(), String> {
+    let mut groups: Vec<&str> = selected.iter().filter_map(|c| c.group.as_deref()).collect();
+    groups.sort_unstable();
+    groups.dedup();
+    let mut problems = Vec::new();
+    for group in groups {
+        let mut seen = std::collections::HashSet::new();
+        let benches: Vec<&Case> = all
+            .iter()
+            .filter(|c| c.group.as_deref() == Some(group) && seen.insert(c.bench_id.as_str()))
+            .collect();
+        let describe = |cases: &[&Case]| -> String {
+            let names: Vec<String> = cases
+                .iter()
+                .map(|c| format!("{} ({}:{})", c.name, c.file, c.line))
+                .collect();
+            names.join(", ")
+        };
+        let baselines: Vec<&Case> = benches.iter().copied().filter(|c| c.baseline).collect();
+        match baselines.len() {
+            1 => {}
+            0 => problems.push(format!(
+                "comparison group `{group}` has no baseline: its members ({}) are measured \
+                 against it, so mark one of them `#[bench(group = \"{group}\", baseline)]`",
+                describe(&benches)
+            )),
+            n => problems.push(format!(
+                "comparison group `{group}` has {n} baselines ({}): keep `baseline` on one of \
+                 them, or give the others their own group",
+                describe(&baselines)
+            )),
+        }
+    }
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(problems.join("\n"))
+    }
+}
+
 /// Which cases to run, as the command line says.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Filter {
@@ -259,6 +302,56 @@ mod tests {
         assert_eq!(all[1].args.as_deref(), Some("1<<10"));
         assert_eq!(all[1].index, 1);
         assert_eq!(all[2].short_name(), "sorting::sort");
+    }
+
+    fn grouped(name: &'static str, group: &'static str, baseline: bool, line: u32) -> BenchDef {
+        BenchDef {
+            name,
+            module_path: "demo",
+            file: "benches/demo.rs",
+            line,
+            group: Some(group),
+            baseline,
+            args: &[],
+            run: noop,
+        }
+    }
+
+    #[test]
+    fn a_group_without_a_baseline_or_with_two_is_refused_naming_its_functions() {
+        let none: &'static [BenchDef] = Box::leak(Box::new([
+            grouped("stable", "sort", false, 3),
+            grouped("unstable", "sort", false, 9),
+        ]));
+        let all = cases(none);
+        let error = check_groups(&all, &all).unwrap_err();
+        assert_eq!(
+            error,
+            "comparison group `sort` has no baseline: its members (stable (benches/demo.rs:3), \
+             unstable (benches/demo.rs:9)) are measured against it, so mark one of them \
+             `#[bench(group = \"sort\", baseline)]`"
+        );
+        let two: &'static [BenchDef] = Box::leak(Box::new([
+            grouped("stable", "sort", true, 3),
+            grouped("unstable", "sort", true, 9),
+            grouped("radix", "sort", false, 15),
+            grouped("alone", "other", true, 20),
+        ]));
+        let all = cases(two);
+        let error = check_groups(&all, &all).unwrap_err();
+        assert_eq!(
+            error,
+            "comparison group `sort` has 2 baselines (stable (benches/demo.rs:3), unstable \
+             (benches/demo.rs:9)): keep `baseline` on one of them, or give the others their own \
+             group"
+        );
+        // Only the groups of the selected cases are checked.
+        let other: Vec<Case> = all
+            .iter()
+            .filter(|c| c.name == "alone")
+            .cloned()
+            .collect();
+        assert_eq!(check_groups(&other, &all), Ok(()));
     }
 
     #[test]

@@ -5,7 +5,8 @@
 //! Every case runs in this one process, one after another on the main thread. A panicking
 //! case is caught, reported as failed with its message and location, and the run goes on. Exit
 //! statuses: 0 when every case passed (or none was selected), 1 when a case failed or the gate
-//! of `--fail-on-regression` tripped, 2 for a bad command line, 130 after SIGINT or the end of
+//! of `--fail-on-regression` tripped, 2 for a bad command line or a comparison group without
+//! exactly one baseline (checked before anything runs), 130 after SIGINT or the end of
 //! standard input under `--stdin-cancel`, 143 after SIGTERM.
 
 use std::io::{self, Write};
@@ -80,6 +81,12 @@ pub(crate) fn main_with(
             }
             _ => ExitCode::SUCCESS,
         };
+    }
+    if let Err(problems) = registry::check_groups(&selected, &all) {
+        for problem in problems.lines() {
+            eprintln!("knotmeter: {problem}");
+        }
+        return ExitCode::from(2);
     }
     if selected.is_empty() {
         match empty_shard {
