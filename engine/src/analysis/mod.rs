@@ -175,6 +175,8 @@ pub(crate) fn analyse(case: &Case, m: Measurement, cx: &Context) -> BenchResult 
         partial: m.partial,
         warnings,
         comparison: None,
+        // Learnt from the history by the run, which holds the store.
+        reproducibility: None,
         allocations: m.allocations.map(|(per_op, bytes_per_op)| Allocations {
             per_op,
             bytes_per_op,
@@ -188,6 +190,13 @@ pub(crate) fn analyse(case: &Case, m: Measurement, cx: &Context) -> BenchResult 
             .throughput
             .map(|(unit, per_op)| Throughput::at(unit, per_op, median, ci.low, ci.high)),
     }
+}
+
+/// The smallest difference between two medians that counts as a real difference in cost:
+/// half a CPU cycle (the margin of the `optimized_away` test, without the clock's share, which
+/// depends on a case's operation count).
+pub(crate) fn resolution_ns() -> f64 {
+    validity::half_cycle_ns()
 }
 
 /// Whether a result's body was found indistinguishable from the empty baseline.

@@ -2,18 +2,21 @@
 //! complexity class fits it best.
 //!
 //! * `flat_scaling`: across at least a 10× range of numeric arguments the median grows by
-//!   less than 10%. Work proportional to n cannot do that; a loop the compiler turned into a
-//!   closed form (`(0..n).sum()`) or hoisted out of the timed region does.
+//!   less than 10%, or by less than the machine can resolve (half a CPU cycle). Work
+//!   proportional to n cannot do that; a loop the compiler turned into a closed form
+//!   (`(0..n).sum()`) or hoisted out of the timed region does. Such a benchmark is reported
+//!   O(1): its cost does not grow, whichever slope model fits its noise best.
 //! * `sublinear_scaling` (information): the log-log slope between the smallest and largest
 //!   argument is below 0.5, less than linear work would show.
 //! * Complexity: with three or more distinct numeric arguments, O(1), O(log n), O(n),
 //!   O(n log n), O(n²), O(n³) and O(2ⁿ) are fitted by weighted least squares (weights from
-//!   each median's interval) and ranked by AICc (see `stats::complexity`).
+//!   each median's interval) and ranked by AICc; the simplest of the classes the data cannot
+//!   tell apart is reported, with the others (see `stats::complexity`).
 
 use knotmeter_protocol::{BenchResult, BenchSummary, ClassFit, ComplexityFit, Warning};
 
 use super::optimized_away;
-use crate::stats::{self, Fit};
+use crate::stats::{self, Complexity, Fit};
 
 /// The smallest argument range the scaling checks judge.
 const MIN_RANGE: f64 = 10.0;
@@ -25,11 +28,13 @@ const SUBLINEAR_SLOPE: f64 = 0.5;
 const Z95: f64 = 1.959_964;
 
 /// The analysis of one benchmark function from its cases' results, or `None` when it has no
-/// numeric arguments to analyse.
+/// numeric arguments to analyse. `resolution_ns` is the smallest difference of medians that
+/// counts as growth (half a CPU cycle, see `super::resolution_ns`).
 pub(crate) fn summarise(
     bench_id: &str,
     name: &str,
     results: &[&BenchResult],
+    resolution_ns: f64,
 ) -> Option<BenchSummary> {
     let mut points: Vec<(f64, &BenchResult)> = results
         .iter()
@@ -44,9 +49,11 @@ pub(crate) fn summarise(
     let (n_min, first) = points[0];
     let (n_max, last) = points[points.len() - 1];
     let all_empty = points.iter().all(|(_, r)| optimized_away(r));
+    let mut flat = false;
     if n_min > 0.0 && n_max / n_min >= MIN_RANGE && !all_empty {
         let (t_min, t_max) = (first.estimate.median_ns, last.estimate.median_ns);
-        if t_max < t_min * FLAT_GROWTH {
+        flat = t_max < t_min * FLAT_GROWTH || t_max - t_min < resolution_ns;
+        if flat {
             warnings.push(Warning::new(
                 "flat_scaling",
                 format!(
@@ -88,13 +95,32 @@ pub(crate) fn summarise(
             (*n, e.median_ns, 1.0 / (se * se))
         })
         .collect();
-    let complexity = stats::fit_complexity(&weighted).map(|report| ComplexityFit {
-        best: report.best.complexity.label().to_owned(),
-        runner_up: report
-            .runner_up
-            .map(|fit| fit.complexity.label().to_owned()),
-        distinguishable: report.distinguishable,
-        fits: report.fits.iter().map(class_fit).collect(),
+    let complexity = stats::fit_complexity(&weighted).map(|report| {
+        // A cost that does not grow is constant, whatever slope model fits its noise.
+        let (best, candidates, distinguishable) = if flat {
+            (Complexity::Constant, vec![Complexity::Constant], true)
+        } else {
+            (
+                report.best.complexity,
+                report.candidates.clone(),
+                report.distinguishable,
+            )
+        };
+        let mut fits: Vec<&Fit> = report.fits.iter().collect();
+        if let Some(at) = fits.iter().position(|f| f.complexity == best) {
+            let reported = fits.remove(at);
+            fits.insert(0, reported);
+        }
+        ComplexityFit {
+            best: best.label().to_owned(),
+            runner_up: fits
+                .get(1)
+                .filter(|f| f.is_fitted())
+                .map(|f| f.complexity.label().to_owned()),
+            distinguishable,
+            candidates: candidates.iter().map(|c| c.label().to_owned()).collect(),
+            fits: fits.into_iter().map(class_fit).collect(),
+        }
     });
     Some(BenchSummary {
         id: bench_id.to_owned(),
@@ -144,12 +170,96 @@ fn fmt_arg(n: f64) -> String {
 }
 
 fn fmt_ns(ns: f64) -> String {
-    crate::report::units::format_duration_ns(ns)
+    knotmeter_format::units::format_duration_ns(ns)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Ten reruns of the same benchmarks, stored (`fixtures/reruns.json`): what the engine
+    /// measured for a flat benchmark (`(0..n).sum()`, folded into a closed form) and for
+    /// seed 001's chain, which is linear in n.
+    fn reruns() -> Vec<(String, Vec<BenchResult>)> {
+        let text = include_str!("fixtures/reruns.json");
+        let doc: serde_json::Value = serde_json::from_str(text).unwrap();
+        doc["runs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|run| {
+                let source = format!("{} {}", run["source"], run["round"]);
+                let results = serde_json::from_value(run["results"].clone()).unwrap();
+                (source, results)
+            })
+            .collect()
+    }
+
+    /// Half a cycle at 4 GHz: the resolution on a machine whose clock rate is unknown.
+    const RESOLUTION_NS: f64 = 0.125;
+
+    fn summary_of(results: &[BenchResult], bench_id: &str) -> Option<BenchSummary> {
+        let cases: Vec<&BenchResult> = results
+            .iter()
+            .filter(|r| r.id.starts_with(&format!("{bench_id}/")))
+            .collect();
+        (!cases.is_empty()).then(|| summarise(bench_id, "f", &cases, RESOLUTION_NS).unwrap())
+    }
+
+    #[test]
+    fn complexity_does_not_flip_between_reruns() {
+        let runs = reruns();
+        assert_eq!(runs.len(), 20);
+        let mut flat = 0;
+        let mut linear = 0;
+        for (source, results) in &runs {
+            if let Some(summary) = summary_of(results, "honesty::closed_form") {
+                let fit = summary.complexity.as_ref().unwrap();
+                assert_eq!(fit.best, "O(1)", "{source}: {fit:?}");
+                let codes: Vec<&str> = summary.warnings.iter().map(|w| w.code.as_str()).collect();
+                assert_eq!(codes, ["flat_scaling"], "{source}");
+                flat += 1;
+            }
+            for bench in ["honesty::chain_n", "quickstart::chain_n"] {
+                if let Some(summary) = summary_of(results, bench) {
+                    let fit = summary.complexity.as_ref().unwrap();
+                    assert_eq!(fit.best, "O(n)", "{source} {bench}: {fit:?}");
+                    assert!(summary.warnings.is_empty(), "{source} {bench}");
+                    linear += 1;
+                }
+            }
+        }
+        assert_eq!((flat, linear), (10, 20));
+    }
+
+    #[test]
+    fn growth_below_what_the_clock_resolves_is_flat() {
+        // A closed form at a quarter of a nanosecond: 11% apart, but 0.03 ns is far below
+        // half a cycle, so it is no growth at all (a rerun of the same code measured 2% apart).
+        let template = reruns()[0].1[0].clone();
+        let points = [(100.0, 0.245), (1e3, 0.245), (1e4, 0.245), (1e5, 0.273)];
+        let cases: Vec<BenchResult> = points
+            .iter()
+            .map(|&(n, t)| {
+                let mut r = template.clone();
+                r.id = format!("q::f/{n}");
+                r.args = Some(format!("{n}"));
+                r.estimate.median_ns = t;
+                r.estimate.low_ns = t * 0.99;
+                r.estimate.high_ns = t * 1.01;
+                r
+            })
+            .collect();
+        let refs: Vec<&BenchResult> = cases.iter().collect();
+        let summary = summarise("q::f", "f", &refs, RESOLUTION_NS).unwrap();
+        assert_eq!(summary.warnings[0].code, "flat_scaling");
+        assert_eq!(summary.complexity.unwrap().best, "O(1)");
+        let summary = summarise("q::f", "f", &refs, 0.01).unwrap();
+        assert_ne!(
+            summary.warnings.first().map(|w| w.code.as_str()),
+            Some("flat_scaling")
+        );
+    }
 
     #[test]
     fn numeric_arguments() {

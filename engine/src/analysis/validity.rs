@@ -119,8 +119,12 @@ pub(super) fn check(
 /// The shift below which a body is indistinguishable from the empty one, in nanoseconds per
 /// operation: half a CPU cycle, or the clock's precision spread over a sample's operations.
 fn equivalence_margin_ns(cx: &Context, ops_per_sample: u64) -> f64 {
-    let half_cycle = 0.5 / cpu_ghz();
-    half_cycle.max(cx.timer.precision_ns / ops_per_sample.max(1) as f64)
+    half_cycle_ns().max(cx.timer.precision_ns / ops_per_sample.max(1) as f64)
+}
+
+/// Half a CPU cycle, in nanoseconds: no operation costs less.
+pub(super) fn half_cycle_ns() -> f64 {
+    0.5 / cpu_ghz()
 }
 
 /// The CPU's clock rate in GHz, from `/proc/cpuinfo` where it exists.

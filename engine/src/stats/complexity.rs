@@ -5,6 +5,13 @@
 //! selection as in Burnham & Anderson, "Model Selection and Multimodel
 //! Inference", 2nd ed., 2002, §2.4–2.6).
 //!
+//! The reported class is the simplest of those the data cannot tell apart: every class
+//! within the criterion's margin of the best-fitting one is a candidate, and the simplest
+//! candidate is reported (parsimony, Burnham & Anderson §2.6). Reporting the lowest criterion
+//! instead makes the class of a noisy benchmark flip between reruns: with four or five points
+//! a model with a slope fits the noise a little better by chance, and which one wins changes
+//! from run to run.
+//!
 //! Likelihood: residuals are Gaussian with variance σ²/wᵢ, so with the
 //! maximum-likelihood σ̂² = RSS_w/N the log-likelihood is, up to a constant
 //! shared by all models, −N/2·ln(RSS_w/N). Hence
@@ -105,20 +112,24 @@ impl Fit {
     }
 }
 
-/// All candidate fits ranked by AICc, with the winner and its closest rival.
+/// All candidate fits ranked by AICc, with the class reported and its closest rival.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct ComplexityReport {
-    /// Lowest-AICc fitted model.
+    /// The reported model: the simplest of the `candidates`.
     pub(crate) best: Fit,
-    /// Second-ranked fitted model, if any.
+    /// The best-ranked fitted model other than `best`, if any.
     pub(crate) runner_up: Option<Fit>,
-    /// Whether AICc(runner-up) − AICc(best) ≥ 2, i.e. the runner-up has
-    /// "considerably less" support (Burnham & Anderson 2002, §2.6: Δ ≤ 2 means
-    /// substantial support for both). When some model's AICc is undefined
-    /// (too few points), the ranking uses plain AIC and this needs a gap of
-    /// 10; true when there is no fitted runner-up.
+    /// Whether `best` is the only candidate, i.e. every other model's AICc is at
+    /// least 2 above the lowest ("considerably less" support, Burnham & Anderson
+    /// 2002, §2.6: Δ ≤ 2 means substantial support for both). When some model's
+    /// AICc is undefined (too few points), the ranking uses plain AIC and the
+    /// margin is 10. With three points it is false whenever another model could
+    /// be fitted.
     pub(crate) distinguishable: bool,
-    /// Every candidate, best first: ascending AICc (or AIC when any AICc is
+    /// The classes within the margin of the lowest criterion, simplest first: the
+    /// ones the data cannot tell apart.
+    pub(crate) candidates: Vec<Complexity>,
+    /// Every model: `best` first, then ascending AICc (or AIC when any AICc is
     /// undefined), ties broken by simplicity; unfit models last.
     pub(crate) fits: Vec<Fit>,
 }
@@ -183,22 +194,33 @@ pub(crate) fn fit_complexity(points: &[(f64, f64, f64)]) -> Option<ComplexityRep
             .total_cmp(&criterion(b))
             .then(rank_of(a.complexity).cmp(&rank_of(b.complexity)))
     });
-    let best = fits[0];
+    let lowest = criterion(&fits[0]);
+    let mut candidates: Vec<Fit> = fits
+        .iter()
+        .filter(|f| f.is_fitted() && criterion(f).is_finite() && criterion(f) - lowest < delta)
+        .copied()
+        .collect();
+    if candidates.is_empty() {
+        candidates.push(fits[0]);
+    }
+    candidates.sort_by_key(|f| rank_of(f.complexity));
+    let best = candidates[0];
+    let position = fits
+        .iter()
+        .position(|f| f.complexity == best.complexity)
+        .unwrap_or(0);
+    let reported = fits.remove(position);
+    fits.insert(0, reported);
     let runner_up = fits.get(1).copied().filter(Fit::is_fitted);
-    let distinguishable = match runner_up {
-        // Three points say too little to call two classes apart, whatever the criterion.
-        Some(r) => {
-            pts.len() > 3
-                && criterion(&best).is_finite()
-                && criterion(&r).is_finite()
-                && criterion(&r) - criterion(&best) >= delta
-        }
-        None => criterion(&best).is_finite(),
-    };
+    // Three points say too little to call two classes apart, whatever the criterion.
+    let distinguishable = candidates.len() == 1
+        && criterion(&best).is_finite()
+        && (runner_up.is_none() || pts.len() > 3);
     Some(ComplexityReport {
         best,
         runner_up,
         distinguishable,
+        candidates: candidates.iter().map(|f| f.complexity).collect(),
         fits,
     })
 }
@@ -469,6 +491,23 @@ mod tests {
         assert!(r.fits.iter().all(|f| f.aicc == f64::INFINITY));
         assert_eq!(r.best.complexity, Complexity::Quadratic);
         assert!(!r.distinguishable);
+    }
+
+    #[test]
+    fn the_simplest_of_the_classes_that_fit_equally_well_is_reported() {
+        // A flat benchmark measured at a quarter of a nanosecond: the last point is 4% up, which
+        // O(n³) "explains" best, by a margin that means nothing.
+        let pts: Vec<_> = [(100.0, 0.259), (1e3, 0.257), (1e4, 0.245), (1e5, 0.267)]
+            .iter()
+            .map(|&(n, t)| (n, t, 1.0 / (t * 0.01f64).powi(2)))
+            .collect();
+        let r = fit_complexity(&pts).unwrap();
+        no_nan(&r);
+        assert_eq!(r.best.complexity, Complexity::Constant, "{r:?}");
+        assert!(!r.distinguishable);
+        assert_eq!(r.candidates[0], Complexity::Constant);
+        assert!(r.candidates.len() > 1, "{r:?}");
+        assert_eq!(r.fits[0].complexity, Complexity::Constant);
     }
 
     #[test]
