@@ -16,7 +16,7 @@ use std::sync::OnceLock;
 
 use crate::measure::routine::{time_batch, Batch};
 use crate::measure::{Timer, TimerKind};
-use crate::report::units::{format_duration_ns, format_rate, group_digits};
+use knotmeter_format::units::{format_duration_ns, format_rate, group_digits};
 
 /// The placeholders a [`ProfileReport::format`] template may use.
 pub const PLACEHOLDERS: [&str; 4] = ["{runs}", "{time}", "{frequency}", "{first}"];

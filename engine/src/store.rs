@@ -125,6 +125,11 @@ impl Store {
         store
     }
 
+    /// Whether earlier runs can be read (not `--no-history`, and the file is usable).
+    pub(crate) fn is_open(&self) -> bool {
+        self.history.is_some()
+    }
+
     /// The history file.
     pub(crate) fn path(&self) -> &std::path::Path {
         &self.path

@@ -41,7 +41,8 @@ const MEDIANS: &str = "SELECT median_ns FROM results WHERE case_id = ?1 AND mach
 /// [`History::points`].
 const POINTS: &str = "SELECT r.run_id, u.timestamp, u.git_commit, r.machine_key, u.baseline, \
      r.median_ns, r.low_ns, r.high_ns, r.verdict, u.status, u.pid, r.partial, \
-     u.budget_ms, coalesce(r.stored_at, u.timestamp) \
+     u.budget_ms, coalesce(r.stored_at, u.timestamp), \
+     json_extract(r.result, '$.warnings') \
      FROM results r JOIN runs u ON u.id = r.run_id \
      WHERE r.case_id = ?1 ORDER BY r.run_id DESC LIMIT ?2";
 
@@ -145,6 +146,12 @@ impl History {
                     partial: Some(row.get(11)?),
                     budget_ms: Some(seconds(row.get(12)?)),
                     stored_at: Some(seconds(row.get(13)?)),
+                    // Shown beside the point (an optimised-away median means nothing); a
+                    // result whose warnings cannot be read shows none rather than failing.
+                    warnings: row
+                        .get::<_, Option<String>>(14)?
+                        .and_then(|json| serde_json::from_str(&json).ok())
+                        .unwrap_or_default(),
                 })
             })
             .and_then(Iterator::collect::<rusqlite::Result<Vec<_>>>)

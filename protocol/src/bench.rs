@@ -44,6 +44,13 @@ pub struct BenchResult {
     pub warnings: Vec<Warning>,
     /// The comparison against a baseline or history; `null` when there is none.
     pub comparison: Option<Comparison>,
+    /// How far this case's median moves between runs on this machine, learnt from the history
+    /// store: the figure every surface shows as the spread of the headline. `null` when the
+    /// run kept no history (`--no-history`, an unreadable store) and in results from engines
+    /// that predate the field.
+    #[serde(default)]
+    #[cfg_attr(feature = "typescript", ts(optional = nullable))]
+    pub reproducibility: Option<Reproducibility>,
     /// Allocations per operation; `null` unless the bench binary installs
     /// `knotmeter::CountingAlloc` as its global allocator.
     pub allocations: Option<Allocations>,
@@ -114,6 +121,25 @@ impl Throughput {
             per_second_high: rate(low_ns),
         }
     }
+}
+
+/// How reproducible a case's median is from one run to the next on this machine.
+///
+/// The engine learns it from the case's earlier comparable runs in the history store (same
+/// machine, build profile and time budget): three times the 75th percentile of the relative
+/// changes between consecutive stored medians. It is also the noise floor below which a
+/// before/after comparison calls a change `same`. Until enough runs are stored, `spread` is
+/// `null`: the within-run interval of the median says nothing about the next run.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
+pub struct Reproducibility {
+    /// The next run's median is likely within ±`spread` of this one (0.01 is ±1%); `null`
+    /// until `runs` reaches `runs_needed`.
+    pub spread: Option<f64>,
+    /// Comparable earlier runs of this case found in the history (at most 20 are read).
+    pub runs: u32,
+    /// Comparable earlier runs needed before `spread` is known.
+    pub runs_needed: u32,
 }
 
 /// Heap allocations made by one operation, counted outside the timed samples.

@@ -31,7 +31,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::{BenchResult, HistoryPoint, RawSamples};
+use crate::{BenchResult, BenchSummary, HistoryPoint, RawSamples, Shown};
 
 /// A request: a method name with the shapes of its parameters and result.
 pub trait Request {
@@ -382,6 +382,17 @@ pub struct RunStateParams {
     /// rendered compiler error, the signal, the timeout.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
+    /// What to show for `result`, decided by the daemon (knotmeter-format): the headline,
+    /// the verdict, the outcome and every note, the benchmark's included. Present whenever
+    /// `result` is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "typescript", ts(optional))]
+    pub shown: Option<Shown>,
+    /// The analysis of the item's benchmark across its `args` cases (complexity, scaling
+    /// warnings), once all its cases ran; the item is then reported again with it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "typescript", ts(optional))]
+    pub bench: Option<Box<BenchSummary>>,
 }
 
 /// Params of `knotmeter/runStates`.
@@ -532,6 +543,25 @@ pub struct Settings {
     /// milliseconds. Default 2000.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cancel_grace_ms: Option<u32>,
+    /// Which notes of the last results are published as diagnostics (the Problems view).
+    /// Default `warnings`. Compiler errors are always published.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub problems: Option<Problems>,
+}
+
+/// Which notes of the results become diagnostics.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
+#[serde(rename_all = "lowercase")]
+pub enum Problems {
+    /// Warnings only (`optimized_away`, `flat_scaling`, …): the figure may be wrong. Notes
+    /// (`outliers`, `multimodal`) and cancelled runs' partial results are left out.
+    #[default]
+    Warnings,
+    /// Warnings, and informational notes with severity information.
+    All,
+    /// No diagnostics from results.
+    Off,
 }
 
 #[cfg(test)]
@@ -547,6 +577,8 @@ mod tests {
             state: ItemState::Errored,
             result: None,
             message: Some("timed out".into()),
+            shown: None,
+            bench: None,
         };
         assert_eq!(
             serde_json::to_value(&state).unwrap(),

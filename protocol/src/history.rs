@@ -8,7 +8,7 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use crate::Verdict;
+use crate::{Verdict, Warning};
 
 /// The id of one recorded run in the history store (SQLite's row id of the run). Larger ids
 /// were recorded later.
@@ -98,6 +98,11 @@ pub struct HistoryPoint {
     /// When the result was stored, in seconds since the Unix epoch.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stored_at: Option<u64>,
+    /// The result's warnings and notes in that run (`optimized_away` makes the median
+    /// meaningless). Absent when there were none, and from daemons before they were sent.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[cfg_attr(feature = "typescript", ts(as = "Option<Vec<Warning>>", optional))]
+    pub warnings: Vec<Warning>,
 }
 
 /// One recorded run, as `knotmeter history` lists it.

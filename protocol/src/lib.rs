@@ -21,13 +21,14 @@ mod ids;
 mod list;
 mod manifest;
 mod partition;
+mod shown;
 mod summary;
 #[cfg(all(test, feature = "typescript"))]
 mod typescript;
 
 pub use bench::{
-    Allocations, BenchResult, Comparison, Estimate, Overhead, Quantiles, RawSamples, Severity,
-    Throughput, ThroughputUnit, Verdict, Warning,
+    Allocations, BenchResult, Comparison, Estimate, Overhead, Quantiles, RawSamples,
+    Reproducibility, Severity, Throughput, ThroughputUnit, Verdict, Warning,
 };
 pub use event::{CaseFailure, Event, FailureKind, RunSummary};
 pub use history::{HistoryPoint, HistoryRun, HistoryRunId, RunStatus};
@@ -35,6 +36,7 @@ pub use ids::{canonical_arg, case_id};
 pub use list::{ListDocument, ListEntry};
 pub use manifest::{Manifest, TimerInfo};
 pub use partition::{partition_unit, unit_hash, Partition, PartitionKind};
+pub use shown::{Outcome, Shown, ShownNote};
 pub use summary::{BenchSummary, ClassFit, ComplexityFit};
 
 use serde::{Deserialize, Serialize};

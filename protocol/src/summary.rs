@@ -19,16 +19,25 @@ pub struct BenchSummary {
     pub warnings: Vec<Warning>,
 }
 
-/// Complexity classes fitted to the medians of an `args` benchmark, ranked by AICc.
+/// Complexity classes fitted to the medians of an `args` benchmark, ranked by AICc (plain AIC
+/// with four points or fewer).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct ComplexityFit {
-    /// The best-ranked class, e.g. `O(n)`.
+    /// The class reported: the simplest of the classes that fit about equally well, and
+    /// `O(1)` for a benchmark whose cost does not grow (`flat_scaling`). E.g. `O(n)`.
     pub best: String,
-    /// The second-best class, where one could be fitted.
+    /// The best-ranked class other than `best`, where one could be fitted.
     pub runner_up: Option<String>,
-    /// Whether the best beats the runner-up by an AICc margin of at least 2.
+    /// Whether the best beats every other class by the criterion's margin (AICc 2, or plain
+    /// AIC 10 with too few points for AICc).
     pub distinguishable: bool,
+    /// Every class within that margin of the best-fitting one, simplest first: the classes
+    /// the data cannot tell apart. `best` is the simplest of them (just `best` when it is
+    /// distinguishable; absent from engines that predate the field).
+    #[serde(default)]
+    #[cfg_attr(feature = "typescript", ts(as = "Option<Vec<String>>", optional))]
+    pub candidates: Vec<String>,
     /// Every class, best first.
     pub fits: Vec<ClassFit>,
 }

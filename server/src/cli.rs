@@ -87,8 +87,8 @@ pub struct RunArgs {
     /// Do not record this run in the history store.
     #[arg(long)]
     pub no_history: bool,
-    /// Output: a table (`pretty`), one JSON object per finished case (`jsonl`), or one JSON
-    /// document at the end (`json`). `csv` and `markdown` are not available here yet.
+    /// Output: a table (`pretty`), one JSON object per finished case (`jsonl`), one JSON
+    /// document at the end (`json`), or the bench binary's `csv` or `markdown` documents.
     #[arg(long, value_enum, default_value_t = Format::Pretty)]
     pub format: Format,
 }
@@ -277,9 +277,9 @@ pub enum Format {
     Jsonl,
     /// One JSON document with every finished item.
     Json,
-    /// Not available in `knotmeter run` yet (the bench binary has it).
+    /// One CSV row per case, as the bench binary's `--format csv`.
     Csv,
-    /// Not available in `knotmeter run` yet (the bench binary has it).
+    /// A Markdown summary for a pull request, as the bench binary's `--format markdown`.
     Markdown,
 }
 

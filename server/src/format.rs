@@ -1,206 +1,143 @@
-//! Results as text for people: the code lens and inlay hint (one line), the run output and
-//! the hover (a table with the overhead diagnostics), and `knotmeter run`'s table.
-//!
-//! Every figure comes from the engine's [`BenchResult`] unchanged; this module only chooses
-//! units and layout.
+//! Results as the daemon's surfaces lay them out: the run output per case and per benchmark,
+//! the hover, and the lines of `knotmeter run`. What a result, a verdict or a warning reads
+//! like is knotmeter-format's, the same crate the engine's reporters use; this module only
+//! arranges it.
 
-use knotmeter_protocol::{BenchResult, Verdict};
+use knotmeter_format::shown;
+use knotmeter_format::text::{
+    case_label, complexity_text, optimized_away, spread_cell, verdict_text, warning_text,
+};
+use knotmeter_format::units::MISSING;
+use knotmeter_protocol::{BenchResult, BenchSummary, Comparison};
 
-/// A duration in nanoseconds with three significant digits and a unit: `812 ps`, `12.3 ns`,
-/// `1.23 µs`, `45.6 ms`, `1.20 s`.
-pub fn duration(ns: f64) -> String {
-    if !ns.is_finite() {
-        return "—".into();
-    }
-    let (value, unit) = match ns.abs() {
-        a if a < 1.0 => (ns * 1000.0, "ps"),
-        a if a < 1e3 => (ns, "ns"),
-        a if a < 1e6 => (ns / 1e3, "µs"),
-        a if a < 1e9 => (ns / 1e6, "ms"),
-        _ => (ns / 1e9, "s"),
-    };
-    let digits = match value.abs() {
-        v if v >= 100.0 => 0,
-        v if v >= 10.0 => 1,
-        _ => 2,
-    };
-    format!("{value:.digits$} {unit}")
+pub use knotmeter_format::text::manifest_line;
+
+/// The account of one finished case for the run output: its id, then the details.
+pub fn result_text(result: &BenchResult, bench: Option<&BenchSummary>) -> String {
+    let detail = shown(result, bench).detail;
+    let indented: Vec<String> = detail.lines().map(|line| format!("  {line}")).collect();
+    format!("{}\n{}", result.id, indented.join("\n"))
 }
 
-/// `±1.2%` (`±0.04%` below 0.1%), or nothing when the median is zero.
-fn precision(result: &BenchResult) -> String {
-    relative(result).map_or(String::new(), |p| {
-        let percent = p * 100.0;
-        if percent < 0.1 {
-            format!(" ±{percent:.2}%")
-        } else {
-            format!(" ±{percent:.1}%")
-        }
-    })
-}
-
-/// The relative half-width of the median's interval, as the engine reported it.
-fn relative(result: &BenchResult) -> Option<f64> {
-    result.precision
-}
-
-/// The verdict as a word with the ratio: `faster ×0.82`.
-pub fn verdict(result: &BenchResult) -> Option<String> {
-    let comparison = result.comparison.as_ref()?;
-    let word = match comparison.verdict {
-        Verdict::Faster => "faster",
-        Verdict::Slower => "slower",
-        Verdict::Same => "same",
-    };
-    Some(format!("{word} ×{:.2}", comparison.ratio))
-}
-
-/// One line: `1.23 µs [1.20 µs, 1.26 µs] ±2.4% · faster ×0.82`.
-pub fn one_line(result: &BenchResult) -> String {
-    let e = &result.estimate;
-    let mut line = format!(
-        "{} [{}, {}]{}",
-        duration(e.median_ns),
-        duration(e.low_ns),
-        duration(e.high_ns),
-        precision(result)
-    );
-    if let Some(verdict) = verdict(result) {
-        line.push_str(" · ");
-        line.push_str(&verdict);
+/// A benchmark's analysis for the run output: its complexity and scaling notes.
+pub fn bench_text(summary: &BenchSummary) -> String {
+    let mut text = format!("{}: scaling", summary.id);
+    match &summary.complexity {
+        Some(fit) => text.push_str(&format!(" {}", complexity_text(fit))),
+        None => text.push_str(" (no complexity fit)"),
     }
-    if result.partial {
-        line.push_str(" · partial");
-    }
-    line
-}
-
-/// A few lines per case for the run's output: the estimate, the spread, the sampling, the
-/// overhead diagnostics and the warnings.
-pub fn result_text(result: &BenchResult) -> String {
-    let e = &result.estimate;
-    let q = &result.quantiles;
-    let o = &result.overhead;
-    let mut text = format!(
-        "{}\n  median {}  [{}, {}]{}  mean {}\n  min {}  q1 {}  q3 {}  p95 {}  max {}  outliers {}\n  {} samples × {} ops  cold {}  wall {}\n  overhead {}/op subtracted (drift {}, {} samples capped)",
-        result.id,
-        duration(e.median_ns),
-        duration(e.low_ns),
-        duration(e.high_ns),
-        precision(result),
-        duration(e.mean_ns),
-        duration(q.min_ns),
-        duration(q.q1_ns),
-        duration(q.q3_ns),
-        duration(q.p95_ns),
-        duration(q.max_ns),
-        q.outliers,
-        result.samples,
-        result.ops_per_sample,
-        duration(result.cold_ns),
-        duration(result.wall_ns),
-        duration(o.per_op_ns),
-        duration(o.drift),
-        o.capped,
-    );
-    if let Some(c) = &result.comparison {
-        text.push_str(&format!(
-            "\n  vs {}: ×{:.3} [{:.3}, {:.3}] p={:.3} → {}",
-            c.against,
-            c.ratio,
-            c.low,
-            c.high,
-            c.p_value,
-            verdict(result).unwrap_or_default()
-        ));
-    }
-    if let Some(a) = &result.allocations {
-        text.push_str(&format!(
-            "\n  {:.1} allocations, {:.0} bytes per op",
-            a.per_op, a.bytes_per_op
-        ));
-    }
-    for warning in &result.warnings {
-        text.push_str(&format!(
-            "\n  warning [{}]: {}",
-            warning.code, warning.message
-        ));
+    for warning in &summary.warnings {
+        text.push_str(&format!("\n  {}", warning_text(warning)));
     }
     text
 }
 
-/// A markdown table of results (the hover), with the overhead diagnostics and warnings.
-pub fn markdown(results: &[&BenchResult]) -> String {
-    let mut md = String::from(
-        "| case | median | 95% interval | mean | samples × ops | overhead/op | cold | verdict |\n\
-         |---|---:|---|---:|---:|---:|---:|---|\n",
-    );
-    for r in results {
-        let e = &r.estimate;
-        md.push_str(&format!(
-            "| `{}` | {}{} | {} – {} | {} | {} × {} | {} | {} | {} |\n",
-            r.args.as_deref().unwrap_or(&r.name),
-            duration(e.median_ns),
-            precision(r),
-            duration(e.low_ns),
-            duration(e.high_ns),
-            duration(e.mean_ns),
-            r.samples,
-            r.ops_per_sample,
-            duration(r.overhead.per_op_ns),
-            duration(r.cold_ns),
-            verdict(r).unwrap_or_else(|| "—".into()),
-        ));
+/// A comparison decided at the end of the run, for the run output:
+/// `quickstart::sort_unstable: 1.0% slower than sort_stable (ratio 1.010 [1.006, 1.015])`.
+pub fn compared_text(id: &str, comparison: &Comparison) -> String {
+    format!(
+        "{id}: {} (ratio {:.3} [{:.3}, {:.3}])",
+        verdict_text(comparison),
+        comparison.ratio,
+        comparison.low,
+        comparison.high
+    )
+}
+
+/// The hover of a benchmark (all its cases) or of one case, in Markdown. `results` are the
+/// cases' last results, each with its argument text when the benchmark has `args`.
+pub fn hover(
+    title: &str,
+    results: &[(Option<&str>, &BenchResult)],
+    bench: Option<&BenchSummary>,
+    one_case: bool,
+) -> String {
+    let mut md = format!("**{title}**\n\n");
+    match results {
+        [] => md.push_str("Not measured yet: use ▶ Run.\n"),
+        [(_, result)] => md.push_str(&case_markdown(result, bench)),
+        _ => md.push_str(&cases_table(results, bench)),
     }
-    md.push_str("\n**Overhead**: ");
-    let overhead: Vec<String> = results
-        .iter()
-        .map(|r| {
-            format!(
-                "`{}` {}/op, drift {}, {} capped",
-                r.args.as_deref().unwrap_or(&r.name),
-                duration(r.overhead.per_op_ns),
-                duration(r.overhead.drift),
-                r.overhead.capped
-            )
-        })
-        .collect();
-    md.push_str(&overhead.join("; "));
-    md.push('\n');
-    for r in results {
-        for w in &r.warnings {
-            md.push_str(&format!(
-                "\n⚠ `{}` **{}**: {}\n",
-                r.args.as_deref().unwrap_or(&r.name),
-                w.code,
-                w.message
-            ));
-        }
-        if r.partial {
-            md.push_str(&format!(
-                "\n`{}` is a partial result (the run was cancelled)\n",
-                r.id
-            ));
-        }
+    if let (Some(bench), false) = (bench, one_case) {
+        md.push_str(&scaling_markdown(bench));
     }
     md
 }
 
-/// The run's machine and clock in one line, for the output channel: what every case's
-/// overhead figures were measured with.
-pub fn manifest_line(manifest: &knotmeter_protocol::Manifest) -> String {
-    format!(
-        "knotmeter {} · {} · {} (opt-level {}) · {} × {} cores · timer {} (precision {}, read {})",
-        manifest.knotmeter_version,
-        manifest.rustc,
-        manifest.profile,
-        manifest.opt_level,
-        manifest.cpu,
-        manifest.cores,
-        manifest.timer.kind,
-        duration(manifest.timer.precision_ns),
-        duration(manifest.timer.read_cost_ns),
-    )
+/// One case in full: the headline and verdict in bold, then every detail on its own line.
+fn case_markdown(result: &BenchResult, bench: Option<&BenchSummary>) -> String {
+    let shown = shown(result, bench);
+    let mut lines = shown.detail.lines();
+    let headline = lines.next().unwrap_or_default();
+    let mut md = format!("**{}**", escape(headline));
+    if let Some(verdict) = &shown.verdict {
+        md.push_str(&format!(" · {}", escape(verdict)));
+    }
+    md.push_str("\n\n");
+    let rest: Vec<String> = lines.map(escape).collect();
+    md.push_str(&rest.join("  \n"));
+    md.push('\n');
+    md
+}
+
+/// Several cases of an `args` benchmark: a table of figures, spreads and verdicts, then each
+/// case's own warnings and notes.
+fn cases_table(results: &[(Option<&str>, &BenchResult)], bench: Option<&BenchSummary>) -> String {
+    let mut md =
+        String::from("| case | median | ± between runs | verdict |\n|---|---:|---:|---|\n");
+    let mut notes = Vec::new();
+    for (label, result) in results {
+        let label = label.map_or_else(|| case_label(&result.id).to_owned(), str::to_owned);
+        let shown = shown(result, bench);
+        let spread = if optimized_away(result) {
+            MISSING.to_owned()
+        } else {
+            spread_cell(result.reproducibility.as_ref())
+        };
+        md.push_str(&format!(
+            "| `{}` | {} | {} | {} |\n",
+            label.replace('|', "\\|"),
+            escape(&shown.figure),
+            escape(&spread),
+            escape(shown.verdict.as_deref().unwrap_or(MISSING)),
+        ));
+        for note in shown.notes.iter().filter(|n| !n.bench) {
+            notes.push(format!("`{label}`: {}", escape(&note.text)));
+        }
+    }
+    if !notes.is_empty() {
+        md.push('\n');
+        md.push_str(&notes.join("  \n"));
+        md.push('\n');
+    }
+    md
+}
+
+/// The benchmark's complexity and its scaling notes.
+fn scaling_markdown(bench: &BenchSummary) -> String {
+    let mut md = String::new();
+    if let Some(fit) = &bench.complexity {
+        md.push_str(&format!(
+            "\n**Scaling**: {}\n",
+            escape(&complexity_text(fit))
+        ));
+    }
+    for warning in &bench.warnings {
+        md.push_str(&format!("\n{}\n", escape(&warning_text(warning))));
+    }
+    md
+}
+
+/// `text` with the characters Markdown would take for emphasis or tables escaped.
+fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if matches!(c, '*' | '_' | '|' | '<' | '>' | '[' | ']' | '\\') {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
 }
 
 #[cfg(test)]
@@ -208,12 +145,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn durations_have_three_significant_digits() {
-        assert_eq!(duration(0.8123), "812 ps");
-        assert_eq!(duration(12.34), "12.3 ns");
-        assert_eq!(duration(1234.0), "1.23 µs");
-        assert_eq!(duration(45_600_000.0), "45.6 ms");
-        assert_eq!(duration(1.2e9), "1.20 s");
-        assert_eq!(duration(f64::NAN), "—");
+    fn markdown_emphasis_is_escaped() {
+        assert_eq!(escape("a_b *c* [d]"), "a\\_b \\*c\\* \\[d\\]");
     }
 }

@@ -29,6 +29,7 @@ pub mod runs;
 pub mod session;
 pub mod signals;
 pub mod stored;
+pub mod terminal;
 pub mod watch;
 
 use std::process::ExitCode;

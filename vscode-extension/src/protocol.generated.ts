@@ -212,7 +212,87 @@ result?: BenchResult | null,
  * Why, with `failed`, `errored` and `skipped`: the panic message and location, the
  * rendered compiler error, the signal, the timeout.
  */
-message?: string | null, };
+message?: string | null, 
+/**
+ * What to show for `result`, decided by the daemon (knotmeter-format): the headline,
+ * the verdict, the outcome and every note, the benchmark's included. Present whenever
+ * `result` is.
+ */
+shown?: Shown, 
+/**
+ * The analysis of the item's benchmark across its `args` cases (complexity, scaling
+ * warnings), once all its cases ran; the item is then reported again with it.
+ */
+bench?: BenchSummary, };
+
+/**
+ * Everything shown for one measured case.
+ */
+export type Shown = { 
+/**
+ * Passed, warned or partial.
+ */
+outcome: Outcome, 
+/**
+ * The median per operation (`12.3 ns`), or `≈ 0 (indistinguishable from empty)` for a
+ * body the engine could not tell apart from an empty one.
+ */
+figure: string, 
+/**
+ * How far the next run is likely to land: `±1.2% between runs`, or why that is not known
+ * yet (`spread between runs not known yet: 2 of 5 runs`); empty with no figure.
+ */
+spread: string, 
+/**
+ * The figure with its spread: `12.3 ns ±1.2% between runs`.
+ */
+headline: string, 
+/**
+ * The verdict of the comparison, with what it was against: `3.1% faster than run 12`,
+ * `1.0% slower than sort_std`, `same as run 12`.
+ */
+verdict?: string, 
+/**
+ * Every warning and note, the case's first, then its benchmark's.
+ */
+notes: Array<ShownNote>, 
+/**
+ * One line for a description, an annotation or a lens: the headline, the verdict, the
+ * codes of the warnings, and `partial` when cut short.
+ */
+line: string, 
+/**
+ * The whole account, several lines: the median with this run's 95% interval, the spread
+ * between runs, the comparison, the sampling, the overhead, allocations and every note.
+ */
+detail: string, };
+
+/**
+ * One warning or note as every surface words it.
+ */
+export type ShownNote = { 
+/**
+ * `warning` (fails the item) or `info` (worth knowing; never fails anything).
+ */
+severity: Severity, 
+/**
+ * The stable code, such as `optimized_away` or `flat_scaling`.
+ */
+code: string, 
+/**
+ * The whole line: `⚠ code: message` or `ℹ code: message`.
+ */
+text: string, 
+/**
+ * Whether it comes from the benchmark's analysis across its `args` cases rather than from
+ * this case alone.
+ */
+bench: boolean, };
+
+/**
+ * How a measured case stands once its warnings (its own and its benchmark's) are counted.
+ */
+export type Outcome = "passed" | "warned" | "partial";
 
 /**
  * Params of `knotmeter/runStates`.
@@ -368,7 +448,17 @@ fullTimeSecs?: number | null,
  * How long a cancelled bench binary may take to stop before it is killed, in
  * milliseconds. Default 2000.
  */
-cancelGraceMs?: number | null, };
+cancelGraceMs?: number | null, 
+/**
+ * Which notes of the last results are published as diagnostics (the Problems view).
+ * Default `warnings`. Compiler errors are always published.
+ */
+problems?: Problems | null, };
+
+/**
+ * Which notes of the results become diagnostics.
+ */
+export type Problems = "warnings" | "all" | "off";
 
 /**
  * The id of one recorded run in the history store (SQLite's row id of the run). Larger ids
@@ -441,7 +531,12 @@ budgetMs?: number | null,
 /**
  * When the result was stored, in seconds since the Unix epoch.
  */
-storedAt?: number | null, };
+storedAt?: number | null, 
+/**
+ * The result's warnings and notes in that run (`optimized_away` makes the median
+ * meaningless). Absent when there were none, and from daemons before they were sent.
+ */
+warnings?: Array<Warning>, };
 
 /**
  * One recorded run, as `knotmeter history` lists it.
@@ -567,6 +662,13 @@ warnings: Array<Warning>,
  * The comparison against a baseline or history; `null` when there is none.
  */
 comparison: Comparison | null, 
+/**
+ * How far this case's median moves between runs on this machine, learnt from the history
+ * store: the figure every surface shows as the spread of the headline. `null` when the
+ * run kept no history (`--no-history`, an unreadable store) and in results from engines
+ * that predate the field.
+ */
+reproducibility?: Reproducibility | null, 
 /**
  * Allocations per operation; `null` unless the bench binary installs
  * `knotmeter::CountingAlloc` as its global allocator.
@@ -773,6 +875,30 @@ verdict: Verdict, };
  * Whether a case got faster, slower or stayed the same. Computed once, shown everywhere.
  */
 export type Verdict = "faster" | "slower" | "same";
+
+/**
+ * How reproducible a case's median is from one run to the next on this machine.
+ *
+ * The engine learns it from the case's earlier comparable runs in the history store (same
+ * machine, build profile and time budget): three times the 75th percentile of the relative
+ * changes between consecutive stored medians. It is also the noise floor below which a
+ * before/after comparison calls a change `same`. Until enough runs are stored, `spread` is
+ * `null`: the within-run interval of the median says nothing about the next run.
+ */
+export type Reproducibility = { 
+/**
+ * The next run's median is likely within ±`spread` of this one (0.01 is ±1%); `null`
+ * until `runs` reaches `runs_needed`.
+ */
+spread: number | null, 
+/**
+ * Comparable earlier runs of this case found in the history (at most 20 are read).
+ */
+runs: number, 
+/**
+ * Comparable earlier runs needed before `spread` is known.
+ */
+runs_needed: number, };
 
 /**
  * Heap allocations made by one operation, counted outside the timed samples.
@@ -1047,21 +1173,30 @@ complexity: ComplexityFit | null,
 warnings: Array<Warning>, };
 
 /**
- * Complexity classes fitted to the medians of an `args` benchmark, ranked by AICc.
+ * Complexity classes fitted to the medians of an `args` benchmark, ranked by AICc (plain AIC
+ * with four points or fewer).
  */
 export type ComplexityFit = { 
 /**
- * The best-ranked class, e.g. `O(n)`.
+ * The class reported: the simplest of the classes that fit about equally well, and
+ * `O(1)` for a benchmark whose cost does not grow (`flat_scaling`). E.g. `O(n)`.
  */
 best: string, 
 /**
- * The second-best class, where one could be fitted.
+ * The best-ranked class other than `best`, where one could be fitted.
  */
 runner_up: string | null, 
 /**
- * Whether the best beats the runner-up by an AICc margin of at least 2.
+ * Whether the best beats every other class by the criterion's margin (AICc 2, or plain
+ * AIC 10 with too few points for AICc).
  */
 distinguishable: boolean, 
+/**
+ * Every class within that margin of the best-fitting one, simplest first: the classes
+ * the data cannot tell apart. `best` is the simplest of them (just `best` when it is
+ * distinguishable; absent from engines that predate the field).
+ */
+candidates?: Array<string>, 
 /**
  * Every class, best first.
  */

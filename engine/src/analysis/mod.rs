@@ -122,7 +122,9 @@ pub(crate) fn analyse(case: &Case, m: Measurement, cx: &Context) -> BenchResult 
                  precision is unknown; give it more time with `--time SECS`",
                 sorted.len(),
                 if sorted.len() == 1 { "" } else { "s" },
-                crate::report::units::format_duration_ns(median * m.ops_per_sample.max(1) as f64),
+                knotmeter_format::units::format_duration_ns(
+                    median * m.ops_per_sample.max(1) as f64
+                ),
             ),
         ));
     } else if m.budget_exhausted && relative.is_finite() && relative > cx.target_precision {

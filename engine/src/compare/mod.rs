@@ -18,7 +18,7 @@ mod unpaired;
 use knotmeter_protocol::{Comparison, Verdict};
 
 pub(crate) use paired::paired_ratio;
-pub(crate) use unpaired::{run_to_run_noise, unpaired_ratio};
+pub(crate) use unpaired::{reproducibility, unpaired_ratio, DEFAULT_RUN_TO_RUN_NOISE};
 
 use crate::stats;
 

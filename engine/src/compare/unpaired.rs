@@ -9,6 +9,8 @@
 //! what else ran. So the noise threshold of a before/after comparison is at least the case's
 //! own run-to-run spread, estimated from its stored history ([`run_to_run_noise`]).
 
+use knotmeter_protocol::Reproducibility;
+
 use super::{RatioEstimate, LEVEL};
 use crate::stats;
 
@@ -17,7 +19,7 @@ use crate::stats;
 /// (docs/comparison.md), and criterion's users settle on 3–6% thresholds in CI.
 pub(crate) const DEFAULT_RUN_TO_RUN_NOISE: f64 = 0.05;
 /// Stored runs needed to estimate the run-to-run noise from history.
-const MIN_RUNS_FOR_NOISE: usize = 5;
+pub(crate) const MIN_RUNS_FOR_NOISE: usize = 5;
 /// The noise estimate is this many times the 75th percentile of the absolute changes between
 /// consecutive runs: robust to a real change now and then (up to a quarter of the steps), and
 /// wide enough for the occasional jump a loaded machine makes.
@@ -60,6 +62,18 @@ pub(crate) fn run_to_run_noise(medians_oldest_first: &[f64]) -> f64 {
     (NOISE_MULTIPLE * stats::quantile(&stats::sorted(&changes), 0.75)).exp_m1()
 }
 
+/// What the history says about the reproducibility of a case whose earlier comparable medians
+/// are `medians_oldest_first`: the run-to-run noise once [`MIN_RUNS_FOR_NOISE`] runs are
+/// stored (the same figure [`run_to_run_noise`] gives the verdicts), and how many there are.
+pub(crate) fn reproducibility(medians_oldest_first: &[f64]) -> Reproducibility {
+    let runs = medians_oldest_first.iter().filter(|m| **m > 0.0).count();
+    Reproducibility {
+        spread: (runs >= MIN_RUNS_FOR_NOISE).then(|| run_to_run_noise(medians_oldest_first)),
+        runs: u32::try_from(runs).unwrap_or(u32::MAX),
+        runs_needed: MIN_RUNS_FOR_NOISE as u32,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -100,5 +114,16 @@ mod tests {
         // One real 10% step among small wobbles does not blow the noise up.
         let noise = run_to_run_noise(&[100.0, 100.5, 100.0, 110.0, 110.5, 110.0, 110.4]);
         assert!(noise < 0.02, "{noise}");
+    }
+
+    #[test]
+    fn reproducibility_is_the_verdicts_noise_once_enough_runs_are_stored() {
+        let early = reproducibility(&[100.0, 101.0, 100.0, 101.0]);
+        assert_eq!((early.spread, early.runs, early.runs_needed), (None, 4, 5));
+        let medians = [100.0, 101.0, 100.0, 101.0, 100.0];
+        let known = reproducibility(&medians);
+        assert_eq!(known.spread, Some(run_to_run_noise(&medians)));
+        assert_eq!(known.runs, 5);
+        assert_eq!(reproducibility(&[]).runs, 0);
     }
 }

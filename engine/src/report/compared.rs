@@ -4,16 +4,18 @@
 //! table, `group NAME (baseline LABEL)`; any other comparison (a case against an earlier
 //! stored run) goes into `against the previous run (RUN)`, one table per run compared
 //! against. Group tables come first, in the order their first comparison arrived; rows keep
-//! run order. Columns: member, ratio with its 95% interval, change, verdict and corrected
-//! p-value. The verdict is the comparison's own word, colored; nothing here decides one.
+//! run order. Columns: member, ratio with its 95% interval, change, verdict (with what it is
+//! against: `3.4% slower than sort_std`) and corrected p-value. The verdict is the
+//! comparison's own, worded by knotmeter-format and colored; nothing here decides one.
 
 use std::collections::HashMap;
 
 use knotmeter_protocol::{Comparison, Verdict};
 
+use knotmeter_format::text::{case_label, change_text, p_value_text, ratio_text, verdict_text};
+
 use super::style::{Painter, Tone};
 use super::table::{Align, Column, Table, GAP};
-use super::text::{case_label, change_text, p_value_text, ratio_text, verdict_word};
 
 /// Indentation of a table under its title.
 const INDENT: &str = "  ";
@@ -93,7 +95,7 @@ fn table_lines(rows: &[&(String, Comparison)], painter: Painter) -> Vec<String> 
                 case_label(id).to_owned(),
                 ratio_text(comparison),
                 change_text(comparison),
-                verdict_word(comparison.verdict).to_owned(),
+                verdict_text(comparison),
                 p_value_text(comparison.p_value),
             ]
         })
@@ -145,15 +147,15 @@ mod tests {
         let expected = [
             "",
             "group sorting (baseline sort_std)",
-            "  member      ratio [95% CI]      change  verdict       p",
-            "  ──────────  ──────────────────  ──────  ───────  ──────",
-            "  sort_radix  1.03× [1.01, 1.05]   +3.4%  slower   <0.001",
+            "  member      ratio [95% CI]      change  verdict                         p",
+            "  ──────────  ──────────────────  ──────  ─────────────────────────  ──────",
+            "  sort_radix  1.03× [1.01, 1.05]   +3.4%  3.4% slower than sort_std  <0.001",
             "",
             "against the previous run (run 12)",
-            "  member          ratio [95% CI]      change  verdict      p",
-            "  ──────────────  ──────────────────  ──────  ───────  ─────",
-            "  chain_n/1000    0.81× [0.75, 0.88]  -18.8%  faster   0.002",
-            "  pair/(1,\"x|y\")  1.00× [0.97, 1.03]   +0.0%  same     0.500",
+            "  member          ratio [95% CI]      change  verdict                       p",
+            "  ──────────────  ──────────────────  ──────  ────────────────────────  ─────",
+            "  chain_n/1000    0.81× [0.75, 0.88]  -18.8%  18.8% faster than run 12  0.002",
+            "  pair/(1,\"x|y\")  1.00× [0.97, 1.03]   +0.0%  same as run 12            0.500",
         ];
         assert_eq!(lines, expected, "\n{}", lines.join("\n"));
     }
@@ -162,10 +164,10 @@ mod tests {
     fn verdicts_are_colored_without_shifting_columns() {
         let lines = section(&fixtures::comparisons(), &groups(), Painter::new(true));
         assert!(
-            lines[4].ends_with("+3.4%  \x1b[31mslower\x1b[0m   <0.001"),
+            lines[4].ends_with("+3.4%  \x1b[31m3.4% slower than sort_std\x1b[0m  <0.001"),
             "{lines:?}"
         );
-        assert!(lines[10].contains("  \x1b[2msame\x1b[0m     0.500"));
+        assert!(lines[10].contains("  \x1b[2msame as run 12\x1b[0m            0.500"));
         assert!(section(&[], &groups(), Painter::new(true)).is_empty());
     }
 

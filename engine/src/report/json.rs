@@ -1,13 +1,12 @@
-//! `--format json`: one pretty-printed [`Report`] written when the run finishes.
+//! `--format json`: one pretty-printed [`knotmeter_protocol::Report`] written when the run
+//! finishes.
 //!
 //! The run is collected by [`super::collect::AtEnd`]: results as `case_finished` delivers them,
 //! their `comparison` filled in by `case_compared`, and `benches` from `bench_finished`.
 
 use std::io::{self, Write};
 
-use knotmeter_protocol::{Report, RunSummary};
-
-use super::collect::Finish;
+use super::collect::{Collected, Finish};
 
 /// Writes the collected run as one document (see [`super::collect::AtEnd`]).
 pub(crate) struct Json {
@@ -23,8 +22,8 @@ impl Json {
 }
 
 impl Finish for Json {
-    fn finish(&mut self, report: Report, _summary: &RunSummary) -> io::Result<()> {
-        serde_json::to_writer_pretty(&mut self.out, &report)?;
+    fn finish(&mut self, run: Collected) -> io::Result<()> {
+        serde_json::to_writer_pretty(&mut self.out, &run.report)?;
         self.out.write_all(b"\n")?;
         self.out.flush()
     }
@@ -35,7 +34,7 @@ mod tests {
     use super::super::collect::AtEnd;
     use super::super::{fixtures, Format, Reporter};
     use super::*;
-    use knotmeter_protocol::VERSION;
+    use knotmeter_protocol::{Report, VERSION};
 
     #[test]
     fn writes_one_report_with_every_result_and_failure() {

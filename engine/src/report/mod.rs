@@ -14,9 +14,12 @@
 //! * `csv`: one RFC 4180 row per case, written at the end.
 //! * `markdown`: a GitHub-flavoured table at the end, for pull requests.
 //!
-//! Each format has its own module; number formatting lives in `units`, phrases shared by the
-//! human formats in `text`, the pretty table's layout in `table` and `style`, and its closing
-//! comparison tables in `compared`.
+//! Each format has its own module. What a result, a verdict and a warning read like is
+//! decided by the knotmeter-format crate, which the daemon uses too: the figure (or `≈ 0
+//! (indistinguishable from empty)`), the spread between runs, the verdict against what, the
+//! marks and outcomes. Here are only the layouts: the pretty table in `table` and `style`, its
+//! closing comparison tables in `compared`, and the collection of the formats written at the
+//! end in `collect`.
 
 use std::io::{self, Write};
 
@@ -36,11 +39,11 @@ mod markdown;
 mod pretty;
 mod style;
 mod table;
-mod text;
-pub(crate) mod units;
 
 #[cfg(test)]
 mod fixtures;
+#[cfg(test)]
+mod surfaces;
 
 /// An output format selectable with `--format`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -116,7 +119,7 @@ pub(crate) fn reporter(
         Format::Pretty => Box::new(pretty::Pretty::new(out, color, live)),
         Format::Json => Box::new(collect::AtEnd::new(json::Json::new(out))),
         Format::Jsonl => Box::new(jsonl::Jsonl::new(out)),
-        Format::Csv => Box::new(csv::Csv::new(out)),
+        Format::Csv => Box::new(collect::AtEnd::new(csv::Csv::new(out))),
         Format::Markdown => Box::new(collect::AtEnd::new(markdown::Markdown::new(out))),
     }
 }

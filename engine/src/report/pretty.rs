@@ -5,38 +5,44 @@
 //! `INFO [code] message` for a note) and the table header; the case column is as wide as the
 //! longest case label known then. Each case prints one row: label (the id without its crate
 //! segment; members of a group are indented under a `group NAME` heading, repeated when the
-//! group is interrupted), median per operation with the relative half-width of its 95%
-//! interval, throughput, samples × operations per sample, harness overhead and the cold first
-//! call. Allocations per operation (when counted), the `baseline` mark of a group's baseline
-//! and `(partial)` follow the last column; result warnings (`⚠ code: message`, notes
-//! `ℹ code: message`) go on lines under the row. A case warned `optimized_away` shows
-//! `≈ 0 (indistinguishable from empty)` and `—` instead of a median and throughput, with that
-//! warning first under the row, in bold yellow with color. A failed case prints
-//! `label  FAILED: panicked at file:line:col: msg`.
+//! group is interrupted), median per operation with the spread between runs learnt from the
+//! history (`±1.2%`, or `±?` while it is not known, explained under the table), throughput,
+//! samples × operations per sample, harness overhead and the cold first call. Allocations per
+//! operation (when counted), the `baseline` mark of a group's baseline and `(partial)` follow
+//! the last column; result warnings (`⚠ code: message`, notes `ℹ code: message`) go on lines
+//! under the row. A case warned `optimized_away` shows `≈ 0 (indistinguishable from empty)`
+//! and `—` instead of a median and throughput, with that warning first under the row, in bold
+//! yellow with color. A failed case prints `label  FAILED: panicked at file:line:col: msg`.
+//! The figures and words are knotmeter-format's, as on every other surface.
 //!
-//! `bench_finished` follows a benchmark's last row with its complexity fit
-//! (`complexity: O(n) (runner-up O(n log n), distinguishable)`) and scaling warnings,
-//! indented. `case_compared` only collects: `run_finished` prints the comparison tables
-//! (see `compared`), then the totals. A case's row is begun before the case runs, and on a
+//! `bench_finished` follows a benchmark's last row with its complexity (`complexity: O(n)`,
+//! or the classes it cannot tell apart) and scaling warnings, indented. `case_compared` only
+//! collects: `run_finished` prints the comparison tables (see `compared`), the `±?` legend,
+//! then the totals, counting warned cases (their own warnings or their benchmark's) apart from
+//! passed ones. A case's row is begun before the case runs, and on a
 //! terminal shows its progress until the row is complete (see `live`).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::io::{self, Write};
 
+use knotmeter_format::text::{
+    allocations_text, bench_id, case_label, complexity_text, failure_text, manifest_line,
+    optimized_away, samples_text, spread_legend, spread_mark, warning_text, EMPTY_ESTIMATE,
+    OPTIMIZED_AWAY,
+};
+use knotmeter_format::units::{
+    format_duration_ns, format_rate, format_throughput, ops_per_sec, MISSING,
+};
+use knotmeter_format::{shown, Tally};
 use knotmeter_protocol::{
-    BenchResult, BenchSummary, CaseFailure, Comparison, ListEntry, Manifest, RunSummary, Severity,
-    Warning,
+    BenchResult, BenchSummary, CaseFailure, Comparison, FailureKind, ListEntry, Manifest, Outcome,
+    RunSummary, Severity, Warning,
 };
 
 use super::compared;
 use super::live::InProgress;
 use super::style::{Painter, Tone};
 use super::table::{Align, Column, Table, GAP};
-use super::text::{
-    allocations_text, case_label, complexity_text, failure_text, manifest_line, optimized_away,
-    precision_text, samples_text, summary_line, warning_text, EMPTY_ESTIMATE, OPTIMIZED_AWAY,
-};
-use super::units::{format_duration_ns, format_rate, format_throughput, ops_per_sec, MISSING};
 use super::Reporter;
 use crate::measure::Progress;
 
@@ -59,6 +65,18 @@ pub(crate) struct Pretty {
     current_group: Option<String>,
     /// The final comparisons, in the order they arrived, for the closing tables.
     compared: Vec<(String, Comparison)>,
+    /// Each measured case's outcome from its own warnings, in run order.
+    outcomes: Vec<(String, Outcome)>,
+    /// Benchmarks whose analysis carries a warning: their cases count as warned.
+    warned_benches: HashSet<String>,
+    /// Cases that failed.
+    failed: u64,
+    /// Cases cancelled before their first sample.
+    skipped: u64,
+    /// Rows printed with `±?`, and how many of them for want of any history.
+    spread_unknown: (usize, usize),
+    /// Earlier runs needed before the spread between runs is known.
+    runs_needed: u32,
     /// The row begun for the case in progress.
     in_progress: InProgress,
 }
@@ -67,7 +85,8 @@ pub(crate) struct Pretty {
 fn layout(case_width: usize) -> Table {
     Table::new(vec![
         Column::new("case", case_width, Align::Left),
-        Column::new("median ±95% CI", 14, Align::Right),
+        Column::new("median", 9, Align::Right),
+        Column::new("± between runs", 14, Align::Left),
         Column::new("throughput", 16, Align::Right),
         Column::new("samples × ops", 15, Align::Right),
         Column::new("overhead", 8, Align::Right),
@@ -94,6 +113,12 @@ impl Pretty {
             groups: HashMap::new(),
             current_group: None,
             compared: Vec::new(),
+            outcomes: Vec::new(),
+            warned_benches: HashSet::new(),
+            failed: 0,
+            skipped: 0,
+            spread_unknown: (0, 0),
+            runs_needed: 0,
             in_progress: InProgress::new(live),
         }
     }
@@ -140,17 +165,13 @@ impl Pretty {
     }
 }
 
-/// The median and throughput cells of `result`; no figures for a body optimised away.
-fn estimate_cells(result: &BenchResult) -> [String; 2] {
+/// The median, spread and throughput cells of `result`; no figures for a body optimised
+/// away (its phrase spans the first two).
+fn estimate_cells(result: &BenchResult) -> [String; 3] {
     if optimized_away(result) {
-        return [EMPTY_ESTIMATE.to_owned(), MISSING.to_owned()];
+        return [EMPTY_ESTIMATE.to_owned(), String::new(), MISSING.to_owned()];
     }
     let median_ns = result.estimate.median_ns;
-    let median = format!(
-        "{} {}",
-        format_duration_ns(median_ns),
-        precision_text(result.precision)
-    );
     // A declared throughput (criterion's `Throughput`) replaces operations per second.
     let declared = result.throughput.as_ref().and_then(format_throughput);
     let throughput = declared.unwrap_or_else(|| {
@@ -159,7 +180,11 @@ fn estimate_cells(result: &BenchResult) -> [String; 2] {
             |rate| format!("{} /s", format_rate(rate)),
         )
     });
-    [median.trim_end().to_owned(), throughput]
+    [
+        format_duration_ns(median_ns),
+        spread_mark(result.reproducibility.as_ref()),
+        throughput,
+    ]
 }
 
 impl Reporter for Pretty {
@@ -220,19 +245,36 @@ impl Reporter for Pretty {
     }
 
     fn case_finished(&mut self, result: &BenchResult) -> io::Result<()> {
+        self.outcomes
+            .push((result.id.clone(), shown(result, None).outcome));
+        let repro = result.reproducibility.as_ref();
+        if !optimized_away(result) && repro.and_then(|r| r.spread).is_none() {
+            self.spread_unknown.0 += 1;
+            self.spread_unknown.1 += usize::from(repro.is_none());
+        }
+        if let Some(repro) = repro {
+            self.runs_needed = repro.runs_needed;
+        }
         let group = result.group.clone();
         self.groups.entry(result.id.clone()).or_insert(group);
         let label = self.open_row(&result.id, result.group.as_deref())?;
-        let [median, throughput] = estimate_cells(result);
-        let cells = [
-            label.clone(),
-            median,
+        let [median, spread, throughput] = estimate_cells(result);
+        let rest = [
             throughput,
             samples_text(result.samples, result.ops_per_sample),
             format_duration_ns(result.overhead.per_op_ns),
             format_duration_ns(result.cold_ns),
         ];
-        let row = self.table.row(&cells);
+        let row = if optimized_away(result) {
+            // No number was measured: the phrase spans the median and spread columns.
+            let mut cells = vec![label.clone(), median];
+            cells.extend(rest);
+            self.table.row_spanning(&cells, 1, 2)
+        } else {
+            let mut cells = vec![label.clone(), median, spread];
+            cells.extend(rest);
+            self.table.row(&cells)
+        };
         let suffix = self.suffix(result);
         let line = if suffix.is_empty() {
             row
@@ -252,6 +294,11 @@ impl Reporter for Pretty {
     }
 
     fn case_failed(&mut self, failure: &CaseFailure) -> io::Result<()> {
+        if failure.kind == FailureKind::Cancelled {
+            self.skipped += 1;
+        } else {
+            self.failed += 1;
+        }
         let group = self.groups.get(&failure.id).cloned().flatten();
         let label = self.open_row(&failure.id, group.as_deref())?;
         let text = format!("FAILED: {}", failure_text(failure));
@@ -275,6 +322,13 @@ impl Reporter for Pretty {
     }
 
     fn bench_finished(&mut self, summary: &BenchSummary) -> io::Result<()> {
+        if summary
+            .warnings
+            .iter()
+            .any(|w| w.severity == Severity::Warning)
+        {
+            self.warned_benches.insert(summary.id.clone());
+        }
         write!(self.out, "{}", self.in_progress.interrupt())?;
         let member = if self.current_group.is_some() {
             MEMBER_INDENT
@@ -301,17 +355,33 @@ impl Reporter for Pretty {
         for line in compared::section(&self.compared, &self.groups, self.painter) {
             writeln!(self.out, "{line}")?;
         }
-        let tone = if summary.failed == 0 && !summary.cancelled {
+        let (unknown, without_history) = self.spread_unknown;
+        if unknown > 0 {
+            writeln!(self.out)?;
+            let legend = spread_legend(unknown, without_history, self.runs_needed);
+            writeln!(self.out, "{}", self.painter.paint(Tone::Dim, &legend))?;
+        }
+        let mut tally = Tally {
+            failed: self.failed,
+            skipped: self.skipped,
+            ..Tally::default()
+        };
+        for (id, outcome) in &self.outcomes {
+            let outcome = match outcome {
+                Outcome::Passed if self.warned_benches.contains(bench_id(id)) => Outcome::Warned,
+                other => *other,
+            };
+            tally.measured(outcome);
+        }
+        let clean = tally.failed + tally.warned + tally.partial + tally.skipped == 0;
+        let tone = if clean && !summary.cancelled {
             Tone::Good
         } else {
             Tone::Error
         };
         writeln!(self.out)?;
-        writeln!(
-            self.out,
-            "{}",
-            self.painter.paint(tone, &summary_line(summary))
-        )?;
+        let line = tally.closing_line(summary.wall_ns, summary.cancelled);
+        writeln!(self.out, "{}", self.painter.paint(tone, &line))?;
         self.out.flush()
     }
 }
@@ -325,36 +395,43 @@ mod tests {
 
     /// The sample run as it prints without color.
     const EXPECTED: &str = "\
-knotmeter 0.1.0 · rustc 1.95.0 · release (opt-level 3) · x86_64-unknown-linux-gnu · \
-Test CPU @ 3.0GHz × 8 cores · timer instant (precision 20.0 ns, read 19.0 ns) · git 0123456789
+knotmeter 0.1.0 · rustc 1.95.0 · release (opt-level 3) · x86_64-unknown-linux-gnu · Test \
+CPU @ 3.0GHz × 8 cores · timer instant (precision 20.0 ns, read 19.0 ns) · git 0123456789
 WARNING [debug_build] the bench target was built without optimisations: run `cargo bench`
 
-case            median ±95% CI        throughput    samples × ops  overhead  cold call
-──────────────  ──────────────  ────────────────  ───────────────  ────────  ─────────
-chain_n/1000     12.2 ns ±0.4%     81 632 653 /s    1 200 × 4 096   0.31 ns    1.23 µs
-    complexity: O(n) (runner-up O(n log n), not distinguishable)
+case               median  ± between runs        throughput    samples × \
+ops  overhead  cold call
+──────────────  ─────────  ──────────────  ────────────────  ───────────────  ────────  ─────────
+chain_n/1000      12.2 ns  ±1.2%              81 632 653 /s    1 200 × 4 096   0.31 \
+ns    1.23 µs
+    complexity: O(n) or O(n log n) (cannot be told apart)
     ℹ sublinear_scaling: the cost grows as n^0.42 between n = 10 and n = 1000
-pair/(1,\"x|y\")  ≈ 0 (indistinguishable from empty)                 —    1 200 × 4 096   \
-0.31 ns    1.23 µs  3 allocs/op (96 B)
+pair/(1,\"x|y\")  ≈ 0 (indistinguishable from empty)                 —    1 200 × 4 \
+096   0.31 ns    1.23 µs  3 allocs/op (96 B)
   ⚠ optimized_away: the body cannot be told apart from an empty one | return the result
 group sorting
-  sort_std       1.23 µs ±0.4%        815 661 /s    1 200 × 4 096   0.31 ns    1.23 µs  baseline
-  sort_radix     1.27 µs ±0.4%        788 644 /s    1 200 × 4 096   0.31 ns    1.23 µs
+  sort_std        1.23 µs  ±?                    815 661 /s    1 200 × 4 096   0.31 \
+ns    1.23 µs  baseline
+  sort_radix      1.27 µs  ±1.2%                 788 644 /s    1 200 × 4 096   0.31 \
+ns    1.23 µs
     ⚠ high_noise: the middle half of the samples spans 25% of the median | close other programs
 boom            FAILED: panicked at src/lib.rs:3:5: boom, with a comma
 
 group sorting (baseline sort_std)
-  member      ratio [95% CI]      change  verdict       p
-  ──────────  ──────────────────  ──────  ───────  ──────
-  sort_radix  1.03× [1.01, 1.05]   +3.4%  slower   <0.001
+  member      ratio [95% CI]      change  verdict                         p
+  ──────────  ──────────────────  ──────  ─────────────────────────  ──────
+  sort_radix  1.03× [1.01, 1.05]   +3.4%  3.4% slower than sort_std  <0.001
 
 against the previous run (run 12)
-  member          ratio [95% CI]      change  verdict      p
-  ──────────────  ──────────────────  ──────  ───────  ─────
-  chain_n/1000    0.81× [0.75, 0.88]  -18.8%  faster   0.002
-  pair/(1,\"x|y\")  1.00× [0.97, 1.03]   +0.0%  same     0.500
+  member          ratio [95% CI]      change  verdict                       p
+  ──────────────  ──────────────────  ──────  ────────────────────────  ─────
+  chain_n/1000    0.81× [0.75, 0.88]  -18.8%  18.8% faster than run 12  0.002
+  pair/(1,\"x|y\")  1.00× [0.97, 1.03]   +0.0%  same as run 12            0.500
 
-4 passed, 1 failed in 8.40 s
+±? (1 case): the spread between runs is not known yet; it is learnt from the history once 5 \
+earlier runs of a case are stored on this machine
+
+2 passed, 2 warned, 1 failed in 8.40 s
 ";
 
     #[test]
@@ -372,13 +449,15 @@ against the previous run (run 12)
              optimisations: run `cargo bench`\x1b[0m\n"
         ));
         assert!(text.contains("\x1b[1;31mFAILED: panicked at src/lib.rs:3:5:"));
-        assert!(text.contains("+3.4%  \x1b[31mslower\x1b[0m   <0.001\n"));
-        assert!(text.contains("-18.8%  \x1b[32mfaster\x1b[0m   0.002\n"));
+        assert!(text.contains("+3.4%  \x1b[31m3.4% slower than sort_std\x1b[0m  <0.001\n"));
+        assert!(text.contains("-18.8%  \x1b[32m18.8% faster than run 12\x1b[0m  0.002\n"));
         assert!(text.contains("\n\x1b[1;33m  ⚠ optimized_away:"));
         assert!(text.contains("\n\x1b[33m    ⚠ high_noise:"));
         assert!(text.contains("\n\x1b[2m    ℹ sublinear_scaling:"));
         let plain: String = text.replace("\x1b[0m", "");
-        assert!(plain.contains("chain_n/1000     12.2 ns ±0.4%"));
+        assert!(plain.contains("chain_n/1000      12.2 ns  ±1.2%"));
+        // Warned cases make the totals stand out too.
+        assert!(text.ends_with("\x1b[1;31m2 passed, 2 warned, 1 failed in 8.40 s\x1b[0m\n"));
     }
 
     /// A pretty reporter over `buf`, started with the sample cases.
@@ -403,8 +482,8 @@ against the previous run (run 12)
         let text = buf.text()[before..].to_owned();
         assert_eq!(
             text,
-            "group sorting\n  sort_radix        0 ns ±0.4%                 —    1 200 × 4 096   \
-             0.31 ns    1.23 µs  (partial)\n"
+            "group sorting\n  sort_radix         0 ns  ±1.2%                          —    \
+             1 200 × 4 096   0.31 ns    1.23 µs  (partial)\n"
         );
         assert!(!text.contains("inf"));
     }
@@ -446,7 +525,7 @@ against the previous run (run 12)
         pretty.bench_finished(&summary).unwrap();
         assert_eq!(
             &buf.text()[before..],
-            "      complexity: O(n) (runner-up O(n log n), distinguishable)\n      \
+            "      complexity: O(n)\n      \
              ⚠ flat_scaling: the cost does not grow\n      ⚠ flat_scaling: the cost does not \
              grow\n"
         );
@@ -463,8 +542,9 @@ against the previous run (run 12)
         pretty.run_finished(&fixtures::summary()).unwrap();
         let lines: Vec<String> = buf.text()[before..].lines().map(str::to_owned).collect();
         assert_eq!(lines[1], "group sorting (baseline sort_std)");
-        assert!(lines[4].starts_with("  sort_radix  1.03× [1.01, 1.05]   +3.4%  slower"));
-        assert_eq!(lines[6], "4 passed, 1 failed in 8.40 s");
+        assert!(lines[4]
+            .starts_with("  sort_radix  1.03× [1.01, 1.05]   +3.4%  3.4% slower than sort_std"));
+        assert_eq!(lines[6], "nothing ran in 8.40 s");
     }
 
     #[test]
@@ -505,8 +585,8 @@ against the previous run (run 12)
         assert_eq!(lines[1], "");
         let width = "a_rather_long_benchmark_name/1000".len();
         let pad = |label: &str| " ".repeat(width - label.len());
-        assert!(lines[2].starts_with(&format!("case{}  median", pad("case"))));
-        let row = format!("chain_n/1000{}   12.2 ns ±0.4%", pad("chain_n/1000"));
+        assert!(lines[2].starts_with(&format!("case{}     median", pad("case"))));
+        let row = format!("chain_n/1000{}    12.2 ns  ±1.2%", pad("chain_n/1000"));
         assert!(lines[4].starts_with(&row), "{}", lines[4]);
         assert_eq!(lines[5], "  ⚠ noisy: close other programs");
     }
@@ -518,6 +598,6 @@ against the previous run (run 12)
         let mut summary = fixtures::summary();
         summary.cancelled = true;
         pretty.run_finished(&summary).unwrap();
-        assert_eq!(buf.text(), "\n4 passed, 1 failed, cancelled after 8.40 s\n");
+        assert_eq!(buf.text(), "\nnothing ran, cancelled after 8.40 s\n");
     }
 }

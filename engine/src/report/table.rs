@@ -71,6 +71,34 @@ impl Table {
         padded.join(GAP).trim_end().to_owned()
     }
 
+    /// Like [`Table::row`], but `cells[at]` spans `span` columns, left-aligned across their
+    /// widths and the gaps between them; the cells after it fill the columns after the span.
+    pub(crate) fn row_spanning<S: AsRef<str>>(
+        &self,
+        cells: &[S],
+        at: usize,
+        span: usize,
+    ) -> String {
+        let mut padded = Vec::new();
+        let mut column = 0;
+        for (index, text) in cells.iter().enumerate() {
+            let text = text.as_ref();
+            if index == at && span > 1 {
+                let last = (column + span).min(self.columns.len());
+                let widths: usize = self.columns[column..last].iter().map(|c| c.width).sum();
+                let width = widths + GAP.len() * (last - column).saturating_sub(1);
+                padded.push(format!("{text:<width$}"));
+                column = last;
+            } else if column < self.columns.len() {
+                padded.push(self.cell(column, text));
+                column += 1;
+            } else {
+                padded.push(text.to_owned());
+            }
+        }
+        padded.join(GAP).trim_end().to_owned()
+    }
+
     /// The titles as a row.
     pub(crate) fn header(&self) -> String {
         let titles: Vec<&str> = self.columns.iter().map(|column| column.title).collect();
@@ -114,6 +142,17 @@ mod tests {
         let table = table();
         assert_eq!(table.row(&["longname", "12345"]), "longname  12345");
         assert_eq!(table.row(&["x"]), "x");
+        let three = Table::new(vec![
+            Column::new("name", 6, Align::Left),
+            Column::new("a", 4, Align::Right),
+            Column::new("b", 4, Align::Left),
+            Column::new("c", 2, Align::Right),
+        ]);
+        assert_eq!(three.row(&["x", "1", "2", "3"]), "x          1  2      3");
+        assert_eq!(
+            three.row_spanning(&["x", "spanning", "3"], 1, 2),
+            "x       spanning     3"
+        );
         let narrow = Table::new(vec![Column::new("overhead", 2, Align::Right)]);
         assert_eq!(narrow.cell(0, "1"), "       1");
     }

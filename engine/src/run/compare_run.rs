@@ -1,19 +1,21 @@
 //! The run's comparisons, decided together at its end: the paired ones found while measuring,
 //! plus a before/after comparison for every other case that has a stored predecessor (or a
-//! result in the baseline named by `--baseline`), all corrected at once.
+//! result in the baseline named by `--baseline`), all corrected at once. Also each case's
+//! reproducibility, learnt from the same history: the spread every surface shows beside its
+//! figure is the noise floor its before/after verdict uses.
 //!
 //! Only complete results are compared and compared against: a case cut short by a cancel gets
 //! no verdict, and the store never offers a partial result as a baseline. Every measured case
 //! that gets no comparison at all is listed with the reason, for the gate.
 
 use knotmeter_history::machine_key;
-use knotmeter_protocol::Comparison;
+use knotmeter_protocol::{BenchResult, Comparison, Reproducibility};
 
 use super::Session;
 use crate::analysis::{corrected, optimized_away};
 use crate::cancel;
-use crate::compare::{self, run_to_run_noise, unpaired_ratio, Pending};
-use crate::store::Lookup;
+use crate::compare::{self, unpaired_ratio, Pending, DEFAULT_RUN_TO_RUN_NOISE};
+use crate::store::{Lookup, Store};
 
 /// Stored runs looked at to estimate a case's run-to-run noise.
 const NOISE_HISTORY: usize = 20;
@@ -24,6 +26,26 @@ pub(super) struct Compared {
     pub(super) comparisons: Vec<(String, Comparison)>,
     /// Measured cases without any comparison, each with the reason.
     pub(super) not_compared: Vec<(String, String)>,
+}
+
+/// The reproducibility of case `case_id` on the machine `machine_key` from its earlier
+/// comparable runs (before this one), or `None` when no history can be read.
+pub(super) fn reproducibility(
+    store: &Store,
+    case_id: &str,
+    machine_key: &str,
+) -> Option<Reproducibility> {
+    let medians = store.medians(case_id, machine_key, NOISE_HISTORY);
+    store.is_open().then(|| compare::reproducibility(&medians))
+}
+
+/// The noise floor of a before/after comparison of `result`: the spread between runs it
+/// shows, or the default while that is not known yet.
+fn run_to_run_noise(result: &BenchResult) -> f64 {
+    result
+        .reproducibility
+        .and_then(|r| r.spread)
+        .unwrap_or(DEFAULT_RUN_TO_RUN_NOISE)
 }
 
 /// Decides every comparison of the run.
@@ -102,7 +124,7 @@ pub(super) fn finish(session: &Session<'_>) -> Compared {
             ));
             continue;
         };
-        let noise = run_to_run_noise(&store.medians(&result.id, &key, NOISE_HISTORY));
+        let noise = run_to_run_noise(result);
         pending.push(Pending {
             id: result.id.clone(),
             against: if against.is_empty() {

@@ -26,7 +26,7 @@ use std::process::ExitCode;
 use std::rc::Rc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use knotmeter_history::RunStatus;
+use knotmeter_history::{machine_key, RunStatus};
 use knotmeter_protocol::{BenchResult, CaseFailure, FailureKind, Manifest, RunSummary, Warning};
 
 pub(crate) use once::run_once;
@@ -140,7 +140,8 @@ struct Session<'o> {
     paired: Vec<Pending>,
     /// Cases of each benchmark function still to report, to know when to summarise it.
     remaining: HashMap<String, usize>,
-    /// The history store, written as cases end.
+    /// The history store: each case's reproducibility when it finishes, then its result;
+    /// the before/after comparisons at the end.
     store: Store,
     /// The run's comparisons, once decided: for the gate.
     compared: Option<compare_run::Compared>,
@@ -295,7 +296,10 @@ impl Session<'_> {
                 .iter()
                 .filter(|r| is_case_of(&r.id, &case.bench_id))
                 .collect();
-            if let Some(summary) = analysis::summarise(&case.bench_id, &case.name, &results) {
+            let resolution = analysis::resolution_ns();
+            if let Some(summary) =
+                analysis::summarise(&case.bench_id, &case.name, &results, resolution)
+            {
                 self.emit(|r| r.bench_finished(&summary));
             }
         }
@@ -307,6 +311,8 @@ impl Session<'_> {
             target_precision: self.options.precision,
         };
         let mut result = analysis::analyse(case, m, &cx);
+        let key = machine_key(&self.manifest);
+        result.reproducibility = compare_run::reproducibility(&self.store, &result.id, &key);
         if twice {
             result.warnings.push(Warning::new(
                 "measured_twice",

@@ -89,6 +89,7 @@ pub fn result_with_samples(id: &str, median_ns: f64, n: usize) -> BenchResult {
         partial: false,
         warnings: Vec::new(),
         comparison: None,
+        reproducibility: None,
         allocations: None,
         raw: RawSamples {
             workload_ns: (0..n).map(|i| median_ns + i as f64 * 0.1).collect(),

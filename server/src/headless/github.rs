@@ -1,6 +1,8 @@
 //! `knotmeter run` on GitHub Actions (`GITHUB_ACTIONS=true`): an annotation for each warning,
 //! each regression and each case that failed, and a markdown summary of the run appended to
-//! `$GITHUB_STEP_SUMMARY`.
+//! `$GITHUB_STEP_SUMMARY`. Results, verdicts, warnings and totals are worded as on every
+//! other surface (knotmeter-format's `Shown` and tally): a benchmark's own warning such as
+//! `flat_scaling` is annotated on each of its cases, a verdict says what it is against.
 //!
 //! `knotmeter run` writes them, not the bench binary: it sees every bench binary of the run
 //! (one summary, not one per binary), and under it the bench binaries speak `jsonl` on
@@ -12,9 +14,9 @@ use std::io::Write;
 use std::path::Path;
 
 use knotmeter_protocol::editor::{ItemState, RunStateParams};
-use knotmeter_protocol::{BenchResult, Severity, Verdict};
+use knotmeter_protocol::{BenchResult, Severity, Shown, Verdict};
 
-use crate::format;
+use crate::terminal::RunRecord;
 
 /// Whether this process runs as a GitHub Actions step.
 pub fn on_github_actions() -> bool {
@@ -24,14 +26,14 @@ pub fn on_github_actions() -> bool {
 /// Writes the annotations to standard error and appends the summary to
 /// `$GITHUB_STEP_SUMMARY` (when set); a summary that cannot be written is said, and changes
 /// nothing else.
-pub fn report(finals: &[RunStateParams]) {
+pub fn report(record: &RunRecord) {
     let mut stderr = std::io::stderr().lock();
-    for line in annotations(finals) {
+    for line in annotations(record) {
         let _ = writeln!(stderr, "{line}");
     }
     drop(stderr);
     if let Some(path) = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|p| !p.is_empty()) {
-        if let Err(e) = append(Path::new(&path), &summary(finals)) {
+        if let Err(e) = append(Path::new(&path), &summary(record)) {
             eprintln!(
                 "knotmeter: the step summary could not be written to {}: {e}",
                 Path::new(&path).display()
@@ -48,12 +50,22 @@ fn append(path: &Path, text: &str) -> std::io::Result<()> {
         .write_all(text.as_bytes())
 }
 
+/// What is shown for a final state's result: the one [`RunRecord::present`] attached, or
+/// worked out now.
+fn shown_of(record: &RunRecord, item: &RunStateParams) -> Option<Shown> {
+    item.shown
+        .as_ref()
+        .map(|shown| Shown::clone(shown))
+        .or_else(|| record.shown(item))
+}
+
 /// The workflow commands for a run's final states: `::warning` for each warning (severity
-/// `warning`; `info` is not a defect) and each `slower` verdict, `::error` for each case that
-/// failed or could not be measured; placed at the benchmark's line when the result names it.
-pub fn annotations(finals: &[RunStateParams]) -> Vec<String> {
+/// `warning`, the case's own or its benchmark's; `info` is not a defect) and each `slower`
+/// verdict, `::error` for each case that failed or could not be measured; placed at the
+/// benchmark's line when the result names it.
+pub fn annotations(record: &RunRecord) -> Vec<String> {
     let mut lines = Vec::new();
-    for item in finals {
+    for item in &record.finals {
         let result = item.result.as_deref();
         let place = result.map(place).unwrap_or_default();
         match item.state {
@@ -72,36 +84,31 @@ pub fn annotations(finals: &[RunStateParams]) -> Vec<String> {
                 ));
             }
             ItemState::Passed => {
-                let Some(result) = result else { continue };
-                for warning in &result.warnings {
-                    if warning.severity != Severity::Warning {
-                        continue;
-                    }
+                let (Some(result), Some(shown)) = (result, shown_of(record, item)) else {
+                    continue;
+                };
+                for note in shown
+                    .notes
+                    .iter()
+                    .filter(|n| n.severity == Severity::Warning)
+                {
                     lines.push(command(
                         "warning",
                         &place,
-                        &format!("knotmeter: {}", warning.code),
-                        &format!("{}: {}", result.id, warning.message),
+                        &format!("knotmeter: {}", note.code),
+                        &format!("{}: {}", result.id, note_message(&note.text, &note.code)),
                     ));
                 }
-                if let Some(c) = &result.comparison {
+                if let (Some(c), Some(verdict)) = (&result.comparison, &shown.verdict) {
                     if c.verdict == Verdict::Slower {
                         lines.push(command(
                             "warning",
                             &place,
                             "knotmeter: slower",
                             &format!(
-                                "{} is slower than {}: ×{:.3} (95% CI ×{:.3} to ×{:.3}, p = {:.3}); \
-                                 median {} [{}, {}]",
-                                result.id,
-                                c.against,
-                                c.ratio,
-                                c.low,
-                                c.high,
-                                c.p_value,
-                                format::duration(result.estimate.median_ns),
-                                format::duration(result.estimate.low_ns),
-                                format::duration(result.estimate.high_ns),
+                                "{}: {verdict} (ratio {:.3}, 95% CI {:.3} to {:.3}, p = {:.3}); \
+                                 {}",
+                                result.id, c.ratio, c.low, c.high, c.p_value, shown.headline,
                             ),
                         ));
                     }
@@ -111,6 +118,15 @@ pub fn annotations(finals: &[RunStateParams]) -> Vec<String> {
         }
     }
     lines
+}
+
+/// A note's message without its mark and code (`⚠ code: message` → `message`).
+fn note_message<'a>(text: &'a str, code: &str) -> &'a str {
+    text.split_once(' ')
+        .map_or(text, |(_, rest)| rest)
+        .strip_prefix(code)
+        .and_then(|rest| rest.strip_prefix(": "))
+        .unwrap_or(text)
 }
 
 /// `file=…,line=…,` for a result's benchmark.
@@ -143,21 +159,17 @@ fn property(text: &str) -> String {
     data(text).replace(':', "%3A").replace(',', "%2C")
 }
 
-/// The run as markdown for `$GITHUB_STEP_SUMMARY`: a table of every case with its result or
-/// what happened to it, then each warning.
-pub fn summary(finals: &[RunStateParams]) -> String {
-    let count = |state: ItemState| finals.iter().filter(|f| f.state == state).count();
+/// The run as markdown for `$GITHUB_STEP_SUMMARY`: the totals, a table of every case with its
+/// result or what happened to it, then each warning.
+pub fn summary(record: &RunRecord) -> String {
     let mut md = format!(
-        "### knotmeter run\n\n{} passed, {} failed, {} errored, {} skipped\n\n\
-         | case | median [95% interval] · verdict |\n|---|---|\n",
-        count(ItemState::Passed),
-        count(ItemState::Failed),
-        count(ItemState::Errored),
-        count(ItemState::Skipped),
+        "### knotmeter run\n\n{}\n\n| case | result |\n|---|---|\n",
+        record.closing_line()
     );
-    for item in finals {
-        let cell = match (&item.state, item.result.as_deref()) {
-            (ItemState::Passed, Some(result)) => format::one_line(result),
+    for item in &record.finals {
+        let shown = shown_of(record, item);
+        let cell = match (&item.state, &shown) {
+            (ItemState::Passed | ItemState::Skipped, Some(shown)) => shown.line.clone(),
             (state, _) => {
                 let word = match state {
                     ItemState::Failed => "failed",
@@ -183,16 +195,21 @@ pub fn summary(finals: &[RunStateParams]) -> String {
             cell.replace('|', "\\|")
         ));
     }
-    for item in finals {
-        for w in item.result.iter().flat_map(|r| &r.warnings) {
-            if w.severity == Severity::Warning {
-                md.push_str(&format!(
-                    "\n⚠ `{}` **{}**: {}\n",
-                    item.id,
-                    w.code,
-                    w.message.replace('\n', " ")
-                ));
-            }
+    for item in &record.finals {
+        let Some(shown) = shown_of(record, item) else {
+            continue;
+        };
+        for note in shown
+            .notes
+            .iter()
+            .filter(|n| n.severity == Severity::Warning)
+        {
+            md.push_str(&format!(
+                "\n⚠ `{}` **{}**: {}\n",
+                item.id,
+                note.code,
+                note_message(&note.text, &note.code).replace('\n', " ")
+            ));
         }
     }
     md.push('\n');
@@ -206,6 +223,17 @@ mod tests {
     use serde_json::json;
 
     use super::{annotations, summary};
+    use crate::terminal::RunRecord;
+
+    fn record(finals: Vec<RunStateParams>) -> RunRecord {
+        let mut record = RunRecord {
+            finals,
+            wall_ns: 2.5e9,
+            ..RunRecord::default()
+        };
+        record.present();
+        record
+    }
 
     fn result(id: &str, verdict: Option<&str>, warnings: serde_json::Value) -> BenchResult {
         serde_json::from_value(json!({
@@ -237,12 +265,14 @@ mod tests {
             state,
             result: result.map(Box::new),
             message: message.map(str::to_owned),
+            shown: None,
+            bench: None,
         }
     }
 
     #[test]
     fn warnings_regressions_and_failures_are_annotated_once_at_their_line() {
-        let finals = [
+        let finals = vec![
             item(
                 "a::slow",
                 ItemState::Passed,
@@ -268,14 +298,14 @@ mod tests {
             ),
             item("a::later", ItemState::Skipped, None, None),
         ];
-        let lines = annotations(&finals);
+        let lines = annotations(&record(finals));
         assert_eq!(lines.len(), 3, "{lines:#?}");
         assert_eq!(
             lines[0],
             "::warning file=benches/a%2Cb.rs,line=8,title=knotmeter%3A imprecise::a::slow: 100%25 sure: no%0Areally"
         );
         assert!(
-            lines[1].starts_with("::warning file=benches/a%2Cb.rs,line=8,title=knotmeter%3A slower::a::slow is slower than baseline main: ×1.250 (95%25 CI ×1.200 to ×1.300, p = 0.001); median 100 ns"),
+            lines[1].starts_with("::warning file=benches/a%2Cb.rs,line=8,title=knotmeter%3A slower::a::slow: 25.0%25 slower than baseline main (ratio 1.250, 95%25 CI 1.200 to 1.300, p = 0.001); 100 ns"),
             "{}",
             lines[1]
         );
@@ -287,7 +317,7 @@ mod tests {
 
     #[test]
     fn the_summary_lists_every_case_and_each_warning() {
-        let finals = [
+        let finals = vec![
             item(
                 "a::slow",
                 ItemState::Passed,
@@ -305,13 +335,11 @@ mod tests {
                 Some("the bench binary crashed\n(signal 6)"),
             ),
         ];
-        let md = summary(&finals);
-        assert!(
-            md.contains("1 passed, 0 failed, 1 errored, 0 skipped"),
-            "{md}"
-        );
+        let md = summary(&record(finals));
+        // The shared totals: a case with a warning is warned, never passed.
+        assert!(md.contains("\n1 warned, 1 errored in 2.50 s\n"), "{md}");
         assert!(md.contains("| `a::slow` | 100 ns"), "{md}");
-        assert!(md.contains("slower ×1.25"), "{md}");
+        assert!(md.contains("25.0% slower than baseline main"), "{md}");
         assert!(
             md.contains("| `a::boom` | **errored**: the bench binary crashed |"),
             "{md}"

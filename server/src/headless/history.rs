@@ -6,12 +6,12 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use knotmeter_protocol::editor::HistoryResult;
-use knotmeter_protocol::{HistoryPoint, HistoryRun};
+use knotmeter_protocol::HistoryRun;
 
 use crate::cli::{HistoryAction, HistoryArgs, ListFormat, PruneArgs};
 use crate::discovery::workspace;
-use crate::format;
 use crate::stored::{self, Stored};
+use crate::terminal;
 
 /// `knotmeter history [ID]` and `knotmeter history prune`.
 pub fn history(args: HistoryArgs) -> anyhow::Result<ExitCode> {
@@ -36,7 +36,7 @@ pub fn history(args: HistoryArgs) -> anyhow::Result<ExitCode> {
             } else if points.is_empty() {
                 writeln!(out, "no stored results for `{id}`")?;
             } else {
-                points_table(&mut out, &points)?;
+                out.write_all(terminal::history_table(&points).as_bytes())?;
             }
         }
         None => {
@@ -92,50 +92,6 @@ fn found<T: Default>(stored: Stored<T>) -> anyhow::Result<Option<T>> {
     })
 }
 
-fn points_table(out: &mut impl Write, points: &[HistoryPoint]) -> anyhow::Result<()> {
-    writeln!(
-        out,
-        "{:>6}  {:<16}  {:>7}  {:>10}  {:<24}  {:<8}  {:<11}  commit",
-        "run", "started (UTC)", "budget", "median", "95% interval", "verdict", "run status"
-    )?;
-    for p in points {
-        let verdict = p
-            .verdict
-            .and_then(|v| serde_json::to_value(v).ok())
-            .and_then(|v| v.as_str().map(str::to_owned))
-            .unwrap_or_else(|| "—".into());
-        let mut notes = Vec::new();
-        if p.partial == Some(true) {
-            notes.push("partial: cut short by a cancel".to_owned());
-        }
-        if let Some(name) = &p.baseline {
-            notes.push(format!("baseline {name}"));
-        }
-        writeln!(
-            out,
-            "{:>6}  {:<16}  {:>7}  {:>10}  {:<24}  {:<8}  {:<11}  {}{}",
-            p.run.0,
-            stored::time_text(p.timestamp),
-            p.budget_ms.map_or_else(|| "—".to_owned(), budget),
-            format::duration(p.median_ns),
-            format!(
-                "[{}, {}]",
-                format::duration(p.low_ns),
-                format::duration(p.high_ns)
-            ),
-            verdict,
-            p.status.map_or("—", |s| s.as_str()),
-            commit(p.git_commit.as_deref()),
-            if notes.is_empty() {
-                String::new()
-            } else {
-                format!("  ({})", notes.join("; "))
-            }
-        )?;
-    }
-    Ok(())
-}
-
 fn runs_table(out: &mut impl Write, runs: &[HistoryRun]) -> anyhow::Result<()> {
     writeln!(
         out,
@@ -170,7 +126,7 @@ fn runs_table(out: &mut impl Write, runs: &[HistoryRun]) -> anyhow::Result<()> {
 }
 
 /// A time budget per case: `100 ms` (`--quick`), `1 s`.
-fn budget(ms: u64) -> String {
+pub(crate) fn budget(ms: u64) -> String {
     match ms {
         0 => "—".to_owned(),
         ms if ms % 1000 == 0 => format!("{} s", ms / 1000),

@@ -21,6 +21,7 @@ use crate::format;
 use crate::runs::process::Children;
 use crate::runs::{self, Job, JobEvent, Problem, RunOptions};
 use crate::signals::{self, Signals, Stop};
+use crate::terminal::{self, RunRecord};
 
 /// Exit statuses of `knotmeter run`, as `cli::RUN_EXIT_STATUSES` documents them.
 mod status {
@@ -38,17 +39,6 @@ mod status {
 
 /// `knotmeter run [PATH] [FILTER]`.
 pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
-    if let Some(name) = match args.format {
-        Format::Csv => Some("csv"),
-        Format::Markdown => Some("markdown"),
-        Format::Pretty | Format::Json | Format::Jsonl => None,
-    } {
-        eprintln!(
-            "knotmeter: `--format {name}` is not available in `knotmeter run` yet (pretty, json \
-             and jsonl are); the bench binary has it: `cargo bench -- --format {name}`"
-        );
-        return Ok(ExitCode::from(status::USAGE));
-    }
     let (path, filter, guessed) = match path_and_filter(args.path.as_deref(), args.filter.clone()) {
         Ok(found) => found,
         Err(message) => {
@@ -151,6 +141,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         .build()
         .context("cannot start the async runtime")?;
     let children = Children::default();
+    let started = std::time::Instant::now();
     let ended = runtime.block_on(follow(
         job,
         workspace,
@@ -166,28 +157,39 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         Ended::AtOnce(stop) => return Ok(ExitCode::from(signals::exit_status(stop))),
         Ended::Done(view) => view,
     };
+    let mut view = view;
+    view.record.wall_ns = started.elapsed().as_nanos() as f64;
+    view.record.present();
     let code = view.exit_status();
     let mut out = Stdout::default();
     if view.refused.is_none() {
         match args.format {
             Format::Pretty => {
-                let mut text = Vec::new();
-                table(&mut text, &view.finals)?;
-                full_messages(&mut text, &view.finals, &view.shown)?;
+                let mut text = view.record.table().into_bytes();
+                full_messages(&mut text, &view.record.finals, &view.shown)?;
                 out.write(&text);
             }
             Format::Json => {
-                let mut text =
-                    serde_json::to_vec_pretty(&serde_json::json!({ "items": view.finals }))?;
+                let items = &view.record.finals;
+                let mut text = serde_json::to_vec_pretty(&serde_json::json!({ "items": items }))?;
                 text.push(b'\n');
                 out.write(&text);
             }
-            Format::Jsonl | Format::Csv | Format::Markdown => {}
+            Format::Jsonl => {}
+            Format::Csv => {
+                out.write(view.record.csv().as_bytes());
+            }
+            Format::Markdown => match view.record.markdown() {
+                Some(text) => {
+                    out.write(text.as_bytes());
+                }
+                None => say("knotmeter: no bench binary ran, so there is no Markdown report"),
+            },
         }
     }
     view.summary();
     if super::github::on_github_actions() {
-        super::github::report(&view.finals);
+        super::github::report(&view.record);
     }
     Ok(ExitCode::from(code))
 }
@@ -304,7 +306,8 @@ struct View {
     total: usize,
     done: usize,
     format: Format,
-    finals: Vec<RunStateParams>,
+    /// What the run reported: final states, analyses, listed cases, the manifest.
+    record: RunRecord,
     building: bool,
     fraction: HashMap<String, f64>,
     stdout: Stdout,
@@ -337,7 +340,7 @@ impl View {
             total,
             done: 0,
             format,
-            finals: Vec::new(),
+            record: RunRecord::default(),
             building: true,
             fraction: HashMap::new(),
             stdout: Stdout::default(),
@@ -363,7 +366,11 @@ impl View {
                 Some(bar) => bar.set_message(format!("building: {message}")),
                 None => say(&message),
             },
-            JobEvent::Build(BuildEvent::Output(_)) | JobEvent::Listed(..) => {}
+            JobEvent::Build(BuildEvent::Output(_)) => {}
+            JobEvent::Listed(_, cases) => self.record.cases.extend(cases),
+            JobEvent::Manifest(manifest) => {
+                self.record.manifest.get_or_insert(*manifest);
+            }
             JobEvent::Built { errors } => {
                 for error in &errors {
                     self.note(error.rendered.trim_end());
@@ -399,18 +406,12 @@ impl View {
                 message,
             } => self.state(id, state, result, message),
             JobEvent::Summary(summary) => {
-                if let Some(fit) = &summary.complexity {
-                    self.note(&format!("{}: scaling {}", summary.id, fit.best));
-                }
-                for w in &summary.warnings {
-                    self.note(&format!(
-                        "{}: warning [{}]: {}",
-                        summary.id, w.code, w.message
-                    ));
-                }
+                self.note(&format::bench_text(&summary));
+                self.record.summaries.insert(summary.id.clone(), summary);
             }
             JobEvent::Compared { id, comparison } => {
                 if let Some(result) = self
+                    .record
                     .finals
                     .iter_mut()
                     .find(|f| f.id == id)
@@ -462,21 +463,19 @@ impl View {
             return;
         }
         self.done += 1;
-        let params = RunStateParams {
+        let mut params = RunStateParams {
             run_id: 1,
             id,
             state,
             result,
             message,
+            shown: None,
+            bench: None,
         };
+        params.shown = self.record.shown(&params);
         // After a refused command line nothing ran: the refusal is said once, at the end.
         if self.refused.is_none() {
-            let line = final_line(
-                &params.id,
-                state,
-                params.result.as_deref(),
-                params.message.as_deref(),
-            );
+            let line = terminal::final_line(&params, params.shown.as_ref());
             match &self.bar {
                 Some(bar) => {
                     bar.set_position(self.done as u64);
@@ -493,7 +492,7 @@ impl View {
                 }
             }
         }
-        self.finals.push(params);
+        self.record.finals.push(params);
     }
 
     /// The bars go away; nothing more is shown.
@@ -527,6 +526,7 @@ impl View {
             return status::CRASHED;
         }
         let bad = self
+            .record
             .finals
             .iter()
             .any(|f| matches!(f.state, ItemState::Failed | ItemState::Errored));
@@ -588,126 +588,13 @@ impl View {
             };
             say(line.lines().next().unwrap_or_default());
         }
-        let count = |state: ItemState| self.finals.iter().filter(|f| f.state == state).count();
-        let partial = self
-            .finals
-            .iter()
-            .filter(|f| f.state == ItemState::Skipped && f.result.is_some())
-            .count();
-        let mut counts = vec![format!("{} passed", count(ItemState::Passed))];
-        for (state, word) in [
-            (ItemState::Failed, "failed"),
-            (ItemState::Errored, "errored"),
-        ] {
-            if count(state) > 0 {
-                counts.push(format!("{} {word}", count(state)));
-            }
-        }
-        let skipped = count(ItemState::Skipped);
-        if skipped > 0 {
-            counts.push(if partial > 0 {
-                format!("{skipped} skipped ({partial} with a partial result)")
-            } else {
-                format!("{skipped} skipped")
-            });
-        }
         let why = match (self.interrupted, self.output_closed) {
             (Some(stop), _) => format!("; interrupted by {stop}"),
             (None, true) => "; stopped: standard output was closed".to_owned(),
             (None, false) => String::new(),
         };
-        say(&format!("knotmeter: {}{why}", counts.join(", ")));
+        say(&format!("knotmeter: {}{why}", self.record.closing_line()));
     }
-}
-
-fn final_line(
-    id: &str,
-    state: ItemState,
-    result: Option<&BenchResult>,
-    message: Option<&str>,
-) -> String {
-    let state_word = serde_json::to_value(state)
-        .ok()
-        .and_then(|v| v.as_str().map(str::to_owned))
-        .unwrap_or_default();
-    match (result, message) {
-        (Some(result), _) => format!("{id} {state_word}: {}", format::one_line(result)),
-        (None, Some(message)) => {
-            let first = message.lines().next().unwrap_or_default();
-            format!("{id} {state_word}: {first}")
-        }
-        (None, None) => format!("{id} {state_word}"),
-    }
-}
-
-fn table(out: &mut impl Write, finals: &[RunStateParams]) -> anyhow::Result<()> {
-    let rows: Vec<[String; 4]> = finals
-        .iter()
-        .map(|f| {
-            let state = serde_json::to_value(f.state)
-                .ok()
-                .and_then(|v| v.as_str().map(str::to_owned))
-                .unwrap_or_default();
-            match &f.result {
-                Some(r) => [
-                    f.id.clone(),
-                    format::duration(r.estimate.median_ns),
-                    format!(
-                        "[{}, {}]",
-                        format::duration(r.estimate.low_ns),
-                        format::duration(r.estimate.high_ns)
-                    ),
-                    {
-                        let mut notes = vec![format!("{} × {}", r.samples, r.ops_per_sample)];
-                        notes.extend(format::verdict(r));
-                        notes.extend(r.warnings.iter().map(|w| format!("⚠ {}", w.code)));
-                        if f.state != ItemState::Passed {
-                            notes.push(state);
-                        }
-                        notes.join("  ")
-                    },
-                ],
-                None => [
-                    f.id.clone(),
-                    state,
-                    String::new(),
-                    f.message
-                        .as_deref()
-                        .and_then(|m| m.lines().next())
-                        .unwrap_or_default()
-                        .to_owned(),
-                ],
-            }
-        })
-        .collect();
-    let header = [
-        "case".to_owned(),
-        "median".to_owned(),
-        "95% interval".to_owned(),
-        "samples × ops, notes".to_owned(),
-    ];
-    let width = |i: usize| {
-        rows.iter()
-            .chain(std::iter::once(&header))
-            .map(|r| r[i].chars().count())
-            .max()
-            .unwrap_or(0)
-    };
-    let widths = [width(0), width(1), width(2)];
-    for row in std::iter::once(&header).chain(&rows) {
-        writeln!(
-            out,
-            "{:<w0$}  {:>w1$}  {:<w2$}  {}",
-            row[0],
-            row[1],
-            row[2],
-            row[3],
-            w0 = widths[0],
-            w1 = widths[1],
-            w2 = widths[2]
-        )?;
-    }
-    Ok(())
 }
 
 /// The messages of failures in full, after the table: each distinct message once, headed by

@@ -1,11 +1,13 @@
 //! The standard LSP features, computed from the tree and the last results: code lenses,
 //! inlay hints, hovers and diagnostics. Pure functions: the session owns the state and calls
-//! them.
+//! them. Every text is knotmeter-format's presentation of the result (its line, figure,
+//! notes), the one the terminal and the editor extension show too.
 
 use std::collections::HashMap;
 use std::path::Path;
 
-use knotmeter_protocol::editor::{self, RunParams, RUN_COMMAND};
+use knotmeter_format::shown;
+use knotmeter_protocol::editor::{self, Problems, RunParams, RUN_COMMAND};
 use knotmeter_protocol::{BenchResult, BenchSummary, Severity};
 use tower_lsp_server::ls_types::{
     CodeLens, Command, Diagnostic, DiagnosticSeverity, Hover, HoverContents, InlayHint,
@@ -44,9 +46,20 @@ fn contains(r: editor::Range, p: Position) -> bool {
     (r.start.line, r.start.character) <= p && p <= (r.end.line, r.end.character)
 }
 
-/// A "▶ Run" lens on each benchmark, and after a run one lens per case with its median,
-/// interval and verdict.
-pub fn code_lenses(tree: &Tree, results: &Results, file: &Path) -> Vec<CodeLens> {
+/// Whether `p` is on one of the lines of `r`: a benchmark's hover covers its whole signature
+/// line, where editors put an inline result after the text.
+fn on_lines(r: editor::Range, p: Position) -> bool {
+    r.start.line <= p.line && p.line <= r.end.line
+}
+
+/// A "▶ Run" lens on each benchmark, and after a run one lens per case with its line: the
+/// figure with its spread between runs, the verdict and the warnings.
+pub fn code_lenses(
+    tree: &Tree,
+    results: &Results,
+    summaries: &Summaries,
+    file: &Path,
+) -> Vec<CodeLens> {
     let mut lenses = Vec::new();
     for bench in tree.benches_in(file) {
         let at = range(bench.name_range);
@@ -63,10 +76,12 @@ pub fn code_lenses(tree: &Tree, results: &Results, file: &Path) -> Vec<CodeLens>
             }),
             data: None,
         });
+        let summary = summaries.get(&bench.id);
         for (label, result) in leaf_results(bench, results) {
+            let line = shown(result, summary).line;
             let mut title = match label {
-                Some(arg) => format!("{arg}: {}", format::one_line(result)),
-                None => format::one_line(result),
+                Some(arg) => format!("{arg}: {line}"),
+                None => line,
             };
             if let Some(note) = stored::stored_note(result) {
                 title.push_str(&format!(" · {note}"));
@@ -105,20 +120,30 @@ fn leaf_results<'a>(
     }
 }
 
-/// The last median after each benchmark's opening brace, and after each `args` value.
-pub fn inlay_hints(tree: &Tree, results: &Results, file: &Path) -> Vec<InlayHint> {
+/// The last figure after each benchmark's opening brace, and after each `args` value: the
+/// median, or `≈ 0 (indistinguishable from empty)`, with `⚠` when a warning makes it suspect.
+pub fn inlay_hints(
+    tree: &Tree,
+    results: &Results,
+    summaries: &Summaries,
+    file: &Path,
+) -> Vec<InlayHint> {
     let mut hints = Vec::new();
-    let hint = |at: editor::Position, result: &BenchResult| InlayHint {
+    let hint = |at: editor::Position, result: &BenchResult, bench: &Bench| InlayHint {
         position: position(at),
-        label: InlayHintLabel::String(format!(
-            "⏱ {}{}",
-            format::duration(result.estimate.median_ns),
-            if result.stored_at.is_some() {
+        label: InlayHintLabel::String({
+            let shown = shown(result, summaries.get(&bench.id));
+            let mark = match shown.outcome {
+                knotmeter_protocol::Outcome::Passed => "",
+                _ => " ⚠",
+            };
+            let stored = if result.stored_at.is_some() {
                 " (stored)"
             } else {
                 ""
-            }
-        )),
+            };
+            format!("⏱ {}{mark}{stored}", shown.figure)
+        }),
         kind: None,
         text_edits: None,
         tooltip: stored::stored_note(result).map(InlayHintTooltip::String),
@@ -129,12 +154,12 @@ pub fn inlay_hints(tree: &Tree, results: &Results, file: &Path) -> Vec<InlayHint
     for bench in tree.benches_in(file) {
         if bench.cases.is_empty() {
             if let Some(result) = results.get(&bench.id) {
-                hints.push(hint(bench.header_range.end, result));
+                hints.push(hint(bench.header_range.end, result, bench));
             }
         } else {
             for case in &bench.cases {
                 if let Some(result) = results.get(&case.id) {
-                    hints.push(hint(case.range.end, result));
+                    hints.push(hint(case.range.end, result, bench));
                 }
             }
         }
@@ -142,8 +167,9 @@ pub fn inlay_hints(tree: &Tree, results: &Results, file: &Path) -> Vec<InlayHint
     hints
 }
 
-/// Over a benchmark's attribute or signature (or a case's argument): the full result table
-/// with the overhead diagnostics.
+/// Over a benchmark's attribute or signature lines (or a case's argument): its results, the
+/// details of one case or a table of them, with the scaling analysis and every note. The one
+/// hover of a benchmark: the editor extension shows no other.
 pub fn hover(
     tree: &Tree,
     results: &Results,
@@ -153,53 +179,42 @@ pub fn hover(
 ) -> Option<Hover> {
     let bench = tree
         .benches_in(file)
-        .find(|b| contains(b.header_range, at))?;
+        .find(|b| on_lines(b.header_range, at))?;
     let case = bench.cases.iter().find(|c| contains(c.range, at));
-    let shown: Vec<&BenchResult> = match case {
-        Some(case) => results.get(&case.id).into_iter().collect(),
-        None => leaf_results(bench, results)
+    let shown: Vec<(Option<&str>, &BenchResult)> = match case {
+        Some(case) => results
+            .get(&case.id)
+            .map(|r| (Some(case.arg.as_str()), r))
             .into_iter()
-            .map(|(_, r)| r)
             .collect(),
+        None => leaf_results(bench, results),
     };
-    let title = format!("**{}**\n\n", case.map_or(&bench.id, |c| &c.id));
-    let mut body = if shown.is_empty() {
-        "Not measured yet: use ▶ Run.".to_owned()
-    } else {
-        format::markdown(&shown)
-    };
-    if let Some(note) = shown.iter().find_map(|r| stored::stored_note(r)) {
-        body =
-            format!("_From the history ({note}); not measured since knotmeter started._\n\n{body}");
-    }
-    if let Some(summary) = summaries.get(&bench.id).filter(|_| case.is_none()) {
-        if let Some(fit) = &summary.complexity {
-            body.push_str(&format!("\n**Scaling**: {}", fit.best));
-            if let Some(second) = &fit.runner_up {
-                body.push_str(&format!(" (runner-up {second})"));
-            }
-            body.push('\n');
-        }
-        for w in &summary.warnings {
-            body.push_str(&format!("\n⚠ **{}**: {}\n", w.code, w.message));
-        }
+    let title = case.map_or(&bench.id, |c| &c.id);
+    let mut value = format::hover(title, &shown, summaries.get(&bench.id), case.is_some());
+    if let Some(note) = shown.iter().find_map(|(_, r)| stored::stored_note(r)) {
+        let from =
+            format!("\n\n_From the history ({note}); not measured since knotmeter started._\n\n");
+        value = value.replacen("\n\n", &from, 1);
     }
     Some(Hover {
         contents: HoverContents::Markup(MarkupContent {
             kind: MarkupKind::Markdown,
-            value: format!("{title}{body}"),
+            value,
         }),
         range: Some(range(case.map_or(bench.header_range, |c| c.range))),
     })
 }
 
-/// The diagnostics of `file`: compiler errors of the last build, and the validity warnings
-/// of the last results at their benchmark's name.
+/// The diagnostics of `file`: compiler errors of the last build, and the notes of the last
+/// results at their benchmark's name, as `problems` says: warnings only by default (never an
+/// informational note, and never the `partial` warning of a cancelled run, which is no
+/// problem of the code).
 pub fn diagnostics(
     tree: &Tree,
     results: &Results,
     summaries: &Summaries,
     errors: &[CompilerError],
+    problems: Problems,
     file: &Path,
 ) -> Vec<Diagnostic> {
     let mut out: Vec<Diagnostic> = errors
@@ -214,28 +229,44 @@ pub fn diagnostics(
             ..Diagnostic::default()
         })
         .collect();
+    if problems == Problems::Off {
+        return out;
+    }
     for bench in tree.benches_in(file) {
-        let warnings = leaf_results(bench, results)
+        let summary = summaries.get(&bench.id);
+        let case_notes = leaf_results(bench, results)
             .into_iter()
-            .flat_map(|(label, result)| result.warnings.iter().map(move |w| (label, w)))
-            .chain(
-                summaries
-                    .get(&bench.id)
+            .filter(|(_, result)| !result.partial)
+            .flat_map(|(label, result)| {
+                let notes = shown(result, None).notes;
+                notes
                     .into_iter()
-                    .flat_map(|s| s.warnings.iter().map(|w| (None, w))),
-            );
-        for (label, warning) in warnings {
-            let severity = match warning.severity {
-                Severity::Warning => DiagnosticSeverity::WARNING,
-                _ => DiagnosticSeverity::INFORMATION,
+                    .map(move |n| (label, n.severity, n.code, n.text))
+            });
+        // The benchmark's notes once, not once per case.
+        let bench_notes = summary.into_iter().flat_map(|s| {
+            s.warnings
+                .iter()
+                .map(|w| (None, w.severity, w.code.clone(), w.message.clone()))
+        });
+        for (label, severity, code, text) in case_notes.chain(bench_notes) {
+            let severity = match (severity, problems) {
+                (Severity::Warning, _) => DiagnosticSeverity::WARNING,
+                (Severity::Info, Problems::All) => DiagnosticSeverity::INFORMATION,
+                (Severity::Info, _) => continue,
             };
+            let message = text
+                .strip_prefix("⚠ ")
+                .or_else(|| text.strip_prefix("ℹ "))
+                .and_then(|t| t.strip_prefix(&format!("{code}: ")))
+                .unwrap_or(&text);
             let subject = label.map_or(String::new(), |arg| format!("({arg}) "));
             out.push(Diagnostic {
                 range: range(bench.name_range),
                 severity: Some(severity),
-                code: Some(NumberOrString::String(warning.code.clone())),
+                code: Some(NumberOrString::String(code.clone())),
                 source: Some("knotmeter".into()),
-                message: format!("{subject}{}", warning.message),
+                message: format!("{subject}{message}"),
                 ..Diagnostic::default()
             });
         }

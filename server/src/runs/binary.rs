@@ -187,7 +187,8 @@ pub(super) async fn run(
                     .iter()
                     .find(|l| !l.trim().is_empty())
                     .map_or("", |l| l.trim());
-                let why = format!("the bench binary refused its command line: {first}");
+                // Also a comparison group without exactly one baseline: the first line says.
+                let why = format!("the bench binary refused to run: {first}");
                 tracker.problem(Problem::Refused {
                     target: target.clone(),
                     message: why.clone(),
@@ -198,10 +199,20 @@ pub(super) async fn run(
                 }
                 return;
             }
-            let why = format!(
-                "the bench binary {} before running anything",
-                describe(ended.status)
-            );
+            // The first line is what editors show inline: after what happened, the binary's
+            // own first words of why.
+            let first = ended.stderr_tail.iter().find(|l| !l.trim().is_empty());
+            let why = match first {
+                Some(first) => format!(
+                    "the bench binary {} before running anything: {}",
+                    describe(ended.status),
+                    first.trim()
+                ),
+                None => format!(
+                    "the bench binary {} before running anything",
+                    describe(ended.status)
+                ),
+            };
             tracker.problem(Problem::Crashed {
                 target: target.clone(),
                 case: None,
@@ -349,6 +360,7 @@ fn bench_line(
             for warning in &manifest.warnings {
                 tracker.output(None, format!("warning: {}", warning.message));
             }
+            (tracker.sink)(JobEvent::Manifest(manifest));
         }
         BenchEvent::CaseStarted { id } => {
             if wanted.contains(id.as_str()) {
@@ -368,7 +380,8 @@ fn bench_line(
         }
         BenchEvent::CaseFinished { result } => {
             let id = result.id.clone();
-            tracker.output(Some(&id), format::result_text(&result));
+            // The benchmark's analysis comes after its last case: it is told with it.
+            tracker.output(Some(&id), format::result_text(&result, None));
             let (state, message) = if result.partial {
                 (
                     ItemState::Skipped,
@@ -407,28 +420,11 @@ fn bench_line(
             silence.case_ended(now);
         }
         BenchEvent::BenchFinished(summary) => {
-            let mut text = format!("{}: scaling", summary.id);
-            if let Some(fit) = &summary.complexity {
-                text.push_str(&format!(
-                    " {}{}",
-                    fit.best,
-                    if fit.distinguishable {
-                        ""
-                    } else {
-                        " (not clearly better than the runner-up)"
-                    }
-                ));
-            }
-            for warning in &summary.warnings {
-                text.push_str(&format!(
-                    "\n  warning [{}]: {}",
-                    warning.code, warning.message
-                ));
-            }
-            tracker.output(Some(&summary.id), text);
+            tracker.output(Some(&summary.id), format::bench_text(&summary));
             (tracker.sink)(JobEvent::Summary(summary));
         }
         BenchEvent::CaseCompared { id, comparison } => {
+            tracker.output(Some(&id), format::compared_text(&id, &comparison));
             (tracker.sink)(JobEvent::Compared { id, comparison });
         }
         BenchEvent::RunFinished(_) => ended.finished = true,

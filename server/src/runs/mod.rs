@@ -30,8 +30,8 @@ use std::time::Duration;
 
 use knotmeter_protocol::editor::{ItemState, RunMode};
 use knotmeter_protocol::{
-    partition_unit, BenchResult, BenchSummary, Comparison, ListDocument, ListEntry, Partition,
-    PartitionKind,
+    partition_unit, BenchResult, BenchSummary, Comparison, ListDocument, ListEntry, Manifest,
+    Partition, PartitionKind,
 };
 use tokio::process::Command;
 use tokio_util::sync::CancellationToken;
@@ -165,6 +165,8 @@ pub enum JobEvent {
     },
     /// A bench binary's `--list --format json`, to reconcile discovery with.
     Listed(TargetRef, Vec<ListEntry>),
+    /// A bench binary started measuring: where and how.
+    Manifest(Box<Manifest>),
     /// An item changed state.
     State {
         /// The leaf id.

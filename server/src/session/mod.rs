@@ -40,10 +40,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use knotmeter_protocol::editor::{
-    CancelParams, DiscoverResult, Features, HistoryParams, HistoryResult, RunParams, RunResult,
-    SamplesParams, SamplesResult, Settings, TreeChangedParams,
+    CancelParams, DiscoverResult, Features, HistoryParams, HistoryResult, ItemState, RunParams,
+    RunResult, RunStateParams, SamplesParams, SamplesResult, Settings, TreeChangedParams,
 };
-use knotmeter_protocol::BenchResult;
+use knotmeter_protocol::{BenchResult, Shown};
 use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 use tower_lsp_server::ls_types::{CodeLens, Hover, InlayHint, MessageType, Position};
@@ -216,6 +216,7 @@ pub fn spawn(client: Client, lifeline: Lifeline) -> mpsc::UnboundedSender<LspMsg
         current: None,
         results: HashMap::new(),
         summaries: HashMap::new(),
+        summary_runs: HashMap::new(),
         samples: samples::Samples::default(),
         build_errors: Vec::new(),
         published: HashSet::new(),
@@ -284,6 +285,8 @@ struct Session {
     current: Option<Current>,
     results: Results,
     summaries: Summaries,
+    /// The run that produced each benchmark's analysis.
+    summary_runs: HashMap<String, u32>,
     samples: samples::Samples,
     build_errors: Vec<CompilerError>,
     /// Files with diagnostics on the client (so they can be cleared).
@@ -492,7 +495,10 @@ impl Session {
                 self.overlay(&path, Some(text));
                 self.publish(&path);
             }
-            LspMsg::Change(path, text) => self.overlay(&path, Some(text)),
+            LspMsg::Change(path, text) => {
+                self.overlay(&path, Some(text));
+                self.forget_build_errors(std::slice::from_ref(&path));
+            }
             LspMsg::Save(path, text) => {
                 if let Some(text) = text {
                     self.overlay(&path, Some(text));
@@ -537,10 +543,14 @@ impl Session {
                 samples::answer(&self.samples, params.id, shown, target_dir, reply);
             }
             LspMsg::CodeLens(path, reply) => {
-                let _ = reply.send(Ok(features::code_lenses(&self.tree, &self.results, &path)));
+                let lenses =
+                    features::code_lenses(&self.tree, &self.results, &self.summaries, &path);
+                let _ = reply.send(Ok(lenses));
             }
             LspMsg::InlayHints(path, reply) => {
-                let _ = reply.send(Ok(features::inlay_hints(&self.tree, &self.results, &path)));
+                let hints =
+                    features::inlay_hints(&self.tree, &self.results, &self.summaries, &path);
+                let _ = reply.send(Ok(hints));
             }
             LspMsg::Hover(path, at, reply) => {
                 let hover = features::hover(&self.tree, &self.results, &self.summaries, &path, at);
@@ -599,7 +609,14 @@ impl Session {
                 s.quick_time_secs = new.quick_time_secs.or(s.quick_time_secs);
                 s.full_time_secs = new.full_time_secs.or(s.full_time_secs);
                 s.cancel_grace_ms = new.cancel_grace_ms.or(s.cancel_grace_ms);
+                let problems = s.problems;
+                s.problems = new.problems.or(s.problems);
                 tracing::info!(settings = ?self.settings, "settings");
+                if self.settings.problems != problems {
+                    for file in self.published.clone() {
+                        self.publish(&file);
+                    }
+                }
             }
             Err(e) => self.out.push(Out::Log(
                 MessageType::WARNING,
@@ -733,6 +750,7 @@ impl Session {
                     self.reload_for(path);
                 }
                 let seq = self.worker.send(Command::Invalidate(paths.clone()));
+                self.forget_build_errors(&paths);
                 for path in paths {
                     self.edited.insert(path, seq);
                 }
@@ -743,6 +761,55 @@ impl Session {
                 self.out.push(Out::Log(MessageType::WARNING, message));
             }
         }
+    }
+
+    /// The compiler errors of files that changed since the build are stale: they are cleared
+    /// until the next build reports them again.
+    fn forget_build_errors(&mut self, changed: &[PathBuf]) {
+        let stale: HashSet<PathBuf> = self
+            .build_errors
+            .iter()
+            .filter(|e| changed.contains(&e.file))
+            .map(|e| e.file.clone())
+            .collect();
+        if stale.is_empty() {
+            return;
+        }
+        self.build_errors.retain(|e| !stale.contains(&e.file));
+        for file in stale {
+            self.publish(&file);
+        }
+    }
+
+    /// What to show for the result of `id` measured in run `run_id`, with its benchmark's
+    /// analysis when this run produced one (an analysis of earlier measurements would lend its
+    /// conclusion to new figures).
+    fn shown(&self, run_id: u32, id: &str, result: &BenchResult) -> Shown {
+        knotmeter_format::shown(result, self.analysis_of(run_id, id))
+    }
+
+    /// The analysis of `id`'s benchmark, when run `run_id` produced it.
+    fn analysis_of(&self, run_id: u32, id: &str) -> Option<&knotmeter_protocol::BenchSummary> {
+        let bench_id = knotmeter_format::text::bench_id(id);
+        self.summaries
+            .get(bench_id)
+            .filter(|_| self.summary_runs.get(bench_id) == Some(&run_id))
+    }
+
+    /// Reports a measured item of the current run again (passed, with what is known now).
+    fn report_again(&mut self, run_id: u32, id: &str) {
+        let Some(result) = self.results.get(id) else {
+            return;
+        };
+        self.out.push(Out::RunState(RunStateParams {
+            run_id,
+            id: id.to_owned(),
+            state: ItemState::Passed,
+            result: Some(Box::new(result.clone())),
+            message: None,
+            shown: Some(Box::new(self.shown(run_id, id, result))),
+            bench: self.analysis_of(run_id, id).cloned().map(Box::new),
+        }));
     }
 
     /// Stored results shown until the cases are measured: results measured since the daemon
@@ -769,6 +836,11 @@ impl Session {
         }
         self.out
             .push(Out::Stored(knotmeter_protocol::editor::StoredParams {
+                // No analysis: the benchmark has not run since the daemon started.
+                shown: fresh
+                    .iter()
+                    .map(|r| knotmeter_format::shown(r, None))
+                    .collect(),
                 results: fresh,
             }));
         if self.caps.code_lens_refresh || self.caps.inlay_hint_refresh {
@@ -787,6 +859,7 @@ impl Session {
             &self.results,
             &self.summaries,
             &self.build_errors,
+            self.settings.problems.unwrap_or_default(),
             file,
         );
         for folder in &self.folders {

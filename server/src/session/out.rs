@@ -338,6 +338,8 @@ mod tests {
             state,
             result: None,
             message: None,
+            shown: None,
+            bench: None,
         })
     }
 

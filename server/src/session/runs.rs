@@ -43,6 +43,9 @@ pub struct Current {
     pending: HashSet<String>,
     /// The folders' jobs still to start.
     parts: VecDeque<(Option<Arc<Workspace>>, Job)>,
+    /// Items measured in this run: reported again when their benchmark's analysis or their
+    /// comparison arrives.
+    measured: Vec<String>,
 }
 
 impl Current {
@@ -178,6 +181,7 @@ impl Session {
             on_save,
             pending: order.iter().cloned().collect(),
             order,
+            measured: Vec::new(),
             parts: parts
                 .into_iter()
                 .map(|(folder, part)| {
@@ -330,6 +334,9 @@ impl Session {
                     if item_state.is_final() {
                         current.pending.remove(&id);
                     }
+                    if item_state == ItemState::Passed && result.is_some() {
+                        current.measured.push(id.clone());
+                    }
                 }
                 if let Some(result) = &mut result {
                     self.samples.take_from(result);
@@ -338,12 +345,17 @@ impl Session {
                         self.publish(&file);
                     }
                 }
+                let shown = result
+                    .as_deref()
+                    .map(|r| Box::new(self.shown(run_id, &id, r)));
                 self.out.push(Out::RunState(RunStateParams {
                     run_id,
                     id,
                     state: item_state,
                     result,
                     message,
+                    shown,
+                    bench: None,
                 }));
             }
             JobEvent::Output { id, text } | JobEvent::Printed { id, text } => {
@@ -358,25 +370,34 @@ impl Session {
             }
             JobEvent::Summary(summary) => {
                 let file = self.tree.bench_of(&summary.id).map(|b| b.file.clone());
+                let bench_id = summary.id.clone();
+                self.summary_runs.insert(summary.id.clone(), run_id);
                 self.summaries.insert(summary.id.clone(), summary);
                 if let Some(file) = file {
                     self.publish(&file);
+                }
+                // The analysis completes the benchmark's cases (a `flat_scaling` warning makes
+                // each of them warned): report them again.
+                let measured: Vec<String> = self
+                    .current
+                    .iter()
+                    .filter(|c| c.run_id == run_id)
+                    .flat_map(|c| c.measured.iter())
+                    .filter(|id| knotmeter_format::text::bench_id(id) == bench_id)
+                    .cloned()
+                    .collect();
+                for id in measured {
+                    self.report_again(run_id, &id);
                 }
             }
             JobEvent::Compared { id, comparison } => {
                 // The comparison completes an earlier `passed`: report the result again.
                 if let Some(result) = self.results.get_mut(&id) {
                     result.comparison = Some(comparison);
-                    self.out.push(Out::RunState(RunStateParams {
-                        run_id,
-                        id,
-                        state: ItemState::Passed,
-                        result: Some(Box::new(result.clone())),
-                        message: None,
-                    }));
+                    self.report_again(run_id, &id);
                 }
             }
-            JobEvent::Progress { .. } => {}
+            JobEvent::Progress { .. } | JobEvent::Manifest(_) => {}
             JobEvent::Finished => {
                 if self.current.as_ref().is_some_and(|c| c.run_id == run_id) {
                     self.start_part();
@@ -542,5 +563,7 @@ fn state(run_id: u32, id: String, state: ItemState, message: Option<&str>) -> Ru
         state,
         result: None,
         message: message.map(str::to_owned),
+        shown: None,
+        bench: None,
     }
 }

@@ -7,7 +7,7 @@
 use knotmeter_protocol::{Throughput, ThroughputUnit};
 
 /// Shown in place of a number that does not exist (an infinite rate, a NaN estimate).
-pub(crate) const MISSING: &str = "—";
+pub const MISSING: &str = "—";
 
 /// Units after nanoseconds, each 1000 times the one before.
 const UNITS: [&str; 4] = ["ns", "µs", "ms", "s"];
@@ -15,7 +15,7 @@ const UNITS: [&str; 4] = ["ns", "µs", "ms", "s"];
 /// `ns` nanoseconds with a human unit and three significant digits: `0.31 ns`, `12.3 ns`,
 /// `1.23 µs`, `45.6 ms`, `1.20 s`. Exactly zero prints `0 ns`; seconds beyond 999 are
 /// grouped whole seconds (`1 234 s`).
-pub(crate) fn format_duration_ns(ns: f64) -> String {
+pub fn format_duration_ns(ns: f64) -> String {
     if !ns.is_finite() {
         return MISSING.to_owned();
     }
@@ -55,7 +55,7 @@ fn three_significant(value: f64) -> Option<String> {
 
 /// A byte count with a binary unit: whole bytes below 1 KiB as they are (`96 B`), anything
 /// else with three significant digits (`12.5 B`, `1.50 KiB`) and two decimals below 1 B.
-pub(crate) fn format_bytes(bytes: f64) -> String {
+pub fn format_bytes(bytes: f64) -> String {
     if !bytes.is_finite() || bytes < 0.0 {
         return MISSING.to_owned();
     }
@@ -80,7 +80,7 @@ pub(crate) fn format_bytes(bytes: f64) -> String {
 const BYTE_UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
 
 /// `n` with a space between groups of three digits: `12 345 678`.
-pub(crate) fn group_digits(n: u64) -> String {
+pub fn group_digits(n: u64) -> String {
     let digits = n.to_string();
     let groups: Vec<&str> = digits
         .as_bytes()
@@ -93,7 +93,7 @@ pub(crate) fn group_digits(n: u64) -> String {
 
 /// A rate per second: a grouped whole number from 100 up (`81 037 623`), two decimals
 /// below (`12.50`), and `—` when it is infinite, negative or NaN.
-pub(crate) fn format_rate(per_sec: f64) -> String {
+pub fn format_rate(per_sec: f64) -> String {
     if !per_sec.is_finite() || per_sec < 0.0 {
         return MISSING.to_owned();
     }
@@ -107,7 +107,7 @@ pub(crate) fn format_rate(per_sec: f64) -> String {
 
 /// A declared throughput's rate with its unit (`1.02 GiB/s`, `147 Melem/s`), or `None` when
 /// the estimate gave no rate (a zero time).
-pub(crate) fn format_throughput(throughput: &Throughput) -> Option<String> {
+pub fn format_throughput(throughput: &Throughput) -> Option<String> {
     let per_sec = throughput
         .per_second
         .filter(|r| r.is_finite() && *r >= 0.0)?;
@@ -138,7 +138,7 @@ pub(crate) fn format_throughput(throughput: &Throughput) -> Option<String> {
 
 /// Operations per second for a per-operation time of `ns`, or `None` when the time is zero,
 /// negative or not finite (the rate would be infinite or meaningless).
-pub(crate) fn ops_per_sec(ns: f64) -> Option<f64> {
+pub fn ops_per_sec(ns: f64) -> Option<f64> {
     (ns.is_finite() && ns > 0.0).then(|| 1e9 / ns)
 }
 

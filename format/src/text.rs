@@ -1,0 +1,542 @@
+//! Phrases every surface uses: labels, the manifest line, failures, warnings, verdicts,
+//! spreads, complexity and the closing summary.
+
+use knotmeter_protocol::{
+    Allocations, BenchResult, CaseFailure, Comparison, ComplexityFit, FailureKind, Manifest,
+    Reproducibility, RunSummary, Severity, Verdict, Warning,
+};
+
+use crate::units::{format_bytes, format_duration_ns, group_digits, MISSING};
+
+/// A case id without its leading crate segment: `quickstart::chain_n/1000` → `chain_n/1000`.
+/// A `::` inside the argument text (after the first `/`) is not a path separator.
+pub fn case_label(id: &str) -> &str {
+    let path_end = id.find('/').unwrap_or(id.len());
+    match id[..path_end].find("::") {
+        Some(index) => &id[index + 2..],
+        None => id,
+    }
+}
+
+/// The benchmark id of a case id: `quickstart::chain_n/1000` → `quickstart::chain_n` (an
+/// argument's text may hold a `/`, a benchmark id never does).
+pub fn bench_id(case_id: &str) -> &str {
+    case_id.split('/').next().unwrap_or(case_id)
+}
+
+/// One line describing where and how the run was measured: versions, build, machine, timer.
+pub fn manifest_line(manifest: &Manifest) -> String {
+    let rustc = manifest.rustc.split(" (").next().unwrap_or_default();
+    let rustc = if rustc.starts_with("rustc") {
+        rustc.to_owned()
+    } else {
+        format!("rustc {rustc}")
+    };
+    let mut parts = vec![
+        format!("knotmeter {}", manifest.knotmeter_version),
+        rustc,
+        format!("{} (opt-level {})", manifest.profile, manifest.opt_level),
+    ];
+    if manifest.debug_assertions {
+        parts.push("debug assertions on".to_owned());
+    }
+    parts.push(manifest.target.clone());
+    let cpu = if manifest.cpu.is_empty() {
+        "unknown cpu"
+    } else {
+        &manifest.cpu
+    };
+    parts.push(format!("{cpu} × {} cores", manifest.cores));
+    let timer = &manifest.timer;
+    parts.push(format!(
+        "timer {} (precision {}, read {})",
+        timer.kind,
+        format_duration_ns(timer.precision_ns),
+        format_duration_ns(timer.read_cost_ns)
+    ));
+    if let Some(commit) = &manifest.git_commit {
+        parts.push(format!("git {}", commit.get(..10).unwrap_or(commit)));
+    }
+    parts.join(" · ")
+}
+
+/// What went wrong in a failed case: `panicked at src/lib.rs:3:5: boom`.
+pub fn failure_text(failure: &CaseFailure) -> String {
+    let what = match failure.kind {
+        FailureKind::Panic => "panicked",
+        FailureKind::Cancelled => "cancelled",
+        FailureKind::Misuse => "misused",
+    };
+    match &failure.location {
+        Some(location) => format!("{what} at {location}: {}", failure.message),
+        None => format!("{what}: {}", failure.message),
+    }
+}
+
+/// A comparison's ratio and its 95% interval: `1.03× [1.01, 1.05]`.
+pub fn ratio_text(comparison: &Comparison) -> String {
+    format!(
+        "{:.2}× [{:.2}, {:.2}]",
+        comparison.ratio, comparison.low, comparison.high
+    )
+}
+
+/// The word the machine formats use for a verdict: `faster`, `slower`, `same`.
+pub fn verdict_word(verdict: Verdict) -> &'static str {
+    match verdict {
+        Verdict::Faster => "faster",
+        Verdict::Slower => "slower",
+        Verdict::Same => "same",
+    }
+}
+
+/// What a comparison was against, as people name it: a baseline case's label (`sort_std`),
+/// `run 12`, or `baseline main`.
+pub fn against_label(against: &str) -> &str {
+    if against.starts_with("run ") || against.starts_with("baseline ") {
+        against
+    } else {
+        case_label(against)
+    }
+}
+
+/// The verdict as every human surface words it, with what it is against:
+/// `3.4% slower than sort_std`, `18.8% faster than run 12`, `2.50× faster than sort_std`
+/// (from twice as fast on, a factor reads better than a percentage), `same as run 12`.
+/// Changes keep one decimal: the resolution verdict thresholds are applied at.
+pub fn verdict_text(comparison: &Comparison) -> String {
+    let against = against_label(&comparison.against);
+    let ratio = comparison.ratio;
+    match comparison.verdict {
+        Verdict::Same => format!("same as {against}"),
+        Verdict::Faster if ratio > 0.0 && ratio <= 0.5 => {
+            format!("{:.2}× faster than {against}", 1.0 / ratio)
+        }
+        Verdict::Faster => format!("{:.1}% faster than {against}", (1.0 - ratio) * 100.0),
+        Verdict::Slower if ratio >= 2.0 => format!("{ratio:.2}× slower than {against}"),
+        Verdict::Slower => format!("{:.1}% slower than {against}", (ratio - 1.0) * 100.0),
+    }
+}
+
+/// The relative change of a comparison's ratio: `+3.4%`, `-18.8%` (`—` when not finite).
+pub fn change_text(comparison: &Comparison) -> String {
+    let percent = (comparison.ratio - 1.0) * 100.0;
+    if percent.is_finite() {
+        format!("{percent:+.1}%")
+    } else {
+        MISSING.to_owned()
+    }
+}
+
+/// A corrected p-value: `0.012`, `<0.001` below a thousandth, `—` when not a number.
+pub fn p_value_text(p_value: f64) -> String {
+    if !p_value.is_finite() {
+        MISSING.to_owned()
+    } else if p_value < 0.001 {
+        "<0.001".to_owned()
+    } else {
+        format!("{p_value:.3}")
+    }
+}
+
+/// The code of the warning that says a body cannot be told apart from an empty one.
+pub const OPTIMIZED_AWAY: &str = "optimized_away";
+
+/// What every surface shows instead of the estimate of such a body: a small number there
+/// would look confident where nothing was measured.
+pub const EMPTY_ESTIMATE: &str = "≈ 0 (indistinguishable from empty)";
+
+/// Whether `result` carries the [`OPTIMIZED_AWAY`] warning.
+pub fn optimized_away(result: &BenchResult) -> bool {
+    result.warnings.iter().any(|w| w.code == OPTIMIZED_AWAY)
+}
+
+/// The mark of a warning's severity: `⚠` for a warning, `ℹ` for an informational note.
+pub fn warning_mark(severity: Severity) -> &'static str {
+    match severity {
+        Severity::Warning => "⚠",
+        Severity::Info => "ℹ",
+    }
+}
+
+/// A warning on one line of its own: `⚠ code: message` or `ℹ code: message`.
+pub fn warning_text(warning: &Warning) -> String {
+    format!(
+        "{} {}: {}",
+        warning_mark(warning.severity),
+        warning.code,
+        warning.message
+    )
+}
+
+/// A complexity fit: `O(n)` when the best class beats every other, or the classes the data
+/// cannot tell apart, simplest first: `O(n) or O(n log n) (cannot be told apart)`.
+pub fn complexity_text(fit: &ComplexityFit) -> String {
+    let others: Vec<&str> = fit
+        .candidates
+        .iter()
+        .map(String::as_str)
+        .filter(|class| *class != fit.best)
+        .collect();
+    if fit.distinguishable || others.is_empty() {
+        return fit.best.clone();
+    }
+    let mut classes = vec![fit.best.as_str()];
+    classes.extend(others);
+    let (last, first) = classes.split_last().unwrap_or((&"", &[]));
+    format!("{} or {last} (cannot be told apart)", first.join(", "))
+}
+
+/// Samples times operations per sample, grouped: `1 200 × 4 096`.
+pub fn samples_text(samples: u64, ops_per_sample: u64) -> String {
+    format!(
+        "{} × {}",
+        group_digits(samples),
+        group_digits(ops_per_sample)
+    )
+}
+
+/// A relative half-width: `±0.6%`, `±12%`, `±<0.1%` below a twentieth of a percent (empty
+/// when unknown). Used for the within-run interval, in the details only.
+pub fn precision_text(precision: Option<f64>) -> String {
+    let Some(precision) = precision.filter(|p| p.is_finite() && *p >= 0.0) else {
+        return String::new();
+    };
+    let percent = precision * 100.0;
+    if percent < 0.05 {
+        "±<0.1%".to_owned()
+    } else if percent < 10.0 {
+        format!("±{percent:.1}%")
+    } else {
+        format!("±{percent:.0}%")
+    }
+}
+
+/// The spread between runs as a table cell: `±1.2%`, `not known yet (2/5 runs)`, or
+/// `not known (no history)`.
+pub fn spread_cell(reproducibility: Option<&Reproducibility>) -> String {
+    match reproducibility {
+        Some(Reproducibility {
+            spread: Some(spread),
+            ..
+        }) => precision_text(Some(*spread)),
+        Some(r) => format!("not known yet ({}/{} runs)", r.runs, r.runs_needed),
+        None => "not known (no history)".to_owned(),
+    }
+}
+
+/// The spread between runs beside a figure in a narrow table: `±1.2%`, or `±?` when it is
+/// not known (explained once under the table by [`spread_legend`]).
+pub fn spread_mark(reproducibility: Option<&Reproducibility>) -> String {
+    match reproducibility.and_then(|r| r.spread) {
+        Some(spread) => precision_text(Some(spread)),
+        None => "±?".to_owned(),
+    }
+}
+
+/// The line under a table that used [`spread_mark`]'s `±?`: `unknown` cases had it, and
+/// `without_history` of them because no history was kept.
+pub fn spread_legend(unknown: usize, without_history: usize, runs_needed: u32) -> String {
+    let cases = if unknown == 1 { "case" } else { "cases" };
+    if without_history == unknown {
+        format!(
+            "±? ({unknown} {cases}): no history was kept, so the spread between runs is not known"
+        )
+    } else {
+        format!(
+            "±? ({unknown} {cases}): the spread between runs is not known yet; it is learnt \
+             from the history once {runs_needed} earlier runs of a case are stored on this machine"
+        )
+    }
+}
+
+/// The spread between runs as a phrase: `±1.2% between runs`, or why it is not known:
+/// `spread between runs not known yet: 2 of 5 runs`, `spread between runs not known: no
+/// history`.
+pub fn spread_text(reproducibility: Option<&Reproducibility>) -> String {
+    match reproducibility {
+        Some(Reproducibility {
+            spread: Some(spread),
+            ..
+        }) => format!("{} between runs", precision_text(Some(*spread))),
+        Some(r) => format!(
+            "spread between runs not known yet: {} of {} runs",
+            r.runs, r.runs_needed
+        ),
+        None => "spread between runs not known: no history".to_owned(),
+    }
+}
+
+/// A run's measuring mode from its time budget per case: `quick` (100 ms, `--quick`), `full`
+/// (1 s, the default), the budget itself for any other (`2.5 s per case`), `—` when unknown.
+/// Runs of different budgets are never compared, and charts keep them apart.
+pub fn mode_label(budget_ms: Option<u64>) -> String {
+    match budget_ms {
+        Some(100) => "quick".to_owned(),
+        Some(1000) => "full".to_owned(),
+        Some(ms) => format!("{} per case", format_duration_ns(ms as f64 * 1e6)),
+        None => MISSING.to_owned(),
+    }
+}
+
+/// Allocations per operation and their bytes: `3 allocs/op (96 B)`, `0.50 allocs/op (8 B)`.
+pub fn allocations_text(allocations: &Allocations) -> String {
+    let count = allocations.per_op;
+    let count = if count.fract() == 0.0 {
+        format!("{count:.0}")
+    } else {
+        format!("{count:.2}")
+    };
+    format!(
+        "{count} allocs/op ({})",
+        format_bytes(allocations.bytes_per_op)
+    )
+}
+
+/// The closing line: `10 passed, 1 failed in 8.40 s`, noting a cancelled run and the cases it
+/// cut short (`3 passed, 1 partial, 1 failed, cancelled after 8.40 s`). Reporters that know each
+/// case's outcome print [`crate::Tally::closing_line`] instead, which counts warned cases apart.
+pub fn summary_line(summary: &RunSummary) -> String {
+    let counts = if summary.partial > 0 {
+        format!(
+            "{} passed, {} partial, {} failed",
+            summary.passed, summary.partial, summary.failed
+        )
+    } else {
+        format!("{} passed, {} failed", summary.passed, summary.failed)
+    };
+    let wall = format_duration_ns(summary.wall_ns);
+    if summary.cancelled {
+        format!("{counts}, cancelled after {wall}")
+    } else {
+        format!("{counts} in {wall}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use knotmeter_protocol::TimerInfo;
+
+    use super::*;
+
+    fn comparison(against: &str, ratio: f64, verdict: Verdict) -> Comparison {
+        Comparison {
+            against: against.to_owned(),
+            ratio,
+            low: ratio * 0.99,
+            high: ratio * 1.01,
+            p_value: 0.0001,
+            verdict,
+        }
+    }
+
+    #[test]
+    fn labels_drop_only_the_crate_segment() {
+        assert_eq!(case_label("quickstart::chain_n/1000"), "chain_n/1000");
+        assert_eq!(case_label("q::parsing::parse_csv"), "parsing::parse_csv");
+        assert_eq!(case_label("q::f/Foo::new()"), "f/Foo::new()");
+        assert_eq!(case_label("lonely"), "lonely");
+        assert_eq!(case_label("lonely/a::b"), "lonely/a::b");
+        assert_eq!(bench_id("q::f/\"a/b\""), "q::f");
+        assert_eq!(bench_id("q::g"), "q::g");
+    }
+
+    #[test]
+    fn manifest_line_names_the_build_machine_and_timer() {
+        let manifest = Manifest {
+            knotmeter_version: "0.1.0".to_owned(),
+            rustc: "rustc 1.95.0 (59807616e 2026-04-14)".to_owned(),
+            profile: "release".to_owned(),
+            opt_level: "3".to_owned(),
+            debug_assertions: true,
+            target: "x86_64-unknown-linux-gnu".to_owned(),
+            cpu: String::new(),
+            cores: 8,
+            timer: TimerInfo {
+                kind: "instant".to_owned(),
+                precision_ns: 20.0,
+                read_cost_ns: 19.0,
+            },
+            git_commit: Some("0123456789abcdef".to_owned()),
+            timestamp: 0,
+            seed: 0,
+            budget_ms: 1000,
+            target_precision: 0.01,
+            warnings: Vec::new(),
+        };
+        assert_eq!(
+            manifest_line(&manifest),
+            "knotmeter 0.1.0 · rustc 1.95.0 · release (opt-level 3) · debug assertions on · \
+             x86_64-unknown-linux-gnu · unknown cpu × 8 cores · \
+             timer instant (precision 20.0 ns, read 19.0 ns) · git 0123456789"
+        );
+    }
+
+    #[test]
+    fn failures_read_like_a_panic_message() {
+        let mut failure = CaseFailure {
+            id: "q::boom".to_owned(),
+            kind: FailureKind::Panic,
+            message: "boom, with a comma".to_owned(),
+            location: Some("src/lib.rs:3:5".to_owned()),
+        };
+        assert_eq!(
+            failure_text(&failure),
+            "panicked at src/lib.rs:3:5: boom, with a comma"
+        );
+        failure.kind = FailureKind::Cancelled;
+        failure.location = None;
+        failure.message = "run cancelled".to_owned();
+        assert_eq!(failure_text(&failure), "cancelled: run cancelled");
+    }
+
+    #[test]
+    fn verdicts_say_against_what() {
+        let texts = [
+            comparison("q::sort_std", 1.034, Verdict::Slower),
+            comparison("run 12", 0.8125, Verdict::Faster),
+            comparison("q::sort_std", 0.4, Verdict::Faster),
+            comparison("baseline main", 3.0, Verdict::Slower),
+            comparison("run 12", 1.002, Verdict::Same),
+        ]
+        .map(|c| verdict_text(&c));
+        assert_eq!(
+            texts,
+            [
+                "3.4% slower than sort_std",
+                "18.8% faster than run 12",
+                "2.50× faster than sort_std",
+                "3.00× slower than baseline main",
+                "same as run 12",
+            ]
+        );
+        let words = [Verdict::Faster, Verdict::Slower, Verdict::Same].map(verdict_word);
+        assert_eq!(words, ["faster", "slower", "same"]);
+    }
+
+    #[test]
+    fn comparison_numbers() {
+        let c = comparison("run 12", 1.034, Verdict::Slower);
+        assert_eq!(ratio_text(&c), "1.03× [1.02, 1.04]");
+        assert_eq!(change_text(&c), "+3.4%");
+        assert_eq!(p_value_text(c.p_value), "<0.001");
+        assert_eq!(p_value_text(0.0123), "0.012");
+        assert_eq!(p_value_text(f64::NAN), "—");
+    }
+
+    #[test]
+    fn spreads_say_when_they_are_not_known() {
+        let known = Reproducibility {
+            spread: Some(0.012),
+            runs: 9,
+            runs_needed: 5,
+        };
+        let early = Reproducibility {
+            spread: None,
+            runs: 2,
+            runs_needed: 5,
+        };
+        assert_eq!(spread_cell(Some(&known)), "±1.2%");
+        assert_eq!(spread_text(Some(&known)), "±1.2% between runs");
+        assert_eq!(spread_cell(Some(&early)), "not known yet (2/5 runs)");
+        assert_eq!(
+            spread_text(Some(&early)),
+            "spread between runs not known yet: 2 of 5 runs"
+        );
+        assert_eq!(spread_cell(None), "not known (no history)");
+        assert_eq!(spread_mark(Some(&known)), "±1.2%");
+        assert_eq!(spread_mark(Some(&early)), "±?");
+        assert_eq!(spread_mark(None), "±?");
+        assert_eq!(
+            spread_legend(1, 1, 5),
+            "±? (1 case): no history was kept, so the spread between runs is not known"
+        );
+        assert!(spread_legend(3, 1, 5)
+            .ends_with("once 5 earlier runs of a case are stored on this machine"));
+        assert_eq!(
+            spread_text(None),
+            "spread between runs not known: no history"
+        );
+    }
+
+    #[test]
+    fn precision_never_claims_less_than_it_can_show() {
+        assert_eq!(precision_text(Some(0.0061)), "±0.6%");
+        assert_eq!(precision_text(Some(0.123)), "±12%");
+        assert_eq!(precision_text(Some(0.00001)), "±<0.1%");
+        assert_eq!(precision_text(None), "");
+        assert_eq!(precision_text(Some(f64::NAN)), "");
+    }
+
+    #[test]
+    fn allocation_and_summary_phrases() {
+        let whole = Allocations {
+            per_op: 3.0,
+            bytes_per_op: 96.0,
+        };
+        assert_eq!(allocations_text(&whole), "3 allocs/op (96 B)");
+        let fraction = Allocations {
+            per_op: 0.5,
+            bytes_per_op: 1536.0,
+        };
+        assert_eq!(allocations_text(&fraction), "0.50 allocs/op (1.50 KiB)");
+        let mut summary = RunSummary {
+            passed: 4,
+            failed: 1,
+            cancelled: false,
+            wall_ns: 8.4e9,
+            partial: 0,
+        };
+        assert_eq!(summary_line(&summary), "4 passed, 1 failed in 8.40 s");
+        summary.cancelled = true;
+        assert_eq!(
+            summary_line(&summary),
+            "4 passed, 1 failed, cancelled after 8.40 s"
+        );
+        // A case the cancel cut short is counted apart, never as passed.
+        summary.passed = 3;
+        summary.partial = 1;
+        assert_eq!(
+            summary_line(&summary),
+            "3 passed, 1 partial, 1 failed, cancelled after 8.40 s"
+        );
+    }
+
+    #[test]
+    fn modes_are_named_by_their_budget() {
+        let labels = [Some(100), Some(1000), Some(2500), None].map(mode_label);
+        assert_eq!(labels, ["quick", "full", "2.50 s per case", "—"]);
+    }
+
+    #[test]
+    fn warnings_are_marked_by_severity() {
+        assert_eq!(warning_text(&Warning::new("a", "b")), "⚠ a: b");
+        assert_eq!(warning_text(&Warning::info("c", "d")), "ℹ c: d");
+    }
+
+    #[test]
+    fn complexity_lists_the_classes_it_cannot_tell_apart() {
+        let mut fit = ComplexityFit {
+            best: "O(n)".to_owned(),
+            runner_up: Some("O(n log n)".to_owned()),
+            distinguishable: false,
+            candidates: vec!["O(n)".to_owned(), "O(n log n)".to_owned()],
+            fits: Vec::new(),
+        };
+        assert_eq!(
+            complexity_text(&fit),
+            "O(n) or O(n log n) (cannot be told apart)"
+        );
+        fit.candidates.insert(0, "O(1)".to_owned());
+        fit.best = "O(1)".to_owned();
+        assert_eq!(
+            complexity_text(&fit),
+            "O(1), O(n) or O(n log n) (cannot be told apart)"
+        );
+        fit.distinguishable = true;
+        assert_eq!(complexity_text(&fit), "O(1)");
+        fit.distinguishable = false;
+        fit.candidates.clear();
+        assert_eq!(complexity_text(&fit), "O(1)");
+    }
+}

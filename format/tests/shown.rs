@@ -1,0 +1,155 @@
+//! The shared presentation fixtures (`tests/fixtures/cases.json`) rendered by [`shown`] and
+//! compared with the checked-in `tests/fixtures/shown.json`, the file the engine's reporters,
+//! the daemon's surfaces and the VS Code extension are tested against too.
+//! `UPDATE_EXPECT=1 cargo test -p knotmeter-format` rewrites it.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use knotmeter_format::text::EMPTY_ESTIMATE;
+use knotmeter_format::units::format_duration_ns;
+use knotmeter_format::{shown, Tally};
+use knotmeter_protocol::{BenchResult, BenchSummary, Outcome, Severity, Shown};
+use serde::Deserialize;
+
+/// One fixture: a result, and the analysis of its benchmark where it has one.
+#[derive(Deserialize)]
+struct Case {
+    name: String,
+    result: BenchResult,
+    bench: Option<BenchSummary>,
+}
+
+#[derive(Deserialize)]
+struct Cases {
+    cases: Vec<Case>,
+}
+
+#[derive(Deserialize)]
+struct Units {
+    durations: Vec<(f64, String)>,
+}
+
+fn fixtures() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
+}
+
+fn cases() -> Vec<Case> {
+    let text = std::fs::read_to_string(fixtures().join("cases.json")).unwrap();
+    serde_json::from_str::<Cases>(&text).unwrap().cases
+}
+
+fn rendered() -> BTreeMap<String, Shown> {
+    cases()
+        .iter()
+        .map(|case| (case.name.clone(), shown(&case.result, case.bench.as_ref())))
+        .collect()
+}
+
+#[test]
+fn the_shared_fixtures_render_as_checked_in() {
+    let path = fixtures().join("shown.json");
+    let fresh = format!("{}\n", serde_json::to_string_pretty(&rendered()).unwrap());
+    if std::env::var_os("UPDATE_EXPECT").is_some_and(|v| !v.is_empty()) {
+        std::fs::write(&path, &fresh).unwrap();
+        return;
+    }
+    let committed = std::fs::read_to_string(&path).unwrap_or_default();
+    assert!(
+        committed == fresh,
+        "tests/fixtures/shown.json is stale: rerun with UPDATE_EXPECT=1 and review the diff\n{fresh}"
+    );
+}
+
+#[test]
+fn durations_read_as_the_shared_table_says() {
+    let text = std::fs::read_to_string(fixtures().join("units.json")).unwrap();
+    let units: Units = serde_json::from_str(&text).unwrap();
+    for (ns, expected) in units.durations {
+        assert_eq!(format_duration_ns(ns), expected, "{ns} ns");
+    }
+}
+
+#[test]
+fn a_body_optimised_away_never_shows_a_number() {
+    let all = rendered();
+    let empty = &all["optimized_away"];
+    assert_eq!(empty.figure, EMPTY_ESTIMATE);
+    assert_eq!(empty.headline, EMPTY_ESTIMATE);
+    assert_eq!(empty.outcome, Outcome::Warned);
+    assert!(!empty.line.contains("ns"), "{}", empty.line);
+    assert!(!empty.detail.contains("median"), "{}", empty.detail);
+}
+
+#[test]
+fn warnings_fail_notes_do_not_and_each_has_its_mark() {
+    let all = rendered();
+    for name in ["flat_scaling_case", "high_noise", "optimized_away"] {
+        assert_eq!(all[name].outcome, Outcome::Warned, "{name}");
+    }
+    assert_eq!(all["partial"].outcome, Outcome::Partial);
+    let notes = &all["info_notes_only"];
+    assert_eq!(notes.outcome, Outcome::Passed);
+    assert!(notes.notes.iter().all(|n| n.severity == Severity::Info));
+    assert!(notes.notes.iter().all(|n| n.text.starts_with("ℹ ")));
+    assert!(!notes.line.contains('⚠'), "{}", notes.line);
+    let flat = &all["flat_scaling_case"];
+    assert!(flat
+        .notes
+        .iter()
+        .any(|n| n.bench && n.code == "flat_scaling"));
+    assert!(flat.line.contains("⚠ flat_scaling"), "{}", flat.line);
+}
+
+#[test]
+fn verdicts_say_what_they_are_against() {
+    let all = rendered();
+    let verdict = |name: &str| all[name].verdict.clone().unwrap_or_default();
+    assert_eq!(
+        verdict("group_member_slower"),
+        "1.0% slower than sort_stable"
+    );
+    assert_eq!(verdict("faster_than_history"), "3.1% faster than run 7");
+    assert_eq!(
+        verdict("group_member_twice_as_fast"),
+        "2.49× faster than sort_stable"
+    );
+    assert_eq!(
+        verdict("args_case_with_named_baseline"),
+        "5.0% faster than baseline main"
+    );
+    assert!(all["group_baseline"].verdict.is_none());
+}
+
+#[test]
+fn the_headline_spread_is_between_runs_never_the_within_run_interval() {
+    let all = rendered();
+    assert_eq!(
+        all["faster_than_history"].headline,
+        "12.3 ns ±1.5% between runs"
+    );
+    assert_eq!(
+        all["spread_not_known_yet"].headline,
+        "812 ns (spread between runs not known yet: 2 of 5 runs)"
+    );
+    assert_eq!(
+        all["no_history"].headline,
+        "1.39 µs (spread between runs not known: no history)"
+    );
+    // The within-run interval (±0.4%) is only in the details, labelled as this run's.
+    for shown in all.values() {
+        assert!(!shown.line.contains("±0.4%"), "{}", shown.line);
+    }
+    assert!(all["faster_than_history"]
+        .detail
+        .contains("this run's median: 12.3 ns, 95% interval [12.2 ns, 12.4 ns] (±0.4%)"));
+}
+
+#[test]
+fn outcomes_are_tallied_apart() {
+    let mut tally = Tally::default();
+    for shown in rendered().values() {
+        tally.measured(shown.outcome);
+    }
+    assert_eq!(tally.text(), "9 passed, 3 warned, 1 partial");
+}
