@@ -14,8 +14,8 @@
 use knotmeter_protocol::{BenchResult, BenchSummary, Outcome, Severity, Shown, ShownNote, Warning};
 
 use crate::text::{
-    allocations_text, optimized_away, precision_text, spread_text, verdict_text, warning_text,
-    EMPTY_ESTIMATE,
+    allocations_text, complexity_text, optimized_away, precision_text, spread_text, verdict_text,
+    warning_text, EMPTY_ESTIMATE,
 };
 use crate::units::{
     format_duration_ns, format_rate, format_throughput, group_digits, ops_per_sec, MISSING,
@@ -64,6 +64,9 @@ pub fn shown(result: &BenchResult, bench: Option<&BenchSummary>) -> Shown {
         headline,
         verdict,
         notes,
+        scaling: bench
+            .and_then(|b| b.complexity.as_ref())
+            .map(complexity_text),
         line: line.join(" · "),
     }
 }
@@ -195,7 +198,7 @@ fn not_compared(result: &BenchResult) -> Option<&'static str> {
     } else if result.group.is_some() && !result.baseline {
         None
     } else if result.reproducibility.as_ref().is_some_and(|r| r.runs == 0) {
-        Some("no earlier run on this machine to compare against")
+        Some("no earlier run on this machine in this mode to compare against")
     } else {
         None
     }

@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use knotmeter_format::text::EMPTY_ESTIMATE;
+use knotmeter_format::text::{mode_label, EMPTY_ESTIMATE};
 use knotmeter_format::units::format_duration_ns;
 use knotmeter_format::{shown, Tally};
 use knotmeter_protocol::{BenchResult, BenchSummary, Outcome, Severity, Shown};
@@ -28,6 +28,7 @@ struct Cases {
 #[derive(Deserialize)]
 struct Units {
     durations: Vec<(f64, String)>,
+    modes: Vec<(Option<u64>, String)>,
 }
 
 fn fixtures() -> PathBuf {
@@ -62,11 +63,14 @@ fn the_shared_fixtures_render_as_checked_in() {
 }
 
 #[test]
-fn durations_read_as_the_shared_table_says() {
+fn durations_and_modes_read_as_the_shared_table_says() {
     let text = std::fs::read_to_string(fixtures().join("units.json")).unwrap();
     let units: Units = serde_json::from_str(&text).unwrap();
     for (ns, expected) in units.durations {
         assert_eq!(format_duration_ns(ns), expected, "{ns} ns");
+    }
+    for (budget, expected) in units.modes {
+        assert_eq!(mode_label(budget), expected, "{budget:?} ms");
     }
 }
 
@@ -119,6 +123,29 @@ fn verdicts_say_what_they_are_against() {
         "5.0% faster than baseline main"
     );
     assert!(all["group_baseline"].verdict.is_none());
+}
+
+#[test]
+fn a_member_is_never_said_to_have_nothing_to_compare_against() {
+    // Its comparison arrives at the end of the run; before that (and on a first run) nothing
+    // may claim there was nothing to compare it with.
+    let member = cases()
+        .into_iter()
+        .find(|c| c.name == "group_member_slower")
+        .unwrap();
+    let mut result = member.result;
+    result.comparison = None;
+    result.reproducibility = Some(knotmeter_protocol::Reproducibility {
+        spread: None,
+        runs: 0,
+        runs_needed: 5,
+    });
+    let detail = shown(&result, None).detail;
+    assert!(!detail.contains("compare"), "{detail}");
+    let first = &rendered()["first_run"];
+    assert!(first
+        .detail
+        .contains("no earlier run on this machine in this mode to compare against"));
 }
 
 #[test]

@@ -387,7 +387,7 @@ pub struct RunStateParams {
     /// `result` is.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "typescript", ts(optional))]
-    pub shown: Option<Shown>,
+    pub shown: Option<Box<Shown>>,
     /// The analysis of the item's benchmark across its `args` cases (complexity, scaling
     /// warnings), once all its cases ran; the item is then reported again with it.
     #[serde(default, skip_serializing_if = "Option::is_none")]

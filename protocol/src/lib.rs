@@ -37,7 +37,7 @@ pub use list::{ListDocument, ListEntry};
 pub use manifest::{Manifest, TimerInfo};
 pub use partition::{partition_unit, unit_hash, Partition, PartitionKind};
 pub use shown::{Outcome, Shown, ShownNote};
-pub use summary::{BenchSummary, ClassFit, ComplexityFit};
+pub use summary::{BenchSummary, ClassFit, ComplexityFit, ScalingPoint};
 
 use serde::{Deserialize, Serialize};
 

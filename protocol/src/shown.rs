@@ -60,6 +60,12 @@ pub struct Shown {
     pub verdict: Option<String>,
     /// Every warning and note, the case's first, then its benchmark's.
     pub notes: Vec<ShownNote>,
+    /// The complexity of the case's benchmark across its `args` cases, once known: `O(n)`,
+    /// or the classes the data cannot tell apart (`O(n) or O(n log n) (cannot be told
+    /// apart)`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "typescript", ts(optional))]
+    pub scaling: Option<String>,
     /// One line for a description, an annotation or a lens: the headline, the verdict, the
     /// codes of the warnings, and `partial` when cut short.
     pub line: String,

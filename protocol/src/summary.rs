@@ -17,6 +17,27 @@ pub struct BenchSummary {
     pub complexity: Option<ComplexityFit>,
     /// Scaling warnings such as `flat_scaling`, each with a stable code.
     pub warnings: Vec<Warning>,
+    /// The cases with a numeric argument the analysis used, by increasing argument (absent
+    /// from engines that predate the field).
+    #[serde(default)]
+    #[cfg_attr(feature = "typescript", ts(as = "Option<Vec<ScalingPoint>>", optional))]
+    pub points: Vec<ScalingPoint>,
+}
+
+/// One case of a scaling analysis: its numeric argument and its median.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
+pub struct ScalingPoint {
+    /// The case id.
+    pub id: String,
+    /// The argument's value (`1<<10` is 1024).
+    pub n: f64,
+    /// The case's median per operation, in nanoseconds.
+    pub median_ns: f64,
+    /// Lower bound of the median's 95% interval, in nanoseconds.
+    pub low_ns: f64,
+    /// Upper bound of the median's 95% interval, in nanoseconds.
+    pub high_ns: f64,
 }
 
 /// Complexity classes fitted to the medians of an `args` benchmark, ranked by AICc (plain AIC

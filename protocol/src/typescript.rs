@@ -120,6 +120,7 @@ fn generate() -> String {
         FailureKind,
         RunSummary,
         BenchSummary,
+        ScalingPoint,
         ComplexityFit,
         ClassFit,
         Report,

@@ -52,7 +52,7 @@ impl RunRecord {
     pub fn present(&mut self) {
         let shown: Vec<Option<Shown>> = self.finals.iter().map(|f| self.shown(f)).collect();
         for (params, shown) in self.finals.iter_mut().zip(shown) {
-            params.shown = shown;
+            params.shown = shown.map(Box::new);
             params.bench = self
                 .summaries
                 .get(bench_id(&params.id))

@@ -238,6 +238,33 @@ fn serve_discovers_runs_streams_results_and_answers_history() {
     let points = history["result"]["points"].as_array().unwrap();
     assert!(!points.is_empty(), "{history}");
     assert!(points[0]["medianNs"].is_number());
+    assert!(points[0]["budgetMs"].is_number(), "{history}");
+
+    // The `args` benchmark's analysis comes with a second `passed` of each case; in a second
+    // run too, a case is first reported alone and then again with this run's analysis.
+    for (run_id, states) in [(run_id, states.clone()), {
+        let again = run(
+            &mut client,
+            json!({"include": ["basic::signed"], "mode": "quick"}),
+        );
+        (again, client.run_to_end(again, BUILD))
+    }] {
+        for id in &leaves[1..] {
+            let passed: Vec<&Value> = states
+                .iter()
+                .filter(|s| s["id"] == *id && s["state"] == "passed")
+                .collect();
+            assert!(passed.len() >= 2, "run {run_id}, {id}: {passed:?}");
+            assert!(passed[0].get("bench").is_none(), "{}", passed[0]);
+            let last = passed.last().unwrap();
+            assert_eq!(last["bench"]["id"], "basic::signed", "{last}");
+            assert_eq!(
+                last["bench"]["points"].as_array().unwrap().len(),
+                2,
+                "{last}"
+            );
+        }
+    }
 
     let status = client.shutdown();
     assert!(status.success(), "{status:?}");
@@ -414,7 +441,41 @@ fn a_compile_error_becomes_a_diagnostic_and_errored_items() {
         state_of(&client.finals(run_id), "basic::nested::child::first"),
         "errored"
     );
-    assert!(message_of(&states, "basic::nested::child::first").contains("mismatched types"));
+    let message = message_of(&states, "basic::nested::child::first");
+    // The first line, which editors show inline, is rustc's first error line.
+    assert_eq!(
+        message.lines().next(),
+        Some("the build failed: error[E0308]: mismatched types"),
+        "{message}"
+    );
+
+    // Editing the file makes its compiler errors stale: they are cleared at once, not at the
+    // next build (stale_compile_errors_stay_in_problems).
+    let uri = fx.uri("benches/nested/child.rs");
+    let fixed = broken.replace("let x: u64 = \"text\"; x", "20");
+    client.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": uri, "languageId": "rust", "version": 1, "text": broken}}),
+    );
+    client.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": uri, "version": 2}, "contentChanges": [{"text": fixed}]}),
+    );
+    client.notification(
+        "textDocument/publishDiagnostics",
+        Duration::from_secs(10),
+        |p| {
+            p["uri"]
+                .as_str()
+                .unwrap()
+                .ends_with("benches/nested/child.rs")
+                && p["diagnostics"].as_array().is_some_and(|d| d.is_empty())
+        },
+    );
+    client.notify(
+        "textDocument/didClose",
+        json!({"textDocument": {"uri": uri}}),
+    );
 
     // A file deleted before a run: reported, and the daemon keeps going.
     std::fs::remove_file(fx.path("benches/nested/child.rs")).unwrap();

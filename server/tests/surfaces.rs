@@ -315,11 +315,11 @@ fn knotmeter_run_prints_the_shared_presentation() {
         let shown = &expected[&fixture.name];
         let name = &fixture.name;
         assert_eq!(
-            params.shown.as_ref(),
+            params.shown.as_deref(),
             Some(shown),
             "{name}: --format json|jsonl"
         );
-        let line = terminal::final_line(params, params.shown.as_ref());
+        let line = terminal::final_line(params, params.shown.as_deref());
         assert!(line.ends_with(&shown.line), "{name}: {line}");
         let word = match shown.outcome {
             Outcome::Passed => "passed",

@@ -13,7 +13,9 @@
 //!   each median's interval) and ranked by AICc; the simplest of the classes the data cannot
 //!   tell apart is reported, with the others (see `stats::complexity`).
 
-use knotmeter_protocol::{BenchResult, BenchSummary, ClassFit, ComplexityFit, Warning};
+use knotmeter_protocol::{
+    BenchResult, BenchSummary, ClassFit, ComplexityFit, ScalingPoint, Warning,
+};
 
 use super::optimized_away;
 use crate::stats::{self, Complexity, Fit};
@@ -122,11 +124,22 @@ pub(crate) fn summarise(
             fits: fits.into_iter().map(class_fit).collect(),
         }
     });
+    let points = points
+        .iter()
+        .map(|(n, r)| ScalingPoint {
+            id: r.id.clone(),
+            n: *n,
+            median_ns: r.estimate.median_ns,
+            low_ns: r.estimate.low_ns,
+            high_ns: r.estimate.high_ns,
+        })
+        .collect();
     Some(BenchSummary {
         id: bench_id.to_owned(),
         name: name.to_owned(),
         complexity,
         warnings,
+        points,
     })
 }
 

@@ -229,6 +229,7 @@ pub(crate) fn summaries() -> Vec<BenchSummary> {
             "sublinear_scaling",
             "the cost grows as n^0.42 between n = 10 and n = 1000",
         )],
+        points: Vec::new(),
     }]
 }
 

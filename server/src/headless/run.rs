@@ -472,10 +472,10 @@ impl View {
             shown: None,
             bench: None,
         };
-        params.shown = self.record.shown(&params);
+        params.shown = self.record.shown(&params).map(Box::new);
         // After a refused command line nothing ran: the refusal is said once, at the end.
         if self.refused.is_none() {
-            let line = terminal::final_line(&params, params.shown.as_ref());
+            let line = terminal::final_line(&params, params.shown.as_deref());
             match &self.bar {
                 Some(bar) => {
                     bar.set_position(self.done as u64);
