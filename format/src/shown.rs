@@ -9,13 +9,14 @@
 //!   within-run interval of the median appears only in the details, labelled as such;
 //! * a warning of severity `warning`, the case's own or its benchmark's, makes the outcome
 //!   [`Outcome::Warned`] (never a pass); a note of severity `info` is `ℹ` and changes nothing;
-//! * a verdict always says what it is against: `1.0% slower than sort_std`.
+//! * a verdict always says what it is against: `1.0% slower than sort_std`;
+//! * a result read back from the history says when it was stored.
 
 use knotmeter_protocol::{BenchResult, BenchSummary, Outcome, Severity, Shown, ShownNote, Warning};
 
 use crate::text::{
-    allocations_text, complexity_text, optimized_away, precision_text, spread_text, verdict_text,
-    warning_text, EMPTY_ESTIMATE,
+    allocations_text, complexity_text, optimized_away, precision_text, spread_text, stored_note,
+    verdict_text, warning_text, EMPTY_ESTIMATE,
 };
 use crate::units::{
     format_duration_ns, format_rate, format_throughput, group_digits, ops_per_sec, MISSING,
@@ -56,6 +57,7 @@ pub fn shown(result: &BenchResult, bench: Option<&BenchSummary>) -> Shown {
     if result.partial {
         line.push("partial (the run was cancelled)".to_owned());
     }
+    line.extend(stored_note(result));
     Shown {
         outcome,
         detail: detail(result, &headline, verdict.as_deref(), &notes),
@@ -184,6 +186,11 @@ fn detail(
         lines.push(allocations_text(allocations));
     }
     lines.extend(notes.iter().map(|n| n.text.clone()));
+    if let Some(stored) = stored_note(result) {
+        lines.push(format!(
+            "{stored}: read back from the history, not measured since knotmeter started"
+        ));
+    }
     lines.join("\n")
 }
 

@@ -313,6 +313,35 @@ pub fn summary_line(summary: &RunSummary) -> String {
     }
 }
 
+/// `YYYY-MM-DD HH:MM` of a Unix time, in UTC.
+pub fn time_text(seconds: u64) -> String {
+    let days = (seconds / 86_400) as i64;
+    let of_day = seconds % 86_400;
+    // Howard Hinnant's civil_from_days.
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02} {:02}:{:02}",
+        of_day / 3600,
+        of_day % 3600 / 60
+    )
+}
+
+/// `stored 2025-11-30 19:42 UTC`, for a result read back from the history rather than measured
+/// since the daemon started.
+pub fn stored_note(result: &BenchResult) -> Option<String> {
+    result
+        .stored_at
+        .map(|at| format!("stored {} UTC", time_text(at)))
+}
+
 #[cfg(test)]
 mod tests {
     use knotmeter_protocol::TimerInfo;

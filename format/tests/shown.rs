@@ -173,6 +173,31 @@ fn the_headline_spread_is_between_runs_never_the_within_run_interval() {
 }
 
 #[test]
+fn a_result_read_back_from_the_history_says_when_it_was_stored() {
+    let case = cases()
+        .into_iter()
+        .find(|c| c.name == "faster_than_history")
+        .unwrap();
+    let mut result = case.result;
+    assert!(!shown(&result, None).line.contains("stored"));
+    result.stored_at = Some(1_764_531_720);
+    let stored = shown(&result, None);
+    assert!(
+        stored.line.ends_with(" · stored 2025-11-30 19:42 UTC"),
+        "{}",
+        stored.line
+    );
+    assert!(
+        stored.detail.ends_with(
+            "stored 2025-11-30 19:42 UTC: read back from the history, not measured since \
+             knotmeter started"
+        ),
+        "{}",
+        stored.detail
+    );
+}
+
+#[test]
 fn outcomes_are_tallied_apart() {
     let mut tally = Tally::default();
     for shown in rendered().values() {

@@ -463,6 +463,12 @@ pub struct StoredParams {
     /// The latest complete (not partial) stored result of each case, each with its
     /// `stored_at`. Cases never stored are absent.
     pub results: Vec<BenchResult>,
+    /// What to show for each of `results`, in the same order, decided by the daemon
+    /// (knotmeter-format) as for `knotmeter/runState`; its line ends with when the result was
+    /// stored. Absent from daemons before it was sent.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[cfg_attr(feature = "typescript", ts(as = "Option<Vec<Shown>>", optional))]
+    pub shown: Vec<Shown>,
 }
 
 /// Params of `knotmeter/samples`.

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # End-to-end test in a real VS Code (code-server 4.100.3 = VS Code 1.100.3) driven by
 # playwright-core and Debian's Chromium: packages the .vsix, installs it, opens a copy of
-# examples/quickstart, lists its benchmarks in the Test Explorer, runs them, checks the results
-# and an inline annotation, re-runs on save with continuous run on, and opens the results panel.
+# examples/quickstart (plus one flat benchmark, test/e2e/flat.rs), lists its benchmarks in the
+# Test Explorer, runs them, checks what a user sees (results, a flat benchmark never green, a
+# group member's verdict, one hover, the status bar's counts after a cancel, an inline
+# annotation), re-runs on save with continuous run on, and opens the results panel.
 # Screenshots go to vscode-extension/test-artifacts/.
 #
 #   scripts/e2e.sh            (from vscode-extension/, or anywhere)
@@ -71,6 +73,10 @@ ws="$tmp/quickstart"
 mkdir -p "$ws"
 cp -r "$root/examples/quickstart/src" "$root/examples/quickstart/benches" "$ws/"
 cp "$root/Cargo.lock" "$ws/Cargo.lock"
+# One benchmark the example does not have: a loop the compiler turns into a closed form, whose
+# cost does not grow with n. Its rows must not be green (flat_scaling). Appended after the
+# example's code so that its line numbers stay as the driver expects.
+cat "$ext/test/e2e/flat.rs" >> "$ws/benches/quickstart.rs"
 # The example inherits from the repository's workspace; the copy stands alone, on the same
 # engine, with the same locked versions, building into the fixtures' target dir so that the
 # engine's dependencies are compiled once.
@@ -106,6 +112,13 @@ step "install the .vsix"
 
 port="$(node -e 'const s=require("net").createServer();s.listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')"
 step "start code-server on 127.0.0.1:$port"
+<<<<<<< HEAD
+=======
+export CARGO_TARGET_DIR="$root/target"
+# The run's own history, never the repository's: every run starts without one (the spread
+# between runs is "not known yet" until the same case has run five times).
+export KNOTMETER_HISTORY="$tmp/history.db"
+>>>>>>> 0bda9f3 (VS Code extension: lays out the daemon's Shown, never rebuilds it)
 cs_pid="$("$dir/start.sh" "$port" "$ws" "$tmp/ud" "$tmp/ext")"
 for _ in $(seq 1 60); do
   curl -sf "http://127.0.0.1:$port/healthz" >/dev/null && break

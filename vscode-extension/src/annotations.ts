@@ -1,11 +1,14 @@
-// Inline annotations: at the end of each bench function's signature line, the last result
-// ("12.3 ns ±0.4% · 3.1% faster"). They update live as results arrive during a run, show
-// "measuring…" while a benchmark runs, and are dimmed once the file is edited after the run.
+// Inline annotations: at the end of each bench function's signature line, the last result as
+// the daemon words it ("12.3 ns ±1.2% between runs · 3.1% faster than run 7"). They update
+// live as results arrive during a run, show "measuring…" while a benchmark runs, and are
+// dimmed once the file is edited after the run. They have no hover of their own: the daemon's
+// hover covers the signature line, so there is one hover, not two that could disagree.
 // `knotmeter.annotations.enabled` turns them off. Decorations never take focus.
 
 import * as vscode from "vscode";
 import type { Ctx } from "./ctx";
-import { annotationHover, annotationText, finalStates, signatureLine } from "./model";
+import { annotationText } from "./format";
+import { finalStates, signatureLine } from "./model";
 import type { TestItem } from "./wire";
 
 export class Annotations implements vscode.Disposable {
@@ -94,10 +97,10 @@ export class Annotations implements vscode.Disposable {
     const doc = editor.document;
     for (const b of this.benches()) {
       if (b.uri !== uri || !b.range) continue;
-      const results = this.ctx.store.resultsOf(b.id, this.ctx.items);
+      const cases = this.ctx.store.presentedOf(b.id, this.ctx.items);
       const caseIds = this.ctx.items.filter((i) => i.parent === b.id).map((i) => i.id);
       const measuring = this.running.has(b.id) || caseIds.some((id) => this.running.has(id));
-      let text = annotationText(results);
+      let text = annotationText(cases);
       if (measuring) text = text ? `⏱ measuring… · last ${text}` : "⏱ measuring…";
       if (!text) continue;
       const line = signatureLine((i) => (i < doc.lineCount ? doc.lineAt(i).text : undefined), b.range, b.label);
@@ -108,12 +111,6 @@ export class Annotations implements vscode.Disposable {
         range: new vscode.Range(end, end),
         renderOptions: { after: { contentText: isStale ? `${text} (edited since)` : text } },
       };
-      if (results.length > 0) {
-        const hover = new vscode.MarkdownString();
-        hover.appendCodeblock(annotationHover(results), "text");
-        if (isStale) hover.appendMarkdown("\n\n*The file was edited after this run.*");
-        option.hoverMessage = hover;
-      }
       (isStale ? stale : fresh).push(option);
     }
     editor.setDecorations(this.fresh, fresh);

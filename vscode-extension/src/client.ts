@@ -102,9 +102,13 @@ export async function startClient(ctx: Ctx, settings: ServerSettings, hooks: Hoo
   });
   client.onNotification(ext.output, (p) => ctx.output.fire(p));
   client.onNotification(ext.runEnd, (p) => ctx.runEnded.fire(p));
-  // The last stored result of each case, after the daemon starts; a result measured since wins.
+  // The last stored result of each case, after the daemon starts, with the daemon's
+  // presentation of it (its line says when it was stored); a result measured since wins.
   client.onNotification(ext.stored, (p) => {
-    for (const r of p.results) if (!ctx.store.get(r.id)) ctx.store.set(r.id, r);
+    p.results.forEach((r, i) => {
+      const shown = p.shown?.[i];
+      if (shown && !ctx.store.get(r.id)) ctx.store.set(r.id, r, shown);
+    });
   });
   try {
     await client.start();

@@ -2,7 +2,7 @@
 // `contributes.configuration`; this module only reads them and says when they change.
 
 import * as vscode from "vscode";
-import type { RunOnSave } from "./wire";
+import type { Problems, RunOnSave } from "./wire";
 
 export const section = "knotmeter";
 
@@ -13,6 +13,8 @@ export interface Config {
   runOnSave: RunOnSave;
   /** `knotmeter.annotations.enabled`: the last result at the end of each bench signature. */
   annotations: boolean;
+  /** `knotmeter.problems`: which notes of the results the Problems view holds. */
+  problems: Problems;
 }
 
 export function readConfig(): Config {
@@ -22,7 +24,13 @@ export function readConfig(): Config {
     serverPath: c.get<string>("server.path", ""),
     runOnSave: runOnSave === "quick" || runOnSave === "full" ? runOnSave : "off",
     annotations: c.get<boolean>("annotations.enabled", true),
+    problems: problemsSetting(c.get<string>("problems", "warnings")),
   };
+}
+
+/** The `knotmeter.problems` setting, `warnings` when it is not one of the known values. */
+export function problemsSetting(value: string): Problems {
+  return value === "all" || value === "off" ? value : "warnings";
 }
 
 /** Fires with the keys (without the section) whose values changed. */

@@ -22,15 +22,16 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   current = ctx;
   context.subscriptions.push(ctx);
 
-  // The store first: every other listener of a state change sees the new result.
+  // The store first: every other listener of a state change sees the new result. A result
+  // comes with the daemon's presentation of it; without one there is nothing to show.
   ctx.own(
     ctx.runState.event((p) => {
-      if (p.result) ctx.store.set(p.id, p.result);
+      if (p.result && p.shown) ctx.store.set(p.id, p.result, p.shown, p.bench);
     }),
   );
   const output = ctx.own(new Output(ctx));
   const plan = () => runOnSavePlan(ctx.config.runOnSave, explorer.continuous?.mode, ctx.trusted);
-  const settings: ServerSettings = () => serverSettings(plan());
+  const settings: ServerSettings = () => serverSettings(plan(), ctx.config.problems);
   const explorer: TestExplorer = ctx.own(new TestExplorer(ctx, () => void pushSettings(ctx.client, settings)));
   const annotations = ctx.own(new Annotations(ctx));
   const status = ctx.own(new StatusBar(ctx));
@@ -77,7 +78,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     onConfigChange((changed) => {
       ctx.config = readConfig();
       if (changed("server.path")) void restart();
-      else if (changed("runOnSave")) void pushSettings(ctx.client, settings);
+      else if (changed("runOnSave") || changed("problems")) void pushSettings(ctx.client, settings);
       if (changed("annotations.enabled")) annotations.render();
     }),
   );

@@ -1,128 +1,152 @@
-// How a result reads: the one place that turns nanoseconds, intervals and verdicts into text,
-// so the Test Explorer, the inline annotations, the output channel and the results panel
-// cannot disagree. Pure (no `vscode`), shared with the webview bundle.
+// How results read in VS Code: the one module that turns results into text. What a result, a
+// verdict or a warning says is decided by the daemon (the knotmeter-format crate) and arrives
+// as `Shown` with every result; here it is only laid out: the description of a Test Explorer
+// row, the messages of a warned case, the annotation of an `args` benchmark, the status bar's
+// counts. The few numbers drawn here (chart axes, the panel's table) use `formatNs`, which
+// prints durations exactly as the Rust side does (checked against the shared fixtures in
+// format/tests/fixtures). Pure (no `vscode`), shared with the webview bundle.
 
-import type { BenchResult, Comparison, Warning } from "./wire";
+import type { Outcome, Shown, ShownNote, Verdict } from "./wire";
 
-/** A duration in nanoseconds with three significant digits and a human unit. */
+/** What the extension keeps of a measured case: the daemon's presentation of it. */
+export interface Presented {
+  /** The case's argument text, for a case of an `args` benchmark. */
+  args: string | null;
+  /** The verdict of its comparison, if it was compared. */
+  verdict: Verdict | null;
+  shown: Shown;
+}
+
+/** Shown in place of a number that does not exist. */
+export const MISSING = "—";
+
+/**
+ * A duration in nanoseconds with three significant digits and a unit, as knotmeter-format's
+ * `format_duration_ns`: `0.31 ns`, `12.3 ns`, `1.23 µs`, `45.6 ms`, `1.20 s`, `1 234 s`.
+ */
 export function formatNs(ns: number): string {
-  if (!Number.isFinite(ns)) return "–";
-  const abs = Math.abs(ns);
-  const units: Array<[number, string]> = [
-    [1e9, "s"],
-    [1e6, "ms"],
-    [1e3, "µs"],
-    [1, "ns"],
-  ];
-  for (const [scale, unit] of units) {
-    if (abs >= scale) return `${sig3(ns / scale)} ${unit}`;
+  if (!Number.isFinite(ns)) return MISSING;
+  if (ns === 0) return "0 ns";
+  const sign = ns < 0 ? "-" : "";
+  let value = Math.abs(ns);
+  if (value < 1) {
+    const text = value.toFixed(2);
+    if (text !== "1.00") return `${sign}${text} ns`;
   }
-  if (abs === 0) return "0 ns";
-  return `${sig3(ns)} ns`;
-}
-
-/** Three significant digits, without exponent notation for the ranges durations take. */
-export function sig3(x: number): string {
-  const abs = Math.abs(x);
-  if (abs >= 100) return x.toFixed(0);
-  if (abs >= 10) return x.toFixed(1);
-  if (abs >= 1) return x.toFixed(2);
-  return x.toPrecision(3);
-}
-
-/** Operations per second at the given time per operation: "81.3 M/s". */
-export function formatOpsPerSec(nsPerOp: number): string {
-  if (!(nsPerOp > 0)) return "–";
-  const ops = 1e9 / nsPerOp;
-  const units: Array<[number, string]> = [
-    [1e9, "G"],
-    [1e6, "M"],
-    [1e3, "k"],
-  ];
-  for (const [scale, unit] of units) {
-    if (ops >= scale) return `${sig3(ops / scale)} ${unit}ops/s`;
+  const units = ["ns", "µs", "ms", "s"];
+  for (let i = 0; i < units.length; i++) {
+    const text = threeSignificant(value);
+    if (text !== undefined) return `${sign}${text} ${units[i]}`;
+    if (i + 1 < units.length) value /= 1000;
   }
-  return `${sig3(ops)} ops/s`;
+  return `${sign}${groupDigits(Math.round(value))} s`;
 }
 
-/** The median's interval as a relative half-width: "±0.4%". */
-export function formatPrecision(precision: number | null | undefined): string {
-  if (precision === null || precision === undefined || !Number.isFinite(precision)) return "";
-  const pct = precision * 100;
-  if (pct < 0.01) return "±<0.01%";
-  return `±${pct >= 10 ? pct.toFixed(0) : pct >= 0.1 ? pct.toFixed(1) : pct.toFixed(2)}%`;
-}
-
-/** Whether a warning says the figure may be wrong (`warning`) or is only worth knowing (`info`). */
-export function isDefect(w: Warning): boolean {
-  return w.severity !== "info";
-}
-
-/** The verdict in the words every output uses: "3.1% faster", "2.4× slower", "same". */
-export function formatVerdict(c: Comparison): string {
-  if (c.verdict === "same") return "same";
-  const ratio = c.ratio;
-  if (c.verdict === "faster") {
-    if (ratio > 0 && ratio <= 0.5) return `${sig3(1 / ratio)}× faster`;
-    return `${pct1((1 - ratio) * 100)}% faster`;
+/** `value` (at least about 1) with three significant digits, or undefined when it rounds to 1000. */
+function threeSignificant(value: number): string | undefined {
+  for (const [decimals, limit] of [
+    [2, 10],
+    [1, 100],
+    [0, 1000],
+  ] as const) {
+    const text = value.toFixed(decimals);
+    if (Number(text) < limit) return text;
   }
-  if (ratio >= 2) return `${sig3(ratio)}× slower`;
-  return `${pct1((ratio - 1) * 100)}% slower`;
+  return undefined;
 }
 
-function pct1(x: number): string {
-  return Math.abs(x) >= 10 ? x.toFixed(0) : x.toFixed(1);
-}
-
-/** The one-line summary the annotations and the Test Explorer show: "12.3 ns ±0.4% · 3.1% faster". */
-export function summary(r: BenchResult): string {
-  const parts = [`${formatNs(r.estimate.median_ns)} ${formatPrecision(r.precision)}`.trim()];
-  if (r.comparison) parts.push(formatVerdict(r.comparison));
-  const defects = r.warnings.filter(isDefect);
-  if (defects.length > 0) parts.push(`⚠ ${defects.map((w) => w.code).join(", ")}`);
-  const stored = storedNote(r);
-  if (stored) parts.push(stored);
-  return parts.join(" · ");
+/** `n` with a space between groups of three digits: `12 345 678`. */
+export function groupDigits(n: number): string {
+  return String(Math.trunc(n)).replace(/\B(?=(\d{3})+(?!\d))/g, " ");
 }
 
 /**
- * "stored 2025-11-30 19:42 UTC" for a result read back from the history (what the daemon sends
- * after it starts, until the case is measured again); undefined for a result just measured.
+ * A run's measuring mode from its time budget per case, as knotmeter-format's `mode_label`:
+ * `quick` (100 ms), `full` (1 s), `2.50 s per case`, `—` when unknown.
  */
-export function storedNote(r: BenchResult): string | undefined {
-  if (r.stored_at === undefined || r.stored_at === null) return undefined;
-  const at = new Date(Number(r.stored_at) * 1000).toISOString();
-  return `stored ${at.slice(0, 10)} ${at.slice(11, 16)} UTC`;
+export function modeLabel(budgetMs: number | null | undefined): string {
+  if (budgetMs === null || budgetMs === undefined) return MISSING;
+  if (budgetMs === 100) return "quick";
+  if (budgetMs === 1000) return "full";
+  return `${formatNs(budgetMs * 1e6)} per case`;
 }
 
-/** A multi-line account of a result for a test message and the output channel. */
-export function detail(r: BenchResult): string {
-  const e = r.estimate;
-  const lines = [
-    `${r.id}: ${formatNs(e.median_ns)} per operation (95% interval ${formatNs(e.low_ns)} – ${formatNs(e.high_ns)}${r.precision !== null ? `, ${formatPrecision(r.precision)}` : ""}), ${formatOpsPerSec(e.median_ns)}`,
-  ];
-  if (r.comparison) {
-    const c = r.comparison;
-    lines.push(
-      `${formatVerdict(c)} against ${c.against}: ratio ${c.ratio.toFixed(3)} (${c.low.toFixed(3)} – ${c.high.toFixed(3)}), p = ${formatP(c.p_value)}`,
-    );
-  } else {
-    lines.push("no earlier run to compare against");
-  }
-  lines.push(
-    `${Number(r.samples)} samples of ${Number(r.ops_per_sample)} operations; mean ${formatNs(e.mean_ns)}, ` +
-      `quartiles ${formatNs(r.quantiles.q1_ns)} – ${formatNs(r.quantiles.q3_ns)}, ${Number(r.quantiles.outliers)} outliers (kept)`,
-  );
-  if (r.allocations) {
-    lines.push(
-      `${sig3(r.allocations.per_op)} allocations, ${sig3(r.allocations.bytes_per_op)} bytes per operation`,
-    );
-  }
-  for (const w of r.warnings) lines.push(`${isDefect(w) ? "⚠" : "ℹ"} ${w.code}: ${w.message}`);
-  return lines.join("\n");
+/** Whether a note says the figure may be wrong (`warning`) or is only worth knowing (`info`). */
+export function isDefect(note: Pick<ShownNote, "severity">): boolean {
+  return note.severity !== "info";
 }
 
-export function formatP(p: number): string {
-  if (p < 0.001) return "< 0.001";
-  return p.toFixed(3);
+/** The description of a measured item: the daemon's one line. */
+export function description(shown: Shown): string {
+  return shown.line;
+}
+
+/**
+ * The label of a Test Explorer row: its name, then its result. VS Code names a row by its
+ * description when it has one, so the result goes in the label and a screen reader hears the
+ * benchmark's name first.
+ */
+export function rowLabel(name: string, line: string | undefined): string {
+  return line ? `${name} · ${line}` : name;
+}
+
+/**
+ * The messages of a case that is not a pass: one per warning (its own or its benchmark's),
+ * each followed by the whole account; a partial result says so.
+ */
+export function failureMessages(shown: Shown): string[] {
+  const defects = shown.notes.filter((n) => isDefect(n) && n.code !== "partial");
+  if (shown.outcome === "partial") {
+    return [`partial: the run was cancelled while this case was measured\n\n${shown.detail}`];
+  }
+  return defects.map((n) => `${n.text.replace(/^⚠ /, "")}\n\n${shown.detail}`);
+}
+
+/**
+ * The annotation after a benchmark's signature: its line when it has one case; for `args`
+ * cases each case's figure, then how many got faster or slower, then how many are warned.
+ */
+export function annotationText(cases: readonly Presented[]): string | undefined {
+  if (cases.length === 0) return undefined;
+  if (cases.length === 1 && cases[0]!.args === null) return cases[0]!.shown.line;
+  const figures = cases.map((c) => `${c.args ?? "·"}: ${c.shown.figure}`);
+  const verdicts = cases.map((c) => c.verdict).filter((v) => v === "faster" || v === "slower");
+  let text = figures.join(" · ");
+  if (verdicts.length > 0) {
+    const faster = verdicts.filter((v) => v === "faster").length;
+    const slower = verdicts.length - faster;
+    text += ` · ${[faster ? `${faster} faster` : "", slower ? `${slower} slower` : ""].filter(Boolean).join(", ")}`;
+  }
+  const warned = cases.filter((c) => c.shown.outcome !== "passed").length;
+  if (warned > 0) text += ` · ⚠ ${warned} warned`;
+  const notes = [...new Set(cases.flatMap((c) => c.shown.notes.filter((n) => n.bench && isDefect(n)).map((n) => n.code)))];
+  if (notes.length > 0) text += ` (${notes.join(", ")})`;
+  return text;
+}
+
+/** How the items of a run ended, warned items apart from passed ones. */
+export interface Tally {
+  passed: number;
+  warned: number;
+  partial: number;
+  failed: number;
+  errored: number;
+  skipped: number;
+}
+
+export function emptyTally(): Tally {
+  return { passed: 0, warned: 0, partial: 0, failed: 0, errored: 0, skipped: 0 };
+}
+
+/** Counts a measured item by its outcome. */
+export function countOutcome(tally: Tally, outcome: Outcome): void {
+  tally[outcome]++;
+}
+
+/** The counts as knotmeter-format's `Tally::text` words them: `6 passed, 2 warned, 10 skipped`. */
+export function tallyText(tally: Tally): string {
+  const words = (["passed", "warned", "partial", "failed", "errored", "skipped"] as const)
+    .filter((k) => tally[k] > 0)
+    .map((k) => `${tally[k]} ${k}`);
+  return words.length > 0 ? words.join(", ") : "nothing ran";
 }

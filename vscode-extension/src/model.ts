@@ -1,13 +1,15 @@
 // The client is a mapper: this module holds every decision about how daemon messages become
 // Test Explorer items, TestRun states, messages and annotations, as pure functions over the
-// wire types. `testExplorer.ts` and `annotations.ts` apply the results to `vscode` objects; the
-// unit tests check the decisions here without VS Code.
+// wire types. What a result says (its line, its outcome, its notes) is the daemon's `Shown`;
+// `format.ts` lays it out. `testExplorer.ts` and `annotations.ts` apply the results to
+// `vscode` objects; the unit tests check the decisions here without VS Code.
 
-import { detail, formatNs, formatPrecision, formatVerdict, isDefect, summary } from "./format";
+import { countOutcome, emptyTally, failureMessages, type Tally } from "./format";
 import type {
-  BenchResult,
   TestItem,
   ItemKind,
+  Outcome,
+  Problems,
   Range,
   RunMode,
   RunOnSave,
@@ -128,24 +130,26 @@ export interface RunMessage {
 export type RunAction =
   | { op: "enqueued" }
   | { op: "started" }
-  | { op: "passed"; durationMs?: number; description?: string; output?: string }
+  | { op: "passed"; durationMs?: number; description?: string }
   | { op: "failed"; messages: RunMessage[]; durationMs?: number; description?: string }
   | { op: "errored"; messages: RunMessage[]; description?: string }
-  | { op: "skipped" };
+  | { op: "skipped"; description?: string };
 
 /** States after which an item's state in a run no longer changes. */
 export const finalStates: ReadonlySet<ItemState> = new Set(["passed", "failed", "errored", "skipped"]);
 
 /**
  * Maps one daemon state change onto the TestRun. `building` is shown as enqueued (the item
- * waits for cargo). A `passed` result that carries warnings (`optimized_away`, `imprecise`, …)
- * becomes a failure with one message per warning at the function, so a warning is never hidden
- * behind a green tick; the measured result still shows in the description.
+ * waits for cargo). A measured item follows the daemon's `shown.outcome`: `passed` is a pass;
+ * `warned` (a warning of the case or of its benchmark: `optimized_away`, `flat_scaling`, …) is
+ * a failure with one message per warning at the function, never a green tick; the measured
+ * figure stays in the description. The whole account reaches Test Results through the
+ * daemon's `knotmeter/output` (the case when it ends, its comparison when the run ends).
  */
 export function mapRunState(p: RunStateParams): RunAction {
-  const result = p.result ?? undefined;
-  const description = result ? summary(result) : undefined;
-  const durationMs = result ? Number(result.wall_ns) / 1e6 : undefined;
+  const shown = p.shown ?? undefined;
+  const description = shown?.line;
+  const durationMs = p.result ? Number(p.result.wall_ns) / 1e6 : undefined;
   switch (p.state) {
     case "enqueued":
     case "building":
@@ -153,18 +157,11 @@ export function mapRunState(p: RunStateParams): RunAction {
     case "started":
       return { op: "started" };
     case "passed": {
-      const defects = result ? result.warnings.filter(isDefect) : [];
-      if (result && (defects.length > 0 || result.partial)) {
-        const messages: RunMessage[] = defects.map((w) => ({
-          kind: "warning",
-          text: `${w.code}: ${w.message}\n\n${detail(result)}`,
-        }));
-        if (messages.length === 0) {
-          messages.push({ kind: "warning", text: `partial: the run was cancelled while this case was measured\n\n${detail(result)}` });
-        }
+      if (shown && shown.outcome !== "passed") {
+        const messages: RunMessage[] = failureMessages(shown).map((text) => ({ kind: "warning", text }));
         return withOptional({ op: "failed", messages }, { durationMs, description });
       }
-      return withOptional({ op: "passed" }, { durationMs, description, output: result ? detail(result) : undefined });
+      return withOptional({ op: "passed" }, { durationMs, description });
     }
     case "failed": {
       const text = p.message ?? "the benchmark failed";
@@ -173,13 +170,15 @@ export function mapRunState(p: RunStateParams): RunAction {
       if (at) msg.at = at;
       return withOptional({ op: "failed", messages: [msg] }, { durationMs, description });
     }
-    case "errored":
-      return withOptional(
-        { op: "errored", messages: [{ kind: "error", text: p.message ?? "the benchmark could not be built or run" }] },
-        { description },
-      );
+    case "errored": {
+      const text = p.message ?? "the benchmark could not be built or run";
+      const msg: RunMessage = { kind: "error", text };
+      const at = compilerLocation(text);
+      if (at) msg.at = at;
+      return withOptional({ op: "errored", messages: [msg] }, { description });
+    }
     case "skipped":
-      return { op: "skipped" };
+      return withOptional({ op: "skipped" }, { description });
   }
 }
 
@@ -209,6 +208,16 @@ export function panicLocation(message: string, p?: unknown): SourcePosition | un
   return { path: m[1]!, line: Math.max(0, Number(m[2]) - 1), character: Math.max(0, Number(m[3]) - 1) };
 }
 
+/**
+ * Where a build failure points: the first ` --> file:line:column` of rustc's rendered errors,
+ * so that the message shows at the error rather than at the benchmark.
+ */
+export function compilerLocation(message: string): SourcePosition | undefined {
+  const m = /^\s*--> (.+):(\d+):(\d+)\s*$/m.exec(message);
+  if (!m || !m[1]) return undefined;
+  return { path: m[1], line: Math.max(0, Number(m[2]) - 1), character: Math.max(0, Number(m[3]) - 1) };
+}
+
 /** Parses `file:line:column` (1-based, as Rust prints it) into a 0-based position. */
 export function parseFileLineColumn(s: string): SourcePosition | undefined {
   const m = /^(.*):(\d+):(\d+)$/.exec(s.trim());
@@ -221,38 +230,67 @@ export function parseFileLineColumn(s: string): SourcePosition | undefined {
 
 /**
  * Tracks the states of one run so that, when it ends (finished or cancelled), whatever never
- * reached a final state is marked `skipped`.
+ * reached a final state is marked `skipped`, and so that the status bar can count how items
+ * ended. A measured item may be reported again (`passed` once more, with its benchmark's
+ * analysis or its comparison): that is an update, not a new state.
  */
 export class RunTracker {
-  private readonly states = new Map<string, ItemState>();
+  private readonly states = new Map<string, { state: ItemState; outcome?: Outcome }>();
 
-  /** Records a state; returns false for a state change after a final one (ignored). */
-  record(id: string, state: ItemState): boolean {
+  /**
+   * Records a state; returns false when it must be ignored: a state change after a final
+   * one, except a `passed` again after `passed` (an update of a measured item).
+   */
+  record(id: string, state: ItemState, outcome?: Outcome): boolean {
     const prev = this.states.get(id);
-    if (prev !== undefined && finalStates.has(prev)) return false;
-    this.states.set(id, state);
+    if (prev !== undefined && finalStates.has(prev.state) && !(prev.state === "passed" && state === "passed")) return false;
+    this.states.set(id, outcome ? { state, outcome } : { state });
     return true;
   }
 
   /** Notes the items the run was asked to run, so that they count as pending. */
   expect(ids: Iterable<string>): void {
-    for (const id of ids) if (!this.states.has(id)) this.states.set(id, "enqueued");
+    for (const id of ids) if (!this.states.has(id)) this.states.set(id, { state: "enqueued" });
   }
 
   /** Ids that were enqueued or running and never finished: to be marked `skipped`. */
   unfinished(): string[] {
-    return [...this.states].filter(([, s]) => !finalStates.has(s)).map(([id]) => id);
+    return [...this.states].filter(([, s]) => !finalStates.has(s.state)).map(([id]) => id);
   }
 
-  /** Counts by state, for the status bar. */
-  counts(): { done: number; total: number; failed: number } {
+  /** Progress of the run: items done, and how many there are. */
+  progress(): { done: number; total: number } {
     let done = 0;
-    let failed = 0;
+    for (const s of this.states.values()) if (finalStates.has(s.state)) done++;
+    return { done, total: this.states.size };
+  }
+
+  /**
+   * How the items ended: measured ones by outcome (a warned item is not a passed one), and
+   * `skipped` for what never ran, including what a run that ended left unfinished.
+   */
+  tally(): Tally {
+    const tally = emptyTally();
     for (const s of this.states.values()) {
-      if (finalStates.has(s)) done++;
-      if (s === "failed" || s === "errored") failed++;
+      switch (s.state) {
+        case "passed":
+          countOutcome(tally, s.outcome ?? "passed");
+          break;
+        case "failed":
+          tally.failed++;
+          break;
+        case "errored":
+          tally.errored++;
+          break;
+        case "skipped":
+          if (s.outcome === "partial") tally.partial++;
+          else tally.skipped++;
+          break;
+        default:
+          tally.skipped++;
+      }
     }
-    return { done, total: this.states.size, failed };
+    return tally;
   }
 }
 
@@ -364,37 +402,12 @@ export function runOnSavePlan(setting: RunOnSave, continuous: RunMode | undefine
 }
 
 /** The daemon's settings for a plan (initializationOptions and workspace/didChangeConfiguration). */
-export function serverSettings(plan: RunOnSavePlan): Settings {
-  return { runOnSave: plan.daemon };
+export function serverSettings(plan: RunOnSavePlan, problems: Problems = "warnings"): Settings {
+  return { runOnSave: plan.daemon, problems };
 }
 
 // ---------------------------------------------------------------------------------------------
 // Inline annotations
-
-/**
- * The text shown at the end of a bench function's signature line. A benchmark with one case
- * shows "12.3 ns ±0.4% · 3.1% faster"; one with `args` cases lists each case's median.
- */
-export function annotationText(results: readonly BenchResult[]): string | undefined {
-  if (results.length === 0) return undefined;
-  if (results.length === 1 && results[0]!.args === null) return summary(results[0]!);
-  const cases = results.map((r) => `${r.args ?? r.name}: ${formatNs(r.estimate.median_ns)}`);
-  const warned = results.filter((r) => r.warnings.some(isDefect)).length;
-  const verdicts = results.map((r) => r.comparison?.verdict).filter((v) => v !== undefined && v !== "same");
-  let text = cases.join(" · ");
-  if (verdicts.length > 0) {
-    const faster = verdicts.filter((v) => v === "faster").length;
-    const slower = verdicts.length - faster;
-    text += ` · ${[faster ? `${faster} faster` : "", slower ? `${slower} slower` : ""].filter(Boolean).join(", ")}`;
-  }
-  if (warned > 0) text += ` · ⚠ ${warned} warned`;
-  return text;
-}
-
-/** The hover of an annotation: the full account of every case. */
-export function annotationHover(results: readonly BenchResult[]): string {
-  return results.map((r) => detail(r)).join("\n\n");
-}
 
 /**
  * The 0-based line of a bench function's signature inside its range: the first line that
@@ -419,36 +432,4 @@ export function functionName(id: string): string {
   const path = id.split("/")[0] ?? id;
   const segs = path.split("::");
   return segs[segs.length - 1] ?? path;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Output channel: overhead diagnostics
-
-/** Timer facts, where the daemon sends them (the run's manifest). */
-export interface TimerFacts {
-  kind: string;
-  precision_ns: number;
-  read_cost_ns: number;
-}
-
-/** The overhead diagnostics of one case, as lines for the output channel. */
-export function overheadReport(r: BenchResult, timer?: TimerFacts): string {
-  const o = r.overhead;
-  const lines = [`${r.id}: ${formatNs(r.estimate.median_ns)} ${formatPrecision(r.precision)}${r.comparison ? ` · ${formatVerdict(r.comparison)}` : ""}`];
-  if (timer) {
-    lines.push(`  timer            ${timer.kind}, precision ${formatNs(timer.precision_ns)}, read cost ${formatNs(timer.read_cost_ns)}`);
-  }
-  lines.push(`  interval         ${formatNs(r.estimate.low_ns)} – ${formatNs(r.estimate.high_ns)} (95%${r.precision !== null ? `, ${formatPrecision(r.precision)}` : ""})`);
-  lines.push(`  overhead/op      ${formatNs(o.per_op_ns)} subtracted (empty body of the same shape)`);
-  lines.push(`  overhead drift   ${o.drift >= 0 ? "+" : ""}${formatNs(o.drift)} per op between the halves of the run`);
-  lines.push(`  capped samples   ${Number(o.capped)} of ${Number(r.samples)}${Number(o.capped) > 0 ? " (subtraction went below zero)" : ""}`);
-  lines.push(`  cold first call  ${formatNs(r.cold_ns)}${r.estimate.median_ns > 0 ? ` (${sigRatio(r.cold_ns / r.estimate.median_ns)}× the steady median)` : ""}`);
-  lines.push(`  ops per sample   ${Number(r.ops_per_sample)} (${Number(r.samples)} samples, ${formatNs(r.wall_ns)} wall)`);
-  for (const w of r.warnings) lines.push(`  ${isDefect(w) ? "⚠" : "ℹ"} ${w.code}: ${w.message}`);
-  return lines.join("\n");
-}
-
-function sigRatio(x: number): string {
-  if (!Number.isFinite(x)) return "–";
-  return x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2);
 }

@@ -226,6 +226,16 @@ shown?: Shown,
 bench?: BenchSummary, };
 
 /**
+ * Params of `knotmeter/runStates`.
+ */
+export type RunStatesParams = { 
+/**
+ * The changes, in the order they happened; each is what one `knotmeter/runState` would
+ * carry.
+ */
+states: Array<RunStateParams>, };
+
+/**
  * Everything shown for one measured case.
  */
 export type Shown = { 
@@ -256,6 +266,12 @@ verdict?: string,
  * Every warning and note, the case's first, then its benchmark's.
  */
 notes: Array<ShownNote>, 
+/**
+ * The complexity of the case's benchmark across its `args` cases, once known: `O(n)`,
+ * or the classes the data cannot tell apart (`O(n) or O(n log n) (cannot be told
+ * apart)`).
+ */
+scaling?: string, 
 /**
  * One line for a description, an annotation or a lens: the headline, the verdict, the
  * codes of the warnings, and `partial` when cut short.
@@ -293,16 +309,6 @@ bench: boolean, };
  * How a measured case stands once its warnings (its own and its benchmark's) are counted.
  */
 export type Outcome = "passed" | "warned" | "partial";
-
-/**
- * Params of `knotmeter/runStates`.
- */
-export type RunStatesParams = { 
-/**
- * The changes, in the order they happened; each is what one `knotmeter/runState` would
- * carry.
- */
-states: Array<RunStateParams>, };
 
 /**
  * Params of `knotmeter/output`.
@@ -369,7 +375,13 @@ export type StoredParams = {
  * The latest complete (not partial) stored result of each case, each with its
  * `stored_at`. Cases never stored are absent.
  */
-results: Array<BenchResult>, };
+results: Array<BenchResult>, 
+/**
+ * What to show for each of `results`, in the same order, decided by the daemon
+ * (knotmeter-format) as for `knotmeter/runState`; its line ends with when the result was
+ * stored. Absent from daemons before it was sent.
+ */
+shown?: Array<Shown>, };
 
 /**
  * Params of `knotmeter/samples`.
@@ -1170,7 +1182,37 @@ complexity: ComplexityFit | null,
 /**
  * Scaling warnings such as `flat_scaling`, each with a stable code.
  */
-warnings: Array<Warning>, };
+warnings: Array<Warning>, 
+/**
+ * The cases with a numeric argument the analysis used, by increasing argument (absent
+ * from engines that predate the field).
+ */
+points?: Array<ScalingPoint>, };
+
+/**
+ * One case of a scaling analysis: its numeric argument and its median.
+ */
+export type ScalingPoint = { 
+/**
+ * The case id.
+ */
+id: string, 
+/**
+ * The argument's value (`1<<10` is 1024).
+ */
+n: number, 
+/**
+ * The case's median per operation, in nanoseconds.
+ */
+median_ns: number, 
+/**
+ * Lower bound of the median's 95% interval, in nanoseconds.
+ */
+low_ns: number, 
+/**
+ * Upper bound of the median's 95% interval, in nanoseconds.
+ */
+high_ns: number, };
 
 /**
  * Complexity classes fitted to the medians of an `args` benchmark, ranked by AICc (plain AIC

@@ -1,16 +1,15 @@
 // The status bar item: the current run ("⟳ knotmeter 3/9 · chain_n/1000"), cancelled by a
-// click; otherwise the last run's outcome, or why nothing can run (no daemon, untrusted).
+// click; otherwise how the last run's items ended ("6 passed, 2 warned, 10 skipped": a warned
+// or skipped item is never counted as passed), or why nothing can run (no daemon, untrusted).
 
 import * as vscode from "vscode";
 import type { Ctx, RunInfo } from "./ctx";
-import { isDefect } from "./format";
+import { tallyText } from "./format";
 import { RunTracker } from "./model";
 
 interface Live {
   info: RunInfo;
   tracker: RunTracker;
-  /** Items measured with a validity warning (shown as failures in the Test Explorer). */
-  warned: Set<string>;
   current?: string;
   building?: boolean;
 }
@@ -27,17 +26,16 @@ export class StatusBar implements vscode.Disposable {
     this.disposables.push(
       this.item,
       ctx.runStarted.event((info) => {
-        this.runs.set(info.runId, { info, tracker: new RunTracker(), warned: new Set() });
+        this.runs.set(info.runId, { info, tracker: new RunTracker() });
         this.render();
       }),
       ctx.runState.event((p) => {
         let live = this.runs.get(p.runId);
         if (!live) {
-          live = { info: { runId: p.runId, label: "on save", background: true }, tracker: new RunTracker(), warned: new Set() };
+          live = { info: { runId: p.runId, label: "on save", background: true }, tracker: new RunTracker() };
           this.runs.set(p.runId, live);
         }
-        live.tracker.record(p.id, p.state);
-        if (p.state === "passed" && (p.result?.warnings.some(isDefect) || p.result?.partial)) live.warned.add(p.id);
+        live.tracker.record(p.id, p.state, p.shown?.outcome);
         if (p.state === "started") {
           live.current = p.id;
           live.building = false;
@@ -48,14 +46,7 @@ export class StatusBar implements vscode.Disposable {
       ctx.runEnded.event((p) => {
         const live = this.runs.get(p.runId);
         this.runs.delete(p.runId);
-        if (live) {
-          const c = live.tracker.counts();
-          const warned = live.warned.size;
-          const parts = [`${c.done - c.failed - warned} ok`];
-          if (warned) parts.push(`${warned} warned`);
-          if (c.failed) parts.push(`${c.failed} failed`);
-          this.last = parts.join(", ");
-        }
+        if (live) this.last = tallyText(live.tracker.tally());
         this.render();
       }),
     );
@@ -71,7 +62,7 @@ export class StatusBar implements vscode.Disposable {
   private render(): void {
     const live = [...this.runs.values()].pop();
     if (live) {
-      const c = live.tracker.counts();
+      const c = live.tracker.progress();
       const what = live.building ? "building" : live.current ? shortId(live.current) : "starting";
       this.item.text = `$(loading~spin) knotmeter ${c.done}/${c.total} · ${what}`;
       this.item.tooltip = `knotmeter ${live.info.label}: ${c.done} of ${c.total} done. Click to cancel.`;

@@ -23,7 +23,7 @@ import {
   type SourcePosition,
   type TreeNode,
 } from "./model";
-import { summary } from "./format";
+import { rowLabel } from "./format";
 import { untrustedReason, requestTrust } from "./trust";
 import type { OutputParams, Range, RunEndParams, RunMode, RunStateParams, TestItem as WireItem, TreeChangedParams } from "./wire";
 
@@ -35,6 +35,9 @@ interface ActiveRun {
   info: RunInfo;
   /** Set when the user cancelled before the daemon answered with the run's id. */
   cancelRequested?: boolean;
+  /** The messages already attached to each item in this run (an item is reported again
+   * when its benchmark's analysis or its comparison arrives; its messages only once). */
+  messaged: Map<string, Set<string>>;
 }
 
 export class TestExplorer implements vscode.Disposable {
@@ -134,11 +137,11 @@ export class TestExplorer implements vscode.Disposable {
         item = this.controller.createTestItem(n.id, n.label, uri);
         this.items.set(n.id, item);
       }
-      item.label = n.label;
+      item.label = rowLabel(n.label, this.ctx.store.get(n.id)?.shown.line);
+      item.description = undefined;
       item.range = n.range ? toRange(n.range) : undefined;
-      const result = this.ctx.store.get(n.id);
-      if (result) item.description = summary(result);
-      else if (n.detail) item.description = n.detail;
+      // A note beside an item not measured yet (a criterion target not built yet).
+      if (!this.ctx.store.get(n.id) && n.detail) item.description = n.detail;
       this.data.set(item, n);
       seen.add(n.id);
       item.children.replace(n.children.map(build));
@@ -181,11 +184,11 @@ export class TestExplorer implements vscode.Disposable {
         this.items.set(w.id, item);
         siblings.add(item);
       }
-      item.label = w.label;
+      item.label = rowLabel(w.label, this.ctx.store.get(w.id)?.shown.line);
+      item.description = undefined;
       item.range = w.range ? toRange(w.range) : undefined;
-      const result = this.ctx.store.get(w.id);
-      if (result) item.description = summary(result);
-      else if (w.detail) item.description = w.detail;
+      // A note beside an item not measured yet (a criterion target not built yet).
+      if (!this.ctx.store.get(w.id) && w.detail) item.description = w.detail;
       const node: TreeNode = { id: w.id, label: w.label, kind: w.kind, children: [] };
       if (w.uri) node.uri = w.uri;
       if (w.range) node.range = w.range;
@@ -228,7 +231,7 @@ export class TestExplorer implements vscode.Disposable {
     const client = this.ctx.client;
     const label = background ? "on save" : mode === "quick" ? "Run (quick)" : "Run";
     const run = this.controller.createTestRun(request, `knotmeter ${label}`, true);
-    const active: ActiveRun = { run, tracker: new RunTracker(), info: { runId: -1, label, background } };
+    const active: ActiveRun = { run, tracker: new RunTracker(), info: { runId: -1, label, background }, messaged: new Map() };
     if (!client || !client.isRunning()) {
       run.appendOutput("The knotmeter daemon is not running: see the knotmeter output channel.\r\n");
       for (const item of this.leaves(request)) run.errored(item, new vscode.TestMessage("The knotmeter daemon is not running."));
@@ -279,7 +282,7 @@ export class TestExplorer implements vscode.Disposable {
     const c = this.continuous;
     const request = new vscode.TestRunRequest(c?.include, undefined, c?.profile, false, true);
     const run = this.controller.createTestRun(request, "knotmeter (on save)", true);
-    const active: ActiveRun = { run, tracker: new RunTracker(), info: { runId, label: "on save", background: true } };
+    const active: ActiveRun = { run, tracker: new RunTracker(), info: { runId, label: "on save", background: true }, messaged: new Map() };
     this.runIds.set(active, runId);
     this.ctx.runStarted.fire(active.info);
     return active;
@@ -333,14 +336,26 @@ export class TestExplorer implements vscode.Disposable {
       case "state": {
         const item = this.items.get(event.p.id);
         if (!item) return;
-        if (!tracker.record(event.p.id, event.p.state)) return;
-        this.applyAction(run, item, mapRunState(event.p));
+        if (!tracker.record(event.p.id, event.p.state, event.p.shown?.outcome)) return;
+        this.applyAction(active, item, mapRunState(event.p));
       }
     }
   }
 
-  private applyAction(run: vscode.TestRun, item: vscode.TestItem, a: RunAction): void {
-    if ("description" in a && a.description !== undefined) item.description = a.description;
+  private applyAction(active: ActiveRun, item: vscode.TestItem, a: RunAction): void {
+    const run = active.run;
+    if ("description" in a && a.description !== undefined) {
+      item.label = rowLabel(this.data.get(item)?.label ?? item.label, a.description);
+      item.description = undefined;
+    }
+    // An item reported again gets only the messages it does not have yet.
+    const fresh = (messages: RunMessage[]) => {
+      const seen = active.messaged.get(item.id) ?? new Set<string>();
+      active.messaged.set(item.id, seen);
+      const out = messages.filter((m) => !seen.has(m.text.split("\n")[0]!));
+      for (const m of out) seen.add(m.text.split("\n")[0]!);
+      return out.map((m) => this.message(item, m));
+    };
     switch (a.op) {
       case "enqueued":
         return run.enqueued(item);
@@ -349,15 +364,11 @@ export class TestExplorer implements vscode.Disposable {
       case "skipped":
         return run.skipped(item);
       case "passed":
-        run.passed(item, a.durationMs);
-        // Attached to the item without a location: VS Code would otherwise print it inline in
-        // the editor, on top of the annotation.
-        if (a.output) run.appendOutput(`${a.output.replace(/\n/g, "\r\n")}\r\n`, undefined, item);
-        return;
+        return run.passed(item, a.durationMs);
       case "failed":
-        return run.failed(item, a.messages.map((m) => this.message(item, m)), a.durationMs);
+        return run.failed(item, fresh(a.messages), a.durationMs);
       case "errored":
-        return run.errored(item, a.messages.map((m) => this.message(item, m)));
+        return run.errored(item, fresh(a.messages));
     }
   }
 

@@ -5,6 +5,7 @@
 
 export type {
   BenchResult,
+  BenchSummary,
   CancelParams,
   Comparison,
   DiscoveredParams,
@@ -17,6 +18,8 @@ export type {
   ItemKind,
   ItemState,
   OutputParams,
+  Outcome,
+  Problems,
   Range,
   RawSamples,
   RunEndParams,
@@ -27,7 +30,11 @@ export type {
   RunStatesParams,
   SamplesParams,
   SamplesResult,
+  ScalingPoint,
   Settings,
+  Severity,
+  Shown,
+  ShownNote,
   StoredParams,
   TestItem,
   TimerInfo,

@@ -79,13 +79,11 @@ pub fn code_lenses(
         let summary = summaries.get(&bench.id);
         for (label, result) in leaf_results(bench, results) {
             let line = shown(result, summary).line;
-            let mut title = match label {
+            // A stored result's line ends with when it was stored.
+            let title = match label {
                 Some(arg) => format!("{arg}: {line}"),
                 None => line,
             };
-            if let Some(note) = stored::stored_note(result) {
-                title.push_str(&format!(" · {note}"));
-            }
             lenses.push(CodeLens {
                 range: at,
                 command: Some(Command {
@@ -191,7 +189,9 @@ pub fn hover(
     };
     let title = case.map_or(&bench.id, |c| &c.id);
     let mut value = format::hover(title, &shown, summaries.get(&bench.id), case.is_some());
-    if let Some(note) = shown.iter().find_map(|(_, r)| stored::stored_note(r)) {
+    // One case's account says when it was stored; a table of cases says it above.
+    let stored = shown.iter().find_map(|(_, r)| stored::stored_note(r));
+    if let (Some(note), true) = (stored, shown.len() > 1) {
         let from =
             format!("\n\n_From the history ({note}); not measured since knotmeter started._\n\n");
         value = value.replacen("\n\n", &from, 1);

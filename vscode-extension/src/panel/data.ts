@@ -1,24 +1,44 @@
 // What the results panel shows, computed from the wire types: the message the extension host
 // posts to the webview, and the pure computations both sides need (corrected samples,
-// histogram bins, the group table). Pure (no `vscode`, no DOM) and unit-tested.
+// histogram bins, history series by mode, the group table and its ratio scale, the scaling
+// view). Every text about a result is the daemon's `Shown`; numbers on axes use `formatNs`.
+// Pure (no `vscode`, no DOM) and unit-tested.
 
-import { formatVerdict, summary } from "../format";
-import type { BenchResult, HistoryPoint, Verdict } from "../wire";
+import { modeLabel } from "../format";
+import type { BenchResult, BenchSummary, HistoryPoint, Outcome, Severity, Shown, Verdict } from "../wire";
+
+/** A note as the panel lists it: its mark and words are the daemon's. */
+export interface PanelNote {
+  severity: Severity;
+  text: string;
+}
+
+/** The stored runs of a case measured in one mode on one machine: only these compare. */
+export interface HistorySeries {
+  /** `full`, `quick`, or the budget (`2.50 s per case`), with the machine when several. */
+  label: string;
+  /** Oldest first. */
+  points: HistoryPoint[];
+}
 
 /** One case of the selected benchmark. */
 export interface PanelCase {
   id: string;
   /** The `args` value, or the function name. */
   label: string;
-  summary: string;
+  /** The daemon's one line: the figure with its spread between runs, the verdict, warnings. */
+  line: string;
+  outcome: Outcome;
   median: number;
   low: number;
   high: number;
+  /** False for a body indistinguishable from empty: its samples are not drawn as a figure. */
+  measured: boolean;
   /** Per-operation samples after overhead subtraction, capped at zero, in time order. */
   samples: number[];
-  warnings: Array<{ code: string; message: string }>;
-  /** Past runs of this case, oldest first (`knotmeter/history`). */
-  history: HistoryPoint[];
+  notes: PanelNote[];
+  /** Past runs of this case (`knotmeter/history`), one series per mode and machine. */
+  history: HistorySeries[];
 }
 
 /** One row of a comparison group's table. */
@@ -26,13 +46,29 @@ export interface GroupRow {
   id: string;
   name: string;
   baseline: boolean;
-  median: number;
+  /** The daemon's figure: the median, or `≈ 0 (indistinguishable from empty)`. */
+  figure: string;
   /** Time relative to the baseline (below 1 is faster), with its interval where the engine paired them. */
   ratio: number;
   low?: number;
   high?: number;
   verdict?: Verdict;
+  /** The daemon's verdict (`1.0% slower than sort_stable`), `baseline`, or a plain ratio of medians. */
   text: string;
+}
+
+/** The scaling of an `args` benchmark: median against n, and the fitted class. */
+export interface ScalingView {
+  /** The daemon's complexity text: `O(n)`, or the classes it cannot tell apart. */
+  complexity: string;
+  /** The reported class, for the fitted curve. */
+  class?: string;
+  points: Array<{ n: number; label: string; median: number; low: number; high: number }>;
+  /** The fitted curve (intercept + coefficient · g(n)) at points spread over the range. */
+  curve: Array<{ n: number; ns: number }>;
+  notes: PanelNote[];
+  /** A warning (`flat_scaling`) says the scaling is suspect. */
+  warned: boolean;
 }
 
 export interface PanelData {
@@ -42,6 +78,7 @@ export interface PanelData {
   empty?: string;
   cases: PanelCase[];
   group?: { name: string; rows: GroupRow[] };
+  scaling?: ScalingView;
 }
 
 export type ToWebview = { type: "data"; data: PanelData };
@@ -53,49 +90,150 @@ export function correctedSamples(r: BenchResult): number[] {
   return r.raw.workload_ns.map((x) => Math.max(0, x - o));
 }
 
-export function panelCase(r: BenchResult, history: HistoryPoint[]): PanelCase {
+/** A case for the panel from its result, the daemon's presentation, and its stored runs. */
+export function panelCase(r: BenchResult, shown: Shown, history: HistoryPoint[]): PanelCase {
+  const measured = !r.warnings.some((w) => w.code === "optimized_away");
   return {
     id: r.id,
     label: r.args ?? r.name,
-    summary: summary(r),
+    line: shown.line,
+    outcome: shown.outcome,
     median: r.estimate.median_ns,
     low: r.estimate.low_ns,
     high: r.estimate.high_ns,
-    samples: correctedSamples(r),
-    warnings: r.warnings.map((w) => ({ code: w.code, message: w.message })),
-    history: [...history].sort((a, b) => Number(a.timestamp) - Number(b.timestamp) || Number(a.run) - Number(b.run)),
+    measured,
+    samples: measured ? correctedSamples(r) : [],
+    notes: shown.notes.map((n) => ({ severity: n.severity, text: n.text })),
+    history: historySeries(history),
   };
 }
 
 /**
- * The comparison table of a group: each member against the baseline. The engine's paired
- * comparison (ratio with interval and verdict) is used where it is against the baseline;
- * otherwise the ratio of the medians, without an interval.
+ * Stored runs split by what makes them comparable: the machine key, which holds the time
+ * budget (a `--quick` run is never mixed with a full one). Each series oldest first, named by
+ * its mode; the series with the newest run comes first.
  */
-export function groupRows(members: readonly BenchResult[]): GroupRow[] {
-  const base = members.find((m) => m.baseline) ?? members[0];
+export function historySeries(points: readonly HistoryPoint[]): HistorySeries[] {
+  const byKey = new Map<string, HistoryPoint[]>();
+  for (const p of points) {
+    const list = byKey.get(p.machineKey) ?? [];
+    list.push(p);
+    byKey.set(p.machineKey, list);
+  }
+  const series = [...byKey.values()].map((list) => list.sort((a, b) => Number(a.run) - Number(b.run)));
+  series.sort((a, b) => Number(b[b.length - 1]!.run) - Number(a[a.length - 1]!.run));
+  const labels = series.map((list) => modeLabel(list[0]!.budgetMs));
+  return series.map((list, i) => {
+    const same = labels.filter((l) => l === labels[i]).length;
+    const nth = labels.slice(0, i + 1).filter((l) => l === labels[i]).length;
+    return { label: same > 1 ? `${labels[i]} (machine ${nth})` : labels[i]!, points: list };
+  });
+}
+
+/** A member of a group as the table needs it. */
+export interface Member {
+  result: BenchResult;
+  shown: Shown;
+}
+
+/**
+ * The comparison table of a group: each member against the baseline. The engine's paired
+ * comparison (ratio with interval and verdict, worded by the daemon) is used where it is
+ * against the baseline; otherwise the ratio of the medians, without an interval or verdict.
+ */
+export function groupRows(members: readonly Member[]): GroupRow[] {
+  const base = members.find((m) => m.result.baseline) ?? members[0];
   if (!base) return [];
-  return members.map((m) => {
+  const baseMedian = base.result.estimate.median_ns;
+  return members.map(({ result: m, shown }) => {
+    const isBase = m.id === base.result.id;
     const row: GroupRow = {
       id: m.id,
       name: m.args ? `${m.name}/${m.args}` : m.name,
-      baseline: m.id === base.id,
-      median: m.estimate.median_ns,
-      ratio: base.estimate.median_ns > 0 ? m.estimate.median_ns / base.estimate.median_ns : NaN,
-      text: m.id === base.id ? "baseline" : "",
+      baseline: isBase,
+      figure: shown.figure,
+      ratio: baseMedian > 0 ? m.estimate.median_ns / baseMedian : NaN,
+      text: isBase ? "baseline" : "",
     };
     const c = m.comparison;
-    if (m.id !== base.id && c && c.against === base.id) {
+    if (!isBase && c && c.against === base.result.id) {
       row.ratio = c.ratio;
       row.low = c.low;
       row.high = c.high;
       row.verdict = c.verdict;
-      row.text = formatVerdict(c);
-    } else if (m.id !== base.id && Number.isFinite(row.ratio)) {
-      row.text = `${row.ratio.toFixed(2)}× the baseline's median`;
+      row.text = shown.verdict ?? "";
+    } else if (!isBase && Number.isFinite(row.ratio)) {
+      row.text = `${row.ratio.toFixed(3)}× the baseline's median (not paired)`;
     }
     return row;
   });
+}
+
+/**
+ * The scale of the ratio bars: centred on 1 (the baseline), reaching a little past the
+ * farthest ratio or interval end, so that 1.000× and 1.010× look different. Returns the
+ * position of a ratio on the bar, 0 to 100.
+ */
+export function ratioScale(rows: readonly GroupRow[]): (ratio: number) => number {
+  let reach = 0.005;
+  for (const r of rows) {
+    for (const x of [r.ratio, r.low, r.high]) {
+      if (x !== undefined && Number.isFinite(x)) reach = Math.max(reach, Math.abs(x - 1));
+    }
+  }
+  reach *= 1.15;
+  return (ratio) => Math.min(100, Math.max(0, ((ratio - (1 - reach)) / (2 * reach)) * 100));
+}
+
+/** g(n) of a complexity class, as the engine fits it (natural log). */
+export function basis(cls: string, n: number): number | undefined {
+  switch (cls) {
+    case "O(1)":
+      return 1;
+    case "O(log n)":
+      return Math.log(n);
+    case "O(n)":
+      return n;
+    case "O(n log n)":
+      return n * Math.log(n);
+    case "O(n²)":
+      return n * n;
+    case "O(n³)":
+      return n * n * n;
+    case "O(2ⁿ)":
+      return 2 ** n;
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * The scaling view of an `args` benchmark from its analysis (the points and the fit) and the
+ * daemon's presentation of one of its cases (the complexity's words and the benchmark's notes).
+ */
+export function scalingView(summary: BenchSummary, shown: Shown, labels: ReadonlyMap<string, string>): ScalingView | undefined {
+  const points = (summary.points ?? []).filter((p) => p.n > 0 && Number.isFinite(p.median_ns));
+  if (points.length < 2) return undefined;
+  const notes = shown.notes.filter((n) => n.bench);
+  const view: ScalingView = {
+    complexity: shown.scaling ?? "no complexity fit",
+    points: points.map((p) => ({ n: p.n, label: labels.get(p.id) ?? String(p.n), median: p.median_ns, low: p.low_ns, high: p.high_ns })),
+    curve: [],
+    notes: notes.map((n) => ({ severity: n.severity, text: n.text })),
+    warned: notes.some((n) => n.severity !== "info"),
+  };
+  const fit = summary.complexity?.fits.find((f) => f.class === summary.complexity?.best);
+  if (fit) {
+    view.class = fit.class;
+    const lo = Math.log(points[0]!.n);
+    const hi = Math.log(points[points.length - 1]!.n);
+    for (let i = 0; i <= 40; i++) {
+      const n = Math.exp(lo + ((hi - lo) * i) / 40);
+      const g = basis(fit.class, n);
+      if (g !== undefined && Number.isFinite(g)) view.curve.push({ n, ns: fit.intercept_ns + fit.coefficient_ns * g });
+    }
+  }
+  return view;
 }
 
 /**

@@ -9,8 +9,8 @@ import * as vscode from "vscode";
 import type { Ctx } from "../ctx";
 import * as ext from "../lsp_ext";
 import { functionName } from "../model";
-import type { BenchResult, HistoryPoint, RawSamples } from "../wire";
-import { groupRows, panelCase, type FromWebview, type PanelData, type ToWebview } from "./data";
+import type { HistoryPoint, RawSamples } from "../wire";
+import { groupRows, panelCase, scalingView, type FromWebview, type PanelData, type ToWebview } from "./data";
 
 export class ResultsPanel implements vscode.Disposable {
   private panel: vscode.WebviewPanel | undefined;
@@ -64,7 +64,7 @@ export class ResultsPanel implements vscode.Disposable {
     if (id === this.benchId) return true;
     const item = this.ctx.items.find((i) => i.id === id);
     if (item?.parent === this.benchId) return true;
-    const group = this.ctx.store.get(id)?.group;
+    const group = this.ctx.store.get(id)?.result.group;
     return group !== undefined && group !== null && this.currentGroup() === group;
   }
 
@@ -90,30 +90,31 @@ export class ResultsPanel implements vscode.Disposable {
 
   /** Everything the page shows for one benchmark. */
   async collect(benchId: string): Promise<PanelData> {
-    const results = this.ctx.store.resultsOf(benchId, this.ctx.items);
+    const entries = this.ctx.store.entriesOf(benchId, this.ctx.items);
     const item = this.ctx.items.find((i) => i.id === benchId);
-    const histories = await Promise.all(results.map((r) => this.history(this.caseItemId(benchId, r))));
+    const histories = await Promise.all(entries.map((e) => this.history(e.id)));
     // Results arrive without their raw samples: the panel asks for the ones it draws.
-    const raws = await Promise.all(results.map((r) => this.samples(r.id)));
+    const raws = await Promise.all(entries.map((e) => this.samples(e.id)));
     const data: PanelData = {
       benchId,
       title: item?.label ?? functionName(benchId),
-      cases: results.map((r, i) => panelCase({ ...r, raw: raws[i] ?? r.raw }, histories[i] ?? [])),
+      cases: entries.map((e, i) => panelCase({ ...e.result, raw: raws[i] ?? e.result.raw }, e.shown, histories[i] ?? [])),
     };
-    if (results.length === 0) {
+    if (entries.length === 0) {
       data.empty = this.ctx.trusted
         ? "No result yet in this session: run the benchmark (the Run button, the gutter, or the Test Explorer)."
         : "This workspace is not trusted, so knotmeter does not run its benchmarks.";
     }
-    const group = results.find((r) => r.group)?.group;
+    const group = entries.find((e) => e.result.group)?.result.group;
     if (group) data.group = { name: group, rows: groupRows(this.ctx.store.group(group)) };
+    const summary = this.ctx.store.bench(benchId);
+    const shown = entries.find((e) => e.shown.scaling !== undefined)?.shown ?? entries[0]?.shown;
+    if (summary && shown && entries.length > 1) {
+      const labels = new Map(entries.map((e) => [e.id, e.result.args ?? e.id]));
+      const scaling = scalingView(summary, shown, labels);
+      if (scaling) data.scaling = scaling;
+    }
     return data;
-  }
-
-  /** The daemon's item id of a result (the case's id; the result's own id as a fallback). */
-  private caseItemId(benchId: string, r: BenchResult): string {
-    const child = this.ctx.items.find((i) => i.parent === benchId && this.ctx.store.get(i.id) === r);
-    return child?.id ?? (this.ctx.store.get(benchId) === r ? benchId : r.id);
   }
 
   /** The raw samples of a case's latest result (`knotmeter/samples`), when the daemon has them. */

@@ -77,9 +77,74 @@ try {
     1000,
   );
   must("the run finishes with results in the Test Explorer", done, done?.join(" | "));
-  // Passed, or failed for a validity warning (never a green tick): either way measured.
-  const measured = (await rows()).filter((r) => /Passed|Failed/.test(r.aria) && /\d (ns|µs|ms) ±/.test(r.text));
-  check("measured benchmarks show the median and its interval as their description", measured.length >= 5, measured.map((r) => r.text).join(" | "));
+  await expandTree();
+  const after = await rows();
+  // Passed, or failed for a validity warning (never a green tick): either way measured, with
+  // the spread between runs (or why it is not known yet) beside the median.
+  const measured = after.filter((r) => /Passed|Failed/.test(r.aria) && /\d (ns|µs|ms) (±|\(spread between runs)/.test(r.text));
+  check("measured benchmarks show the median and the spread between runs", measured.length >= 5, measured.map((r) => r.text).join(" | "));
+  const chainRow = after.find((r) => r.text.startsWith("chain_1000"));
+  check("a row's accessible name starts with the benchmark's name", chainRow?.aria.startsWith("chain_1000 · "), chainRow?.aria);
+  // The flat benchmark and its cases, alone in the tree (the filter expands what matches).
+  await page.click(".testing-filter-action-item");
+  await page.keyboard.type("closed_form");
+  await page.waitForTimeout(1000);
+  const filtered = await rows();
+  const flatRows = filtered.filter((r) => r.text.startsWith("closed_form") || /^\d+ · /.test(r.text));
+  check(
+    "the flat-scaling benchmark is not a green tick (its row and each of its cases)",
+    flatRows.length === 5 && flatRows.every((r) => /Failed/.test(r.aria) && !/Passed/.test(r.aria)),
+    flatRows.map((r) => r.aria).join(" | "),
+  );
+  const caseRow = flatRows.find((r) => r.text.startsWith("100000 · "));
+  check("the flat case says why: flat_scaling", /⚠ flat_scaling/.test(caseRow?.text ?? ""), caseRow?.text);
+  await screenshot("flat");
+  await page.click(".testing-filter-action-item");
+  await page.keyboard.press("Control+A");
+  await page.keyboard.press("Backspace");
+  await page.waitForTimeout(500);
+  const member = after.find((r) => r.text.startsWith("sort_unstable"));
+  check("a group member's row shows its verdict against the baseline", / than sort_stable/.test(member?.text ?? ""), member?.text);
+  await screenshot("verdicts");
+
+  // One hover on a benchmark's signature: the daemon's, which covers the whole line (the
+  // annotation after it has none of its own).
+  await page.locator(".monaco-editor .view-lines").first().click();
+  await goToLine(8);
+  const signature = page.locator(".monaco-editor .view-line", { hasText: "fn chain_1000" }).first();
+  await signature.hover({ position: { x: 40, y: 5 } });
+  const hovers = await until(() => {
+    const shown = [...document.querySelectorAll(".monaco-hover")].filter((h) => !h.classList.contains("hidden") && h.offsetParent !== null);
+    const parts = shown.flatMap((h) => [...h.querySelectorAll(".hover-row, .hover-contents")]).map((e) => e.textContent ?? "");
+    const ours = [...new Set(parts.filter((t) => /between runs/.test(t)))];
+    return ours.length > 0 ? ours : undefined;
+  }, null, 15_000, 300);
+  check("one hover on a benchmark's signature, saying how far the next run may land", hovers?.length === 1 && /chain_1000/.test(hovers[0]), JSON.stringify(hovers));
+  await screenshot("hover");
+  await page.keyboard.press("Escape");
+
+  // Cancel a run midway: the status bar counts passed and skipped apart (it once said "16 ok"
+  // when 6 had passed).
+  await palette("Test: Run All Tests");
+  const midway = await until(() => {
+    const bar = [...document.querySelectorAll(".statusbar-item")].map((e) => e.textContent ?? "").find((t) => t.includes("knotmeter")) ?? "";
+    const m = /knotmeter (\d+)\/(\d+)/.exec(bar);
+    return m && Number(m[1]) >= 2 ? { done: Number(m[1]), total: Number(m[2]) } : undefined;
+  }, null, 180_000, 200);
+  // The status bar item cancels the run when clicked.
+  await page.locator(".statusbar-item", { hasText: "knotmeter" }).first().click();
+  const cancelled = await until(() => {
+    const bar = [...document.querySelectorAll(".statusbar-item")].map((e) => e.textContent ?? "").find((t) => t.includes("knotmeter")) ?? "";
+    return !bar.includes("/") && / skipped/.test(bar) ? bar : undefined;
+  }, null, 60_000, 250);
+  const counts = Object.fromEntries([...(cancelled ?? "").matchAll(/(\d+) (passed|warned|partial|failed|errored|skipped)/g)].map((m) => [m[2], Number(m[1])]));
+  const sum = Object.values(counts).reduce((a, b) => a + b, 0);
+  check(
+    "after a cancel the status bar counts passed and skipped apart, adding up to the run",
+    midway && cancelled && !/\bok\b/.test(cancelled) && counts.skipped > 0 && sum === midway.total && (counts.passed ?? 0) < midway.total,
+    `${cancelled} (run of ${midway?.total})`,
+  );
+  await screenshot("cancelled");
   await palette("View: Close Panel");
   await goToLine(9);
   const ann = await until(() => {
@@ -92,7 +157,7 @@ try {
     }
     return out.length > 0 ? out : undefined;
   }, null, 20_000);
-  check("an inline annotation shows the last result at the end of a signature", ann?.some((a) => /fn\s\w+/.test(a.line) && /±/.test(a.text)), JSON.stringify(ann?.slice(0, 3)));
+  check("an inline annotation shows the last result at the end of a signature", ann?.some((a) => /fn\s\w+/.test(a.line) && /between runs/.test(a.text)), JSON.stringify(ann?.slice(0, 3)));
   await screenshot("ran");
 
   // 4. Continuous run: edit and save a bench file, and it runs again.
@@ -158,14 +223,53 @@ try {
     check("the comparison table has a row with a ratio bar per group member", charts.groupRows === 2, JSON.stringify(charts));
     check("the distribution chart renders", charts.painted[0] > 500, JSON.stringify(charts));
     check("the history chart renders", charts.painted.length >= 2 && charts.painted[1] > 200, JSON.stringify(charts));
+    const bars = await frame.evaluate(() => [...document.querySelectorAll(".ratio .one")].map((e) => parseFloat(e.style.left)));
+    check("the ratio bars are centred on the baseline, not started at 0", bars.length === 2 && bars.every((x) => Math.abs(x - 50) < 1), JSON.stringify(bars));
   }
   await screenshot("panel");
 
-  // 6. The output channel has the overhead diagnostics.
+  // The panel of an `args` benchmark: median against n on log axes, with the fitted class.
+  // With the panel beside it the editor is narrow: pick the benchmark by name instead.
+  await palette("knotmeter: Show Results");
+  if (await page.locator(".quick-input-widget input[placeholder^='Show the results']").isVisible().catch(() => false)) {
+    await page.keyboard.type("chain_n");
+    await page.waitForTimeout(500);
+    await page.keyboard.press("Enter");
+  }
+  let scaled;
+  const scaledEnd = Date.now() + 20_000;
+  while (!scaled && Date.now() < scaledEnd) {
+    for (const f of page.frames()) {
+      const heading = await f.evaluate(() => document.querySelector("section.scaling h2")?.textContent ?? "").catch(() => "");
+      if (heading) scaled = { frame: f, heading };
+    }
+    if (!scaled) await page.waitForTimeout(500);
+  }
+  check("the panel of an args benchmark shows its scaling and the fitted class", /^Scaling: O\(n\)/.test(scaled?.heading ?? ""), scaled?.heading);
+  if (scaled) {
+    const painted = await scaled.frame.evaluate(() => {
+      const c = document.querySelector("section.scaling canvas");
+      if (!c) return 0;
+      const d = c.getContext("2d").getImageData(0, 0, c.width, c.height).data;
+      let n = 0;
+      for (let i = 3; i < d.length; i += 4) if (d[i] > 0) n++;
+      return n;
+    });
+    check("the scaling chart renders", painted > 300, painted);
+  }
+  await screenshot("panel-scaling");
+
+  // 6. The output channel has the overhead diagnostics (found with the editor's search: only
+  // the lines in view are in the page).
   await palette("knotmeter: Show Output");
+  await page.waitForTimeout(800);
+  await page.locator(".panel .monaco-editor .view-lines >> visible=true").first().click();
+  await page.keyboard.press("Control+F");
+  await page.keyboard.type("per operation subtracted");
+  await page.keyboard.press("Enter");
   const output = await until(() => {
     const t = [...document.querySelectorAll(".output-view .view-lines, .panel .view-lines")].map((e) => e.textContent ?? "").join("\n");
-    return /overhead\/op/.test(t) ? t : undefined;
+    return /per operation subtracted/.test(t) ? t : undefined;
   }, null, 15_000);
   check("the knotmeter output channel shows overhead diagnostics", output, output?.slice(0, 200));
   await screenshot("output");

@@ -8,32 +8,52 @@ const normal = () => Math.sqrt(-2 * Math.log(rand() + 1e-12)) * Math.cos(2 * Mat
 const r2 = (x) => Math.round(x * 100) / 100;
 const samples = (median, spread, n) =>
   Array.from({ length: n }, () => r2(median * Math.exp(spread * normal()) + (rand() < 0.02 ? median * 0.4 * rand() : 0)));
-const history = (median, n) =>
+const history = (median, n, budgetMs = 1000, key = "m|budget=1000ms", first = 1) =>
   Array.from({ length: n }, (_, i) => {
     const m = median * (1 + 0.08 * Math.sin(i / 2) - (i > n - 4 ? 0.05 : 0));
-    return { run: i + 1, timestamp: 1_764_000_000 + i * 3600, gitCommit: null, machineKey: "m", baseline: null, medianNs: m, lowNs: m * 0.985, highNs: m * 1.015, verdict: null };
+    return { run: first + i * 2, timestamp: 1_764_000_000 + i * 3600, gitCommit: null, machineKey: key, baseline: null, medianNs: m, lowNs: m * 0.985, highNs: m * 1.015, verdict: null, budgetMs };
   });
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-const kase = (id, label, s, h, summary) => ({ id, label, summary, median: median(s), low: median(s) * 0.996, high: median(s) * 1.004, samples: s, warnings: [], history: h });
+const kase = (id, label, s, h, line, notes = [], outcome = "passed") => ({
+  id, label, line, outcome, median: median(s), low: median(s) * 0.996, high: median(s) * 1.004, measured: true, samples: s, notes, history: h,
+});
 
 const a = samples(5210, 0.03, 1500);
 const b = samples(3120, 0.05, 1500);
 const data = {
   benchId: "quickstart::sort_unstable",
   title: "sort_unstable",
-  cases: [kase("quickstart::sort_unstable", "sort_unstable", b, history(3200, 12), "3.12 µs ±0.4% · 40% faster")],
+  cases: [
+    kase("quickstart::sort_unstable", "sort_unstable", b, [
+      { label: "full", points: history(3200, 12) },
+      { label: "quick", points: history(3300, 6, 100, "m|budget=100ms", 2) },
+    ], "3.12 µs ±1.5% between runs · 40.1% faster than sort_stable"),
+  ],
   group: {
     name: "sort",
     rows: [
-      { id: "quickstart::sort_stable", name: "sort_stable", baseline: true, median: median(a), ratio: 1, text: "baseline" },
-      { id: "quickstart::sort_unstable", name: "sort_unstable", baseline: false, median: median(b), ratio: 0.599, low: 0.591, high: 0.607, verdict: "faster", text: "40% faster" },
+      { id: "quickstart::sort_stable", name: "sort_stable", baseline: true, figure: "5.21 µs", ratio: 1, text: "baseline" },
+      { id: "quickstart::sort_unstable", name: "sort_unstable", baseline: false, figure: "3.12 µs", ratio: 0.599, low: 0.591, high: 0.607, verdict: "faster", text: "40.1% faster than sort_stable" },
     ],
   },
 };
+const ns = [10, 100, 1000];
 const args = {
   benchId: "quickstart::chain_n",
   title: "chain_n",
-  cases: [10, 100, 1000].map((n, i) => kase(`quickstart::chain_n/${n}`, String(n), samples(n * 1.9, 0.02 + i * 0.01, 800), history(n * 1.9, 8), `${(n * 1.9).toFixed(0)} ns ±0.5%`)),
+  cases: ns.map((n, i) => kase(`quickstart::chain_n/${n}`, String(n), samples(n * 1.9, 0.02 + i * 0.01, 800), [{ label: "full", points: history(n * 1.9, 8) }], `${(n * 1.9).toFixed(0)} ns (spread between runs not known yet: 2 of 5 runs)`)),
+  scaling: {
+    complexity: "O(n)",
+    class: "O(n)",
+    points: ns.map((n) => ({ n, label: String(n), median: n * 1.9, low: n * 1.88, high: n * 1.93 })),
+    curve: Array.from({ length: 41 }, (_, i) => {
+      const n = Math.exp(Math.log(10) + ((Math.log(1000) - Math.log(10)) * i) / 40);
+      return { n, ns: 0.5 + 1.9 * n };
+    }),
+    notes: [],
+    warned: false,
+  },
 };
-args.cases[1].warnings = [{ code: "imprecise", message: "the interval is wider than ±5%: run longer or on a quieter machine" }];
+args.cases[1].notes = [{ severity: "warning", text: "⚠ imprecise: the interval is wider than ±5%: run longer or on a quieter machine" }];
+args.cases[1].outcome = "warned";
 writeFileSync(new URL("./fixture-data.json", import.meta.url), JSON.stringify({ group: data, args }));

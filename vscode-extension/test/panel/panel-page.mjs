@@ -161,16 +161,25 @@ try {
       };
     });
     check(`${label}: the page asks for its data`, state.posted.includes("ready"));
-    check(`${label}: two charts are drawn (distribution, history)`, state.canvases >= 2 && state.painted.every((n) => n > 500), JSON.stringify(state.painted));
+    check(`${label}: the charts are drawn (distribution, history${which === "args" ? ", scaling" : ""})`, state.canvases >= (which === "args" ? 3 : 2) && state.painted.every((n) => n > 300), JSON.stringify(state.painted));
     check(`${label}: the title names the benchmark`, state.title === fixture[which].title, state.title);
     if (which === "group") {
       check(`${label}: the group table has a row and a ratio bar per member`, state.rows === 2 && state.bars.length === 2, JSON.stringify(state.bars));
+      const bars = await page.evaluate(() => ({
+        one: [...document.querySelectorAll(".ratio .one")].map((e) => parseFloat(e.style.left)),
+        fill: [...document.querySelectorAll(".ratio .fill")].map((e) => [parseFloat(e.style.left), parseFloat(e.style.width)]),
+        legend: document.querySelectorAll(".u-legend .u-series").length,
+      }));
+      check(`${label}: ratio bars start at the baseline (1× in the middle), not at 0`, bars.one.every((x) => Math.abs(x - 50) < 1) && bars.fill[1][0] < 50 && bars.fill[1][0] + bars.fill[1][1] <= 50.01, JSON.stringify(bars));
+      check(`${label}: the history keeps quick and full runs apart (a legend entry each)`, bars.legend >= 2, JSON.stringify(bars));
     } else {
       check(`${label}: a case selector lists the cases`, state.options === 3);
       await page.selectOption("select", "quickstart::chain_n/100");
       await page.waitForTimeout(200);
       const after = await page.evaluate(() => ({ summary: document.querySelector(".summary")?.textContent, warnings: document.querySelectorAll(".warning").length }));
       check(`${label}: selecting a case shows it with its warning`, /^100:/.test(after.summary ?? "") && after.warnings === 1, after.summary);
+      const scaling = await page.evaluate(() => document.querySelector("section.scaling h2")?.textContent);
+      check(`${label}: the scaling view names the fitted class`, scaling === "Scaling: O(n)", scaling);
     }
     check(`${label}: the theme's background is used`, state.bg === (theme === "dark" ? "rgb(31, 31, 31)" : "rgb(255, 255, 255)"), state.bg);
     await page.click("button");

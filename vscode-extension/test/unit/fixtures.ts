@@ -1,7 +1,7 @@
 // Fixtures typed with the generated protocol types, so a change of the Rust shapes that the
 // extension depends on fails to compile here.
 
-import type { BenchResult, TestItem } from "../../src/wire";
+import type { BenchResult, Shown, TestItem } from "../../src/wire";
 
 export function result(over: Partial<BenchResult> = {}): BenchResult {
   return {
@@ -23,8 +23,24 @@ export function result(over: Partial<BenchResult> = {}): BenchResult {
     partial: false,
     warnings: [],
     comparison: { against: "run 7", ratio: 0.969, low: 0.96, high: 0.978, p_value: 0.0001, verdict: "faster" },
+    reproducibility: { spread: 0.015, runs: 9, runs_needed: 5 },
     allocations: null,
     raw: { workload_ns: [12.6, 12.7, 12.5, 12.9], baseline_ns: [0.3, 0.32, 0.3, 0.31] },
+    ...over,
+  };
+}
+
+/** The daemon's presentation of a result, with the given line and outcome. */
+export function shown(over: Partial<Shown> = {}): Shown {
+  return {
+    outcome: "passed",
+    figure: "12.3 ns",
+    spread: "±1.5% between runs",
+    headline: "12.3 ns ±1.5% between runs",
+    verdict: "3.1% faster than run 7",
+    notes: [],
+    line: "12.3 ns ±1.5% between runs · 3.1% faster than run 7",
+    detail: "12.3 ns ±1.5% between runs\nthis run's median: 12.3 ns",
     ...over,
   };
 }

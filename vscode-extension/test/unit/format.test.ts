@@ -1,58 +1,41 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { detail, formatNs, formatOpsPerSec, formatPrecision, formatVerdict, summary } from "../../src/format";
-import { overheadReport } from "../../src/model";
-import { result } from "./fixtures";
+import { annotationText, emptyTally, failureMessages, formatNs, rowLabel, tallyText } from "../../src/format";
+import { shown } from "./fixtures";
 
-test("durations read with three significant digits and a unit", () => {
+test("durations keep three significant digits and move to the next unit when rounding reaches it", () => {
   assert.deepEqual(
-    [0, 0.5123, 1.234, 12.34, 123.4, 1234, 12_345_678, 2.5e9].map(formatNs),
-    ["0 ns", "0.512 ns", "1.23 ns", "12.3 ns", "123 ns", "1.23 µs", "12.3 ms", "2.50 s"],
+    [0, 0.5123, 1.234, 12.34, 123.4, 999.9, 1234, 12_345_678, 2.5e9, NaN].map(formatNs),
+    ["0 ns", "0.51 ns", "1.23 ns", "12.3 ns", "123 ns", "1.00 µs", "1.23 µs", "12.3 ms", "2.50 s", "—"],
   );
 });
 
-test("ops/s, precision and verdicts", () => {
-  assert.equal(formatOpsPerSec(12.34), "81.0 Mops/s");
-  assert.equal(formatPrecision(0.004), "±0.4%");
-  assert.equal(formatPrecision(0.25), "±25%");
-  assert.equal(formatPrecision(0.0003), "±0.03%");
-  assert.equal(formatPrecision(0.00001), "±<0.01%");
-  const c = { against: "run 1", ratio: 0.969, low: 0.96, high: 0.98, p_value: 0.001, verdict: "faster" as const };
-  assert.equal(formatVerdict(c), "3.1% faster");
-  assert.equal(formatVerdict({ ...c, ratio: 1.05, verdict: "slower" }), "5.0% slower");
-  assert.equal(formatVerdict({ ...c, ratio: 0.25 }), "4.00× faster");
-  assert.equal(formatVerdict({ ...c, ratio: 3, verdict: "slower" }), "3.00× slower");
-  assert.equal(formatVerdict({ ...c, verdict: "same" }), "same");
+test("a row is named by its benchmark first, then its result", () => {
+  assert.equal(rowLabel("chain_1000", "12.3 ns ±1.5% between runs"), "chain_1000 · 12.3 ns ±1.5% between runs");
+  assert.equal(rowLabel("chain_1000", undefined), "chain_1000");
 });
 
-test("the one-line summary: median, interval, verdict", () => {
-  assert.equal(summary(result()), "12.3 ns ±0.4% · 3.1% faster");
-  // A stored result (shown after the daemon restarts) says when it was stored.
-  assert.equal(summary(result({ stored_at: 1_764_531_720 })), "12.3 ns ±0.4% · 3.1% faster · stored 2025-11-30 19:42 UTC");
-  assert.equal(summary(result({ comparison: null })), "12.3 ns ±0.4%");
+test("a warned case gets one message per warning, never one per note", () => {
+  const s = shown({
+    outcome: "warned",
+    notes: [
+      { severity: "info", code: "outliers", text: "ℹ outliers: 96 of 1200", bench: false },
+      { severity: "warning", code: "flat_scaling", text: "⚠ flat_scaling: the cost does not grow", bench: true },
+    ],
+  });
+  assert.deepEqual(failureMessages(s).map((m) => m.split("\n")[0]), ["flat_scaling: the cost does not grow"]);
+  assert.deepEqual(failureMessages(shown({ outcome: "partial" })).map((m) => m.split("\n")[0]), ["partial: the run was cancelled while this case was measured"]);
 });
 
-test("the detail names the interval, ops/s, the verdict and every warning", () => {
-  const d = detail(result({ warnings: [{ code: "imprecise", message: "run longer", severity: "warning" }] }));
-  assert.match(d, /95% interval 12\.3 ns – 12\.4 ns/);
-  assert.match(d, /81\.0 Mops\/s/);
-  assert.match(d, /3\.1% faster against run 7: ratio 0\.969 \(0\.960 – 0\.978\), p = < 0\.001/);
-  assert.match(d, /⚠ imprecise: run longer/);
+test("args cases: each case's figure, then the verdicts, then the warned cases and why", () => {
+  const flat = { severity: "warning" as const, code: "flat_scaling", text: "⚠ flat_scaling: …", bench: true };
+  const a = { args: "10", verdict: "faster" as const, shown: shown({ figure: "5.10 ns" }) };
+  const b = { args: "100", verdict: null, shown: shown({ figure: "48.2 ns", outcome: "warned", notes: [flat] }) };
+  assert.equal(annotationText([a, b]), "10: 5.10 ns · 100: 48.2 ns · 1 faster · ⚠ 1 warned (flat_scaling)");
+  assert.equal(annotationText([]), undefined);
 });
 
-test("the output channel's overhead diagnostics", () => {
-  const text = overheadReport(result({ overhead: { per_op_ns: 0.31, drift: -0.02, capped: 3 } }), { kind: "tsc", precision_ns: 0.3, read_cost_ns: 7.1 });
-  assert.equal(
-    text,
-    [
-      "quickstart::chain_1000: 12.3 ns ±0.4% · 3.1% faster",
-      "  timer            tsc, precision 0.300 ns, read cost 7.10 ns",
-      "  interval         12.3 ns – 12.4 ns (95%, ±0.4%)",
-      "  overhead/op      0.310 ns subtracted (empty body of the same shape)",
-      "  overhead drift   -0.0200 ns per op between the halves of the run",
-      "  capped samples   3 of 120 (subtraction went below zero)",
-      "  cold first call  250 ns (20.3× the steady median)",
-      "  ops per sample   4096 (120 samples, 1.25 s wall)",
-    ].join("\n"),
-  );
+test("counts leave out what is zero", () => {
+  assert.equal(tallyText({ ...emptyTally(), passed: 6, skipped: 10 }), "6 passed, 10 skipped");
+  assert.equal(tallyText(emptyTally()), "nothing ran");
 });

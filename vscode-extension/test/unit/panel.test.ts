@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { axisNs, correctedSamples, groupRows, histogram, panelCase } from "../../src/panel/data";
-import { result } from "./fixtures";
+import { axisNs, correctedSamples, groupRows, histogram, historySeries, panelCase, ratioScale, scalingView } from "../../src/panel/data";
+import type { BenchSummary, HistoryPoint } from "../../src/wire";
+import { result, shown } from "./fixtures";
 
 test("per-operation samples are corrected by the overhead and capped at zero", () => {
   const r = result({ overhead: { per_op_ns: 12.6, drift: 0, capped: 0 } });
@@ -33,13 +34,30 @@ test("a fifth of slow outliers does not squeeze the body into one bar", () => {
   assert.ok(h.counts.filter((c) => c > 0).length >= 3);
 });
 
-test("history is drawn oldest first", () => {
-  const p = (run: number, timestamp: number) => ({ run, timestamp, gitCommit: null, machineKey: "m", baseline: null, medianNs: 1, lowNs: 1, highNs: 1, verdict: null });
-  const c = panelCase(result(), [p(3, 300), p(1, 100), p(2, 200)]);
-  assert.deepEqual(c.history.map((h) => h.run), [1, 2, 3]);
+const point = (run: number, machineKey: string, budgetMs: number | null): HistoryPoint => ({
+  run,
+  timestamp: 1000 + run,
+  gitCommit: null,
+  machineKey,
+  baseline: null,
+  medianNs: 1,
+  lowNs: 1,
+  highNs: 1,
+  verdict: null,
+  budgetMs,
 });
 
-test("the group table: the baseline, then each member's ratio with its interval", () => {
+test("history is drawn oldest first, quick and full runs apart (history_mixes_quick_and_full)", () => {
+  const c = panelCase(result(), shown(), [point(3, "m|budget=1000ms", 1000), point(2, "m|budget=100ms", 100), point(1, "m|budget=1000ms", 1000)]);
+  assert.deepEqual(
+    c.history.map((s) => `${s.label}: ${s.points.map((p) => p.run).join(",")}`),
+    ["full: 1,3", "quick: 2"],
+  );
+  const twoMachines = historySeries([point(1, "a|budget=1000ms", 1000), point(2, "b|budget=1000ms", 1000)]);
+  assert.deepEqual(twoMachines.map((s) => s.label), ["full (machine 1)", "full (machine 2)"]);
+});
+
+test("the group table: the baseline, then each member's verdict as the daemon words it", () => {
   const base = result({ id: "q::sort_stable", name: "sort_stable", group: "sort", baseline: true, comparison: null, estimate: { median_ns: 2000, low_ns: 1990, high_ns: 2010, mean_ns: 2000 } });
   const other = result({
     id: "q::sort_unstable",
@@ -49,11 +67,48 @@ test("the group table: the baseline, then each member's ratio with its interval"
     comparison: { against: "q::sort_stable", ratio: 0.5, low: 0.48, high: 0.52, p_value: 0.0001, verdict: "faster" },
   });
   const third = result({ id: "q::sort_third", name: "sort_third", group: "sort", comparison: null, estimate: { median_ns: 3000, low_ns: 2900, high_ns: 3100, mean_ns: 3000 } });
-  const rows = groupRows([base, other, third]);
+  const rows = groupRows([
+    { result: base, shown: shown({ figure: "2.00 µs" }) },
+    { result: other, shown: shown({ figure: "1.00 µs", verdict: "2.00× faster than sort_stable" }) },
+    { result: third, shown: shown({ figure: "3.00 µs", verdict: undefined }) },
+  ]);
   assert.deepEqual(
-    rows.map((r) => `${r.name} ${r.baseline ? "base" : ""} ${r.ratio.toFixed(2)} ${r.low ?? "-"}..${r.high ?? "-"} ${r.text}`),
-    ["sort_stable base 1.00 -..- baseline", "sort_unstable  0.50 0.48..0.52 2.00× faster", "sort_third  1.50 -..- 1.50× the baseline's median"],
+    rows.map((r) => `${r.name} ${r.figure} ${r.ratio.toFixed(2)} ${r.low ?? "-"}..${r.high ?? "-"} ${r.text}`),
+    ["sort_stable 2.00 µs 1.00 -..- baseline", "sort_unstable 1.00 µs 0.50 0.48..0.52 2.00× faster than sort_stable", "sort_third 3.00 µs 1.50 -..- 1.500× the baseline's median (not paired)"],
   );
+});
+
+test("ratio_bars_start_at_zero: the bars are centred on the baseline, so 1% shows", () => {
+  const row = (ratio: number, low?: number, high?: number) => ({ id: "x", name: "x", baseline: false, figure: "", ratio, low, high, text: "" });
+  const pos = ratioScale([row(1), row(1.01, 1.006, 1.014)]);
+  assert.ok(Math.abs(pos(1) - 50) < 1e-9);
+  // 1.000× and 1.010× are far apart on the bar, not within a pixel of each other.
+  assert.ok(pos(1.01) - pos(1) > 30, `${pos(1.01)}`);
+  assert.ok(pos(1.014) <= 100);
+  const wide = ratioScale([row(0.4, 0.39, 0.41)]);
+  assert.ok(wide(0.39) >= 0 && wide(0.4) < 10, `${wide(0.4)}`);
+});
+
+test("the scaling view: each case against n, the fitted class as a curve, the benchmark's warnings", () => {
+  const summary: BenchSummary = {
+    id: "q::chain_n",
+    name: "chain_n",
+    complexity: { best: "O(n)", runner_up: "O(n log n)", distinguishable: true, candidates: ["O(n)"], fits: [{ class: "O(n)", coefficient_ns: 1.4, intercept_ns: 2, aicc: -10 }] },
+    warnings: [],
+    points: [10, 100, 1000].map((n) => ({ id: `q::chain_n/${n}`, n, median_ns: 1.4 * n + 2, low_ns: 1.39 * n, high_ns: 1.41 * n + 4 })),
+  };
+  const labels = new Map([["q::chain_n/10", "10"], ["q::chain_n/100", "100"], ["q::chain_n/1000", "1000"]]);
+  const view = scalingView(summary, shown({ scaling: "O(n)" }), labels)!;
+  assert.equal(view.complexity, "O(n)");
+  assert.deepEqual(view.points.map((p) => p.label), ["10", "100", "1000"]);
+  assert.equal(view.curve.length, 41);
+  assert.ok(Math.abs(view.curve[40]!.ns - (1.4 * 1000 + 2)) < 1e-6);
+  assert.equal(view.warned, false);
+  const flat = { severity: "warning" as const, code: "flat_scaling", text: "⚠ flat_scaling: the cost does not grow", bench: true };
+  const warned = scalingView(summary, shown({ scaling: "O(1)", notes: [flat] }), labels)!;
+  assert.equal(warned.warned, true);
+  assert.deepEqual(warned.notes.map((n) => n.text), ["⚠ flat_scaling: the cost does not grow"]);
+  assert.equal(scalingView({ ...summary, points: [] }, shown(), labels), undefined);
 });
 
 test("axis labels keep neighbouring ticks apart", () => {

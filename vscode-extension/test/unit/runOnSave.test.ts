@@ -18,6 +18,7 @@ test("run-on-save: the setting, overridden by a continuous run's profile, never 
   }
 });
 
-test("the daemon's settings carry runOnSave", () => {
-  assert.deepEqual(serverSettings({ daemon: true, client: undefined }), { runOnSave: true });
+test("the daemon's settings carry runOnSave and which notes become problems", () => {
+  assert.deepEqual(serverSettings({ daemon: true, client: undefined }), { runOnSave: true, problems: "warnings" });
+  assert.deepEqual(serverSettings({ daemon: false, client: "full" }, "all"), { runOnSave: false, problems: "all" });
 });

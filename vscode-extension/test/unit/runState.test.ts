@@ -1,8 +1,9 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { tallyText } from "../../src/format";
 import { mapRunState, panicLocation, RunRouter, RunTracker, type RunAction } from "../../src/model";
-import type { RunStateParams, Warning } from "../../src/wire";
-import { result } from "./fixtures";
+import type { RunStateParams, ShownNote } from "../../src/wire";
+import { result, shown } from "./fixtures";
 
 const state = (over: Partial<RunStateParams> & Pick<RunStateParams, "state">): RunStateParams => ({ runId: 1, id: "quickstart::chain_1000", ...over });
 
@@ -24,12 +25,12 @@ test("daemon states map onto TestRun states", () => {
     [state({ state: "enqueued" }), "enqueued"],
     [state({ state: "building" }), "enqueued"],
     [state({ state: "started" }), "started"],
-    [state({ state: "passed", result: result() }), 'passed 1250ms "12.3 ns ±0.4% · 3.1% faster"'],
+    [state({ state: "passed", result: result(), shown: shown() }), 'passed 1250ms "12.3 ns ±1.5% between runs · 3.1% faster than run 7"'],
     [state({ state: "passed" }), 'passed -ms ""'],
     [state({ state: "skipped" }), "skipped"],
     [
-      state({ state: "errored", message: "error[E0425]: cannot find value `x` in this scope\n --> benches/quickstart.rs:9:11" }),
-      'errored "" [error] error[E0425]: cannot find value `x` in this scope',
+      state({ state: "errored", message: "the build failed: error[E0425]: cannot find value `x` in this scope\nerror[E0425]: cannot find value `x` in this scope\n --> benches/quickstart.rs:9:11" }),
+      'errored "" [error at benches/quickstart.rs:8:10] the build failed: error[E0425]: cannot find value `x` in this scope',
     ],
   ];
   for (const [p, expected] of cases) assert.equal(show(mapRunState(p)), expected, p.state);
@@ -46,17 +47,26 @@ test("a panic without a location points at the function (no `at`)", () => {
 });
 
 test("validity warnings are never hidden behind a green tick", () => {
-  const r = result({ warnings: [{ code: "optimized_away", message: "indistinguishable from the empty body: pass the result to black_box", severity: "warning" }] });
-  const a = mapRunState(state({ state: "passed", result: r }));
+  const note: ShownNote = { severity: "warning", code: "optimized_away", text: "⚠ optimized_away: indistinguishable from the empty body: pass the result to black_box", bench: false };
+  const s = shown({ outcome: "warned", figure: "≈ 0 (indistinguishable from empty)", notes: [note], line: "≈ 0 (indistinguishable from empty) · ⚠ optimized_away" });
+  const a = mapRunState(state({ state: "passed", result: result(), shown: s }));
   assert.equal(
     show(a),
-    'failed "12.3 ns ±0.4% · 3.1% faster · ⚠ optimized_away" [warning] optimized_away: indistinguishable from the empty body: pass the result to black_box',
+    'failed "≈ 0 (indistinguishable from empty) · ⚠ optimized_away" [warning] optimized_away: indistinguishable from the empty body: pass the result to black_box',
   );
   assert.equal(a.op === "failed" && a.durationMs, 1250);
 });
 
+test("a benchmark's warning (flat_scaling) fails each of its cases, never a green tick", () => {
+  const note: ShownNote = { severity: "warning", code: "flat_scaling", text: "⚠ flat_scaling: the cost does not grow", bench: true };
+  const first = mapRunState(state({ state: "passed", result: result(), shown: shown() }));
+  const again = mapRunState(state({ state: "passed", result: result(), shown: shown({ outcome: "warned", notes: [note] }) }));
+  assert.equal(first.op, "passed");
+  assert.equal(show(again).split(" [")[1], "warning] flat_scaling: the cost does not grow");
+});
+
 test("a partial result (cancelled mid-measurement) is not a pass", () => {
-  const a = mapRunState(state({ state: "passed", result: result({ partial: true, comparison: null }) }));
+  const a = mapRunState(state({ state: "passed", result: result({ partial: true, comparison: null }), shown: shown({ outcome: "partial" }) }));
   assert.equal(a.op, "failed");
 });
 
@@ -71,17 +81,42 @@ test("a cancelled run marks the rest skipped", () => {
   const t = new RunTracker();
   t.expect(["a", "b", "c"]);
   t.record("a", "started");
-  t.record("a", "passed");
+  t.record("a", "passed", "passed");
   t.record("b", "started");
   assert.deepEqual(t.unfinished(), ["b", "c"]);
-  assert.deepEqual(t.counts(), { done: 1, total: 3, failed: 0 });
+  assert.deepEqual(t.progress(), { done: 1, total: 3 });
 });
 
-test("a state after a final one is ignored", () => {
+test("status_bar_counts_skipped_cases_as_ok_after_a_cancel: they are counted apart", () => {
+  // The bug: after a cancel the status bar said "16 ok" when 6 passed.
   const t = new RunTracker();
-  assert.equal(t.record("a", "passed"), true);
+  const ids = Array.from({ length: 16 }, (_, i) => `q::case${i}`);
+  t.expect(ids);
+  ids.slice(0, 6).forEach((id) => t.record(id, "passed", "passed"));
+  t.record(ids[6]!, "skipped", "partial");
+  ids.slice(7, 12).forEach((id) => t.record(id, "skipped"));
+  assert.equal(tallyText(t.tally()), "6 passed, 1 partial, 9 skipped");
+});
+
+test("a state after a final one is ignored, but a measured item may be reported again", () => {
+  const t = new RunTracker();
+  assert.equal(t.record("a", "passed", "passed"), true);
   assert.equal(t.record("a", "started"), false);
   assert.deepEqual(t.unfinished(), []);
+  // The comparison (or the benchmark's analysis) arrives as a second `passed`: an update.
+  assert.equal(t.record("a", "passed", "warned"), true);
+  assert.equal(tallyText(t.tally()), "1 warned");
+  assert.equal(t.record("b", "failed"), true);
+  assert.equal(t.record("b", "passed"), false);
+});
+
+test("group_member_comparison_dropped: the second passed brings the verdict to the row", () => {
+  const first = mapRunState(state({ state: "passed", result: result({ comparison: null }), shown: shown({ verdict: undefined, line: "3.12 µs ±1.5% between runs" }) }));
+  const second = mapRunState(
+    state({ state: "passed", result: result(), shown: shown({ verdict: "1.0% slower than sort_stable", line: "3.12 µs ±1.5% between runs · 1.0% slower than sort_stable" }) }),
+  );
+  assert.equal(show(first), 'passed 1250ms "3.12 µs ±1.5% between runs"');
+  assert.equal(show(second), 'passed 1250ms "3.12 µs ±1.5% between runs · 1.0% slower than sort_stable"');
 });
 
 /** Feeds events through a router and returns what each run saw, as lines. */
@@ -113,8 +148,7 @@ test("a failed knotmeter/run request releases the runs the daemon started meanwh
 });
 
 test("an info note (severity `info`) is worth knowing, not a defect: the case passes", () => {
-  const note: Warning = { code: "multimodal", message: "two modes", severity: "info" };
-  const a = mapRunState(state({ state: "passed", result: result({ warnings: [note] }) }));
-  assert.equal(show(a), 'passed 1250ms "12.3 ns ±0.4% · 3.1% faster"');
-  assert.match(a.op === "passed" ? (a.output ?? "") : "", /ℹ multimodal: two modes/);
+  const note: ShownNote = { severity: "info", code: "multimodal", text: "ℹ multimodal: two modes", bench: false };
+  const a = mapRunState(state({ state: "passed", result: result(), shown: shown({ notes: [note] }) }));
+  assert.equal(show(a), 'passed 1250ms "12.3 ns ±1.5% between runs · 3.1% faster than run 7"');
 });

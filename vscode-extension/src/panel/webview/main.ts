@@ -1,11 +1,14 @@
 // The results panel's page (bundled on its own into dist/webview.js). It draws, for the
-// selected benchmark: the distribution of its per-operation samples (a histogram with the
-// median and its interval), the history of the median with its interval over past runs, and
-// for a comparison group the table with ratio bars. uPlot draws on canvas; colours come from
-// VS Code's theme variables and are re-read when the theme changes.
+// selected benchmark: the daemon's line and notes for the case, the distribution of its
+// per-operation samples (a histogram with the median and its interval), the history of the
+// median over past runs (one series per mode: quick and full runs never mix), for an `args`
+// benchmark its scaling (median against n on log axes, with the fitted class and its
+// warnings), and for a comparison group the table with ratio bars centred on the baseline.
+// uPlot draws on canvas; colours come from VS Code's theme variables and are re-read when the
+// theme changes.
 
 import uPlot from "uplot";
-import { axisNs, histogram, type FromWebview, type GroupRow, type PanelCase, type PanelData, type ToWebview } from "../data";
+import { axisNs, histogram, ratioScale, type FromWebview, type GroupRow, type HistorySeries, type PanelCase, type PanelData, type ScalingView, type ToWebview } from "../data";
 import { formatNs } from "../../format";
 
 declare function acquireVsCodeApi(): { postMessage(msg: FromWebview): void; getState(): unknown; setState(s: unknown): void };
@@ -115,18 +118,28 @@ function render(): void {
 
   if (data.empty) root.append(el("p", { class: "empty" }, data.empty));
   const c = data.cases.find((x) => x.id === selected) ?? data.cases[0];
+  // Two charts side by side when there is room; each figure adds 18 px of padding and border.
+  const columns = root.clientWidth > 760 ? 2 : 1;
+  const width = Math.max(260, Math.floor((root.clientWidth - 16 * (columns - 1)) / columns) - 20);
   if (c) {
-    root.append(el("p", { class: "summary" }, `${c.label}: ${c.summary}`));
-    for (const w of c.warnings) root.append(el("p", { class: "warning" }, `⚠ ${w.code}: ${w.message}`));
+    root.append(el("p", { class: `summary ${c.outcome}` }, `${c.label}: ${c.line}`));
+    for (const n of c.notes) root.append(el("p", { class: n.severity === "info" ? "note-info" : "warning" }, n.text));
     const row = el("div", { class: "charts" });
     root.append(row);
-    const hist = figure(row, "Distribution of per-operation times", `${c.samples.length} samples, after overhead subtraction`);
-    const hv = figure(row, "Median over past runs", c.history.length ? `${c.history.length} runs, with the 95% interval` : "no stored history yet");
-    // Two charts side by side when there is room; each figure adds 18 px of padding and border.
-    const columns = root.clientWidth > 760 ? 2 : 1;
-    const width = Math.max(260, Math.floor((root.clientWidth - 16 * (columns - 1)) / columns) - 20);
+    const hist = figure(row, "Distribution of per-operation times", c.measured ? `${c.samples.length} samples, after overhead subtraction` : "indistinguishable from empty");
+    const runs = c.history.reduce((a, s) => a + s.points.length, 0);
+    const note = runs ? `${runs} runs; quick and full runs apart, as they are never compared` : "no stored history yet";
+    const hv = figure(row, "Median over past runs", note);
     drawHistogram(hist, c, width);
-    drawHistory(hv, c, width);
+    drawHistory(hv, c.history, width);
+  }
+  if (data.scaling) {
+    const s = data.scaling;
+    const section = el("section", { class: "scaling" }, el("h2", {}, `Scaling: ${s.complexity}`));
+    for (const n of s.notes) section.append(el("p", { class: n.severity === "info" ? "note-info" : "warning" }, n.text));
+    const chart = figure(section, "Median against n (log axes)", s.class ? `points: each case's median with its interval; line: the fitted ${s.class}` : "each case's median with its interval");
+    root.append(section);
+    drawScaling(chart, s, Math.min(width * columns, 900));
   }
   if (data.group && data.group.rows.length > 0) root.append(groupTable(data.group.name, data.group.rows));
 }
@@ -147,6 +160,10 @@ function axes(t: Theme, xValues?: uPlot.Axis["values"], yValues?: uPlot.Axis["va
 }
 
 function drawHistogram(target: HTMLElement, c: PanelCase, width: number): void {
+  if (!c.measured) {
+    target.append(el("p", { class: "empty" }, "The body cannot be told apart from an empty one: there is no time to draw."));
+    return;
+  }
   const h = histogram(c.samples);
   if (h.counts.length === 0) {
     target.append(el("p", { class: "empty" }, "No samples."));
@@ -214,68 +231,144 @@ function drawHistogram(target: HTMLElement, c: PanelCase, width: number): void {
   if (off) target.append(el("p", { class: "note" }, `${off} outlying samples are off the chart (they are kept in the statistics).`));
 }
 
-function drawHistory(target: HTMLElement, c: PanelCase, width: number): void {
-  const pts = c.history;
-  if (pts.length === 0) {
+/** Theme colours for the history series, one per mode. */
+function seriesColors(t: Theme): string[] {
+  return [t.accent, t.marker, cssVar("--vscode-charts-green", "#89d185"), cssVar("--vscode-charts-purple", "#b180d7")];
+}
+
+function drawHistory(target: HTMLElement, series: HistorySeries[], width: number): void {
+  if (series.length === 0) {
     target.append(el("p", { class: "empty" }, "Run the benchmark again to see its history."));
     return;
   }
   const t = theme();
-  const xs = pts.map((p) => Number(p.timestamp));
+  // One x axis (run time) for every series; each series has values at its own runs only.
+  const all = series.flatMap((s, i) => s.points.map((p) => ({ i, p })));
+  all.sort((a, b) => Number(a.p.timestamp) - Number(b.p.timestamp) || Number(a.p.run) - Number(b.p.run));
+  const xs = all.map((a) => Number(a.p.timestamp));
   // Equal timestamps (runs within a second) are spread so that each run gets its own point.
   for (let i = 1; i < xs.length; i++) if (xs[i]! <= xs[i - 1]!) xs[i] = xs[i - 1]! + 1;
+  const colors = seriesColors(t);
+  const columns: Array<Array<number | null>> = [xs];
+  const defs: uPlot.Series[] = [{}];
+  series.forEach((s, si) => {
+    const color = colors[si % colors.length]!;
+    columns.push(all.map((a) => (a.i === si && !empty(a.p.warnings) ? a.p.medianNs : null)));
+    defs.push({ label: s.label, stroke: color, width: 2, spanGaps: true, points: { show: true, size: 7, fill: color, stroke: color } });
+  });
+  const values = columns.slice(1).flat().filter((v): v is number => v !== null);
+  if (values.length === 0) {
+    target.append(el("p", { class: "empty" }, "No stored run has a median to draw (indistinguishable from empty)."));
+    return;
+  }
   const opts: uPlot.Options = {
     width,
     height: 200,
-    legend: { show: false },
+    legend: { show: series.length > 1 },
     cursor: { drag: { x: false, y: false } },
     scales: {
       x: { time: true, ...(xs.length === 1 ? { range: [xs[0]! - 60, xs[0]! + 60] as uPlot.Range.MinMax } : {}) },
       y: { range: (_u, min, max) => [Math.max(0, min - (max - min) * 0.2 - max * 0.02), max + (max - min) * 0.2 + max * 0.02] },
     },
     axes: axes(t, undefined, (_u, vals) => axisNs(vals)),
+    series: defs,
+  };
+  plots.push(new uPlot(opts, columns as uPlot.AlignedData, target));
+  const labels = series.map((s) => s.label).join(", ");
+  target.setAttribute("aria-label", `median over past runs: ${labels}`);
+}
+
+/** Whether a stored run's result was optimised away (its median means nothing). */
+function empty(warnings: Array<{ code: string }> | undefined): boolean {
+  return (warnings ?? []).some((w) => w.code === "optimized_away");
+}
+
+function drawScaling(target: HTMLElement, s: ScalingView, width: number): void {
+  const t = theme();
+  const xs = [...new Set([...s.points.map((p) => p.n), ...s.curve.map((p) => p.n)])].sort((a, b) => a - b);
+  const at = (n: number) => xs.indexOf(n);
+  const medians: Array<number | null> = xs.map(() => null);
+  for (const p of s.points) medians[at(p.n)] = p.median;
+  const curve: Array<number | null> = xs.map(() => null);
+  for (const p of s.curve) if (p.ns > 0) curve[at(p.n)] = p.ns;
+  const ys = [...s.points.flatMap((p) => [p.low, p.high]), ...s.curve.map((p) => p.ns)].filter((y) => y > 0);
+  const lo = Math.min(...ys);
+  const hi = Math.max(...ys);
+  const color = s.warned ? cssVar("--vscode-editorWarning-foreground", "#cca700") : t.accent;
+  const opts: uPlot.Options = {
+    width,
+    height: 240,
+    legend: { show: false },
+    cursor: { drag: { x: false, y: false } },
+    scales: {
+      x: { time: false, distr: 3, log: 10 },
+      y: { distr: 3, log: 10, range: () => [lo / 1.5, hi * 1.5] },
+    },
+    axes: axes(
+      t,
+      (_u, vals) => vals.map((v) => (v === null ? "" : Number(v).toLocaleString("en-US"))),
+      // Log ticks span decades: each in its own unit.
+      (_u, vals) => vals.map((v) => (v === null ? "" : formatNs(Number(v)))),
+    ),
     series: [
       {},
-      { label: "high", stroke: "transparent", points: { show: false } },
-      { label: "low", stroke: "transparent", points: { show: false } },
-      { label: "median", stroke: t.accent, width: 2, points: { show: true, size: 7, fill: t.accent, stroke: t.accent } },
+      { label: "median", stroke: color, width: 0, paths: () => null, points: { show: true, size: 8, fill: color, stroke: color } },
+      { label: s.class ?? "fit", stroke: t.muted, width: 1.5, dash: [6, 4], spanGaps: true, points: { show: false } },
     ],
-    bands: [{ series: [1, 2], fill: t.band }],
+    hooks: {
+      draw: [
+        (u) => {
+          const ctx = u.ctx;
+          ctx.save();
+          ctx.strokeStyle = color;
+          ctx.lineWidth = 1.5 * devicePixelRatio;
+          for (const p of s.points) {
+            const x = u.valToPos(p.n, "x", true);
+            ctx.beginPath();
+            ctx.moveTo(x, u.valToPos(p.low, "y", true));
+            ctx.lineTo(x, u.valToPos(p.high, "y", true));
+            ctx.stroke();
+          }
+          ctx.restore();
+        },
+      ],
+    },
   };
-  plots.push(
-    new uPlot(
-      opts,
-      [xs, pts.map((p) => p.highNs), pts.map((p) => p.lowNs), pts.map((p) => p.medianNs)],
-      target,
-    ),
-  );
+  plots.push(new uPlot(opts, [xs, medians, curve] as uPlot.AlignedData, target));
+  target.setAttribute("aria-label", `median against n: ${s.points.map((p) => `n = ${p.label}: ${formatNs(p.median)}`).join("; ")}; ${s.complexity}`);
 }
 
 function groupTable(name: string, rows: GroupRow[]): HTMLElement {
-  const max = Math.max(1, ...rows.map((r) => (Number.isFinite(r.high ?? r.ratio) ? (r.high ?? r.ratio) : 1)));
+  // Bars start at the baseline (1×), not at 0, so that a 1% difference is visible.
+  const pos = ratioScale(rows);
+  const one = pos(1);
   const table = el("table", { class: "group" });
-  table.append(el("thead", {}, el("tr", {}, el("th", {}, "member"), el("th", { class: "num" }, "median"), el("th", { class: "num" }, "ratio"), el("th", { class: "bar" }, "relative to the baseline"), el("th", {}, "verdict"))));
+  table.append(el("thead", {}, el("tr", {}, el("th", {}, "member"), el("th", { class: "num" }, "median"), el("th", { class: "num" }, "ratio"), el("th", { class: "bar" }, "against the baseline (1× in the middle)"), el("th", {}, "verdict"))));
   const body = el("tbody");
   for (const r of rows) {
     const bar = el("div", { class: "ratio" });
-    const fill = el("div", { class: `fill ${r.verdict ?? (r.baseline ? "base" : "same")}` });
-    fill.style.width = `${Math.max(0.5, (r.ratio / max) * 100)}%`;
-    bar.append(fill);
+    if (Number.isFinite(r.ratio)) {
+      const fill = el("div", { class: `fill ${r.verdict ?? (r.baseline ? "base" : "same")}` });
+      const x = pos(r.ratio);
+      fill.style.left = `${Math.min(one, x)}%`;
+      fill.style.width = `${Math.max(0.6, Math.abs(x - one))}%`;
+      bar.append(fill);
+    }
     if (r.low !== undefined && r.high !== undefined) {
       const ci = el("div", { class: "ci" });
-      ci.style.left = `${(r.low / max) * 100}%`;
-      ci.style.width = `${Math.max(0.3, ((r.high - r.low) / max) * 100)}%`;
+      ci.style.left = `${pos(r.low)}%`;
+      ci.style.width = `${Math.max(0.3, pos(r.high) - pos(r.low))}%`;
       bar.append(ci);
     }
-    const one = el("div", { class: "one" });
-    one.style.left = `${(1 / max) * 100}%`;
-    bar.append(one);
+    const mark = el("div", { class: "one" });
+    mark.style.left = `${one}%`;
+    bar.append(mark);
     body.append(
       el(
         "tr",
         {},
         el("td", {}, r.baseline ? `${r.name} (baseline)` : r.name),
-        el("td", { class: "num" }, formatNs(r.median)),
+        el("td", { class: "num" }, r.figure),
         el("td", { class: "num" }, Number.isFinite(r.ratio) ? `${r.ratio.toFixed(3)}×` : "–"),
         el("td", { class: "bar" }, bar),
         el("td", {}, r.text),
