@@ -10,7 +10,7 @@
 //! * a warning of severity `warning`, the case's own or its benchmark's, makes the outcome
 //!   [`Outcome::Warned`] (never a pass); a note of severity `info` is `ℹ` and changes nothing;
 //! * a verdict always says what it is against: `1.0% slower than sort_std`;
-//! * a result read back from the history says when it was stored.
+//! * a result read back from the history says when it was stored, at the end of its line.
 
 use knotmeter_protocol::{BenchResult, BenchSummary, Outcome, Severity, Shown, ShownNote, Warning};
 
@@ -186,11 +186,6 @@ fn detail(
         lines.push(allocations_text(allocations));
     }
     lines.extend(notes.iter().map(|n| n.text.clone()));
-    if let Some(stored) = stored_note(result) {
-        lines.push(format!(
-            "{stored}: read back from the history, not measured since knotmeter started"
-        ));
-    }
     lines.join("\n")
 }
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # End-to-end test in a real VS Code (code-server 4.100.3 = VS Code 1.100.3) driven by
 # playwright-core and Debian's Chromium: packages the .vsix, installs it, opens a copy of
-# examples/quickstart (plus one flat benchmark, test/e2e/flat.rs), lists its benchmarks in the
+# examples/quickstart (plus a flat and a slow benchmark, test/e2e/flat.rs), lists its benchmarks in the
 # Test Explorer, runs them, checks what a user sees (results, a flat benchmark never green, a
 # group member's verdict, one hover, the status bar's counts after a cancel, an inline
 # annotation), re-runs on save with continuous run on, and opens the results panel.
@@ -73,8 +73,9 @@ ws="$tmp/quickstart"
 mkdir -p "$ws"
 cp -r "$root/examples/quickstart/src" "$root/examples/quickstart/benches" "$ws/"
 cp "$root/Cargo.lock" "$ws/Cargo.lock"
-# One benchmark the example does not have: a loop the compiler turns into a closed form, whose
-# cost does not grow with n. Its rows must not be green (flat_scaling). Appended after the
+# Benchmarks the example does not have: a loop the compiler turns into a closed form, whose
+# cost does not grow with n (its rows must not be green: flat_scaling), and a slow one that
+# spends its whole budget (a run lasts long enough to cancel midway). Appended after the
 # example's code so that its line numbers stay as the driver expects.
 cat "$ext/test/e2e/flat.rs" >> "$ws/benches/quickstart.rs"
 # The example inherits from the repository's workspace; the copy stands alone, on the same

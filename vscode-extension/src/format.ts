@@ -60,6 +60,11 @@ export function groupDigits(n: number): string {
   return String(Math.trunc(n)).replace(/\B(?=(\d{3})+(?!\d))/g, " ");
 }
 
+/** A ratio of times as the tables print it: `0.599×`, `—` when there is none. */
+export function formatRatio(ratio: number): string {
+  return Number.isFinite(ratio) ? `${ratio.toFixed(3)}×` : MISSING;
+}
+
 /**
  * A run's measuring mode from its time budget per case, as knotmeter-format's `mode_label`:
  * `quick` (100 ms), `full` (1 s), `2.50 s per case`, `—` when unknown.
@@ -149,4 +154,19 @@ export function tallyText(tally: Tally): string {
     .filter((k) => tally[k] > 0)
     .map((k) => `${tally[k]} ${k}`);
   return words.length > 0 ? words.join(", ") : "nothing ran";
+}
+
+/**
+ * Axis labels for duration ticks: one unit for the axis (from its largest tick) and as many
+ * decimals as the tick spacing needs, so neighbouring labels never read the same.
+ */
+export function axisNs(ticks: readonly number[]): string[] {
+  const finite = ticks.filter((t) => Number.isFinite(t));
+  if (finite.length === 0) return ticks.map(() => "");
+  const max = Math.max(...finite.map(Math.abs));
+  const [scale, unit] = max >= 1e9 ? [1e9, "s"] : max >= 1e6 ? [1e6, "ms"] : max >= 1e3 ? [1e3, "µs"] : [1, "ns"];
+  let step = Infinity;
+  for (let i = 1; i < finite.length; i++) step = Math.min(step, Math.abs(finite[i]! - finite[i - 1]!));
+  const decimals = Number.isFinite(step) && step > 0 ? Math.min(6, Math.max(0, Math.ceil(-Math.log10(step / scale) - 1e-9))) : 2;
+  return ticks.map((t) => (Number.isFinite(t) ? `${(t / scale).toFixed(decimals)} ${unit}` : ""));
 }

@@ -189,9 +189,7 @@ pub fn hover(
     };
     let title = case.map_or(&bench.id, |c| &c.id);
     let mut value = format::hover(title, &shown, summaries.get(&bench.id), case.is_some());
-    // One case's account says when it was stored; a table of cases says it above.
-    let stored = shown.iter().find_map(|(_, r)| stored::stored_note(r));
-    if let (Some(note), true) = (stored, shown.len() > 1) {
+    if let Some(note) = shown.iter().find_map(|(_, r)| stored::stored_note(r)) {
         let from =
             format!("\n\n_From the history ({note}); not measured since knotmeter started._\n\n");
         value = value.replacen("\n\n", &from, 1);

@@ -1,10 +1,10 @@
 // What the results panel shows, computed from the wire types: the message the extension host
 // posts to the webview, and the pure computations both sides need (corrected samples,
 // histogram bins, history series by mode, the group table and its ratio scale, the scaling
-// view). Every text about a result is the daemon's `Shown`; numbers on axes use `formatNs`.
+// view). Every text about a result is the daemon's `Shown`; numbers are printed by format.ts.
 // Pure (no `vscode`, no DOM) and unit-tested.
 
-import { modeLabel } from "../format";
+import { formatRatio, modeLabel } from "../format";
 import type { BenchResult, BenchSummary, HistoryPoint, Outcome, Severity, Shown, Verdict } from "../wire";
 
 /** A note as the panel lists it: its mark and words are the daemon's. */
@@ -163,7 +163,7 @@ export function groupRows(members: readonly Member[]): GroupRow[] {
       row.verdict = c.verdict;
       row.text = shown.verdict ?? "";
     } else if (!isBase && Number.isFinite(row.ratio)) {
-      row.text = `${row.ratio.toFixed(3)}× the baseline's median (not paired)`;
+      row.text = `${formatRatio(row.ratio)} the baseline's median (not paired)`;
     }
     return row;
   });
@@ -282,19 +282,4 @@ export function histogram(samples: readonly number[], maxBins = 60): Histogram {
     counts[i]!++;
   }
   return { edges: counts.map((_, i) => lo + i * width), width, counts, above, below };
-}
-
-/**
- * Axis labels for duration ticks: one unit for the axis (from its largest tick) and as many
- * decimals as the tick spacing needs, so neighbouring labels never read the same.
- */
-export function axisNs(ticks: readonly number[]): string[] {
-  const finite = ticks.filter((t) => Number.isFinite(t));
-  if (finite.length === 0) return ticks.map(() => "");
-  const max = Math.max(...finite.map(Math.abs));
-  const [scale, unit] = max >= 1e9 ? [1e9, "s"] : max >= 1e6 ? [1e6, "ms"] : max >= 1e3 ? [1e3, "µs"] : [1, "ns"];
-  let step = Infinity;
-  for (let i = 1; i < finite.length; i++) step = Math.min(step, Math.abs(finite[i]! - finite[i - 1]!));
-  const decimals = Number.isFinite(step) && step > 0 ? Math.min(6, Math.max(0, Math.ceil(-Math.log10(step / scale) - 1e-9))) : 2;
-  return ticks.map((t) => (Number.isFinite(t) ? `${(t / scale).toFixed(decimals)} ${unit}` : ""));
 }

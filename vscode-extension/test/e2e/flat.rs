@@ -7,19 +7,14 @@ fn closed_form(n: u64) -> u64 {
 }
 
 /// End-to-end fixture: about 50 µs or about 150 µs at random, so sampling never reaches its
-/// precision target and runs to the end of its budget (1 s; 0.1 s with `--quick`). A run of
-/// these lasts long enough to be cancelled midway.
-#[bench]
-fn two_speeds_a() -> u64 {
-    two_speeds()
+/// precision target and each case runs to the end of its budget (1 s; 0.1 s with `--quick`).
+/// A run of these lasts long enough to be cancelled midway, even on a loaded machine.
+#[bench(args = [1, 2, 3, 4, 5, 6])]
+fn two_speeds(n: u64) -> u64 {
+    two_speeds_once() + n
 }
 
-#[bench]
-fn two_speeds_b() -> u64 {
-    two_speeds()
-}
-
-fn two_speeds() -> u64 {
+fn two_speeds_once() -> u64 {
     use std::sync::atomic::{AtomicU64, Ordering};
     use std::time::{Duration, Instant};
     static STATE: AtomicU64 = AtomicU64::new(0x9E37_79B9_7F4A_7C15);

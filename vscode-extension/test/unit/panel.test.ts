@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { axisNs, correctedSamples, groupRows, histogram, historySeries, panelCase, ratioScale, scalingView } from "../../src/panel/data";
+import { axisNs } from "../../src/format";
+import { correctedSamples, groupRows, histogram, historySeries, panelCase, ratioScale, scalingView } from "../../src/panel/data";
 import type { BenchSummary, HistoryPoint } from "../../src/wire";
 import { result, shown } from "./fixtures";
 

@@ -1,5 +1,6 @@
 //! The honest-measurement targets: bodies that measure nothing are flagged in every run, real
-//! work never is, `chain(n)` is reported O(n), and `--quick` still reaches ±3%.
+//! work never is, `chain(n)` is reported O(n) and the flat closed form O(1) in every run (the
+//! class must not flip between reruns), and `--quick` still reaches ±3%.
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -60,6 +61,26 @@ fn render(full: &[Report], quick: &[Report]) -> String {
         })
         .collect();
     let linear = complexities.iter().filter(|c| *c == "O(n)").count();
+    let flat_classes: Vec<String> = full
+        .iter()
+        .chain(quick)
+        .filter_map(|r| {
+            r.benches
+                .iter()
+                .find(|b| b.id.ends_with("::closed_form"))?
+                .complexity
+                .as_ref()
+                .map(|c| c.best.clone())
+        })
+        .collect();
+    let constant = flat_classes.iter().filter(|c| *c == "O(1)").count();
+    let mut others: Vec<&str> = flat_classes
+        .iter()
+        .map(String::as_str)
+        .filter(|c| *c != "O(1)")
+        .collect();
+    others.sort_unstable();
+    others.dedup();
     let flat = full
         .iter()
         .chain(quick)
@@ -124,9 +145,20 @@ fn render(full: &[Report], quick: &[Report]) -> String {
     );
     let _ = writeln!(
         s,
-        "| `chain(n)`, n = 100..10 000 | reported as O(n) | O(n) in {linear} of {} runs | {} |",
+        "| `chain(n)`, n = 100..10 000 | reported as O(n) in every run | O(n) in {linear} of {} runs | {} |",
         complexities.len(),
         met(linear == complexities.len() && !complexities.is_empty())
+    );
+    let _ = writeln!(
+        s,
+        "| the same closed form, its complexity | reported O(1) in every run | O(1) in {constant} of {} runs{} | {} |",
+        flat_classes.len(),
+        if others.is_empty() {
+            String::new()
+        } else {
+            format!(" (also {})", others.join(", "))
+        },
+        met(constant == flat_classes.len() && !flat_classes.is_empty())
     );
     let _ = writeln!(
         s,

@@ -8,8 +8,8 @@
 // theme changes.
 
 import uPlot from "uplot";
-import { axisNs, histogram, ratioScale, type FromWebview, type GroupRow, type HistorySeries, type PanelCase, type PanelData, type ScalingView, type ToWebview } from "../data";
-import { formatNs } from "../../format";
+import { histogram, ratioScale, type FromWebview, type GroupRow, type HistorySeries, type PanelCase, type PanelData, type ScalingView, type ToWebview } from "../data";
+import { axisNs, formatNs, formatRatio } from "../../format";
 
 declare function acquireVsCodeApi(): { postMessage(msg: FromWebview): void; getState(): unknown; setState(s: unknown): void };
 
@@ -369,7 +369,7 @@ function groupTable(name: string, rows: GroupRow[]): HTMLElement {
         {},
         el("td", {}, r.baseline ? `${r.name} (baseline)` : r.name),
         el("td", { class: "num" }, r.figure),
-        el("td", { class: "num" }, Number.isFinite(r.ratio) ? `${r.ratio.toFixed(3)}×` : "–"),
+        el("td", { class: "num" }, formatRatio(r.ratio)),
         el("td", { class: "bar" }, bar),
         el("td", {}, r.text),
       ),
