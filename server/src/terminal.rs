@@ -8,14 +8,15 @@ use std::collections::HashMap;
 use knotmeter_format::csv::{self, Row};
 use knotmeter_format::markdown::{self, Run};
 use knotmeter_format::text::{
-    bench_id, complexity_text, mode_label, optimized_away, spread_legend, spread_mark,
-    verdict_word, warning_mark, EMPTY_ESTIMATE,
+    bench_id, complexity_text, optimized_away, spread_legend, spread_mark, verdict_word,
+    warning_mark, EMPTY_ESTIMATE,
 };
 use knotmeter_format::units::{format_duration_ns, MISSING};
 use knotmeter_format::{shown, Tally};
 use knotmeter_protocol::editor::{ItemState, RunStateParams};
 use knotmeter_protocol::{BenchSummary, HistoryPoint, ListEntry, Manifest, Outcome, Shown};
 
+use crate::headless::budget;
 use crate::stored::time_text;
 
 /// Everything a run of `knotmeter run` reported, in the order it happened.
@@ -215,14 +216,14 @@ pub fn final_line(params: &RunStateParams, shown: Option<&Shown>) -> String {
     }
 }
 
-/// `knotmeter history ID`: one row per stored result, newest first, with its run's mode (runs
-/// with different time budgets are not comparable), how the run ended, and the result's
-/// warnings.
+/// `knotmeter history ID`: one row per stored result, newest first, with its run's time budget
+/// per case (runs with different budgets are not comparable), how the run ended, and the
+/// result's warnings.
 pub fn history_table(points: &[HistoryPoint]) -> String {
     let header = [
         "run",
         "started (UTC)",
-        "mode",
+        "budget",
         "median",
         "95% CI (that run)",
         "verdict",
@@ -262,7 +263,7 @@ pub fn history_table(points: &[HistoryPoint]) -> String {
             [
                 p.run.0.to_string(),
                 time_text(p.timestamp),
-                mode_label(p.budget_ms),
+                p.budget_ms.map_or_else(|| MISSING.to_owned(), budget),
                 median,
                 interval,
                 p.verdict.map_or(MISSING, verdict_word).to_owned(),

@@ -442,10 +442,10 @@ fn a_compile_error_becomes_a_diagnostic_and_errored_items() {
         "errored"
     );
     let message = message_of(&states, "basic::nested::child::first");
-    // The first line, which editors show inline, is rustc's first error line.
+    // The first line, which editors show inline, is rustc's first error with its place.
     assert_eq!(
         message.lines().next(),
-        Some("the build failed: error[E0308]: mismatched types"),
+        Some("the build failed: error[E0308]: mismatched types at benches/nested/child.rs:5:18"),
         "{message}"
     );
 
@@ -594,8 +594,10 @@ fn knotmeter_run_prints_results_and_history_reads_them_back() {
         "the filter applies: {stdout}"
     );
     // Not a terminal: plain progress lines.
+    // (`warned` rather than `passed` when a loaded machine makes the figure noisy).
     assert!(
-        stderr.contains("[1/4] quickstart::chain_n/10 passed"),
+        stderr.contains("[1/4] quickstart::chain_n/10 passed")
+            || stderr.contains("[1/4] quickstart::chain_n/10 warned"),
         "{stderr}"
     );
 
@@ -729,7 +731,11 @@ fn knotmeter_run_names_a_crashed_case_and_exits_4() {
         stderr.contains("knotmeter: `basic::faults::aborts` crashed: the bench binary was killed by signal SIGABRT"),
         "{stderr}"
     );
-    assert!(stderr.contains("basic::plain passed"), "{stderr}");
+    // Measured in the fresh process (`warned` when a loaded machine makes it noisy).
+    assert!(
+        stderr.contains("basic::plain passed") || stderr.contains("basic::plain warned"),
+        "{stderr}"
+    );
 }
 
 /// A real benchmark whose calls take 1.5 s, with a 1 s case timeout: the engine reports

@@ -221,17 +221,12 @@ fn bad_values_are_refused_before_anything_is_built() {
         .env("CARGO", "/nonexistent/cargo"));
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("cannot be used with"), "{stderr}");
+    // CSV and Markdown are formats of `knotmeter run` too (they were refused).
     for format in ["csv", "markdown"] {
-        let (out, _, stderr) = run(sc
+        let (_, _, stderr) = run(sc
             .knotmeter_run(&["--format", format])
             .env("CARGO", "/nonexistent/cargo"));
-        assert_eq!(out.status.code(), Some(2), "{stderr}");
-        assert!(
-            stderr.contains(&format!(
-                "`--format {format}` is not available in `knotmeter run` yet"
-            )),
-            "{stderr}"
-        );
+        assert!(!stderr.contains("not available"), "{stderr}");
     }
 }
 

@@ -393,13 +393,13 @@ fn the_history_table_never_shows_a_number_for_a_body_optimised_away() {
     let table = terminal::history_table(&[point(7, 100, vec![warning]), point(6, 1000, vec![])]);
     let lines: Vec<&str> = table.lines().collect();
     assert!(
-        lines[0].starts_with("run  started (UTC)     mode"),
+        lines[0].starts_with("run  started (UTC)     budget"),
         "{table}"
     );
     assert!(
-        lines[1].contains("quick  ≈ 0 (indistinguishable from empty)  —"),
+        lines[1].contains("100 ms  ≈ 0 (indistinguishable from empty)  —"),
         "{table}"
     );
     assert!(lines[1].ends_with("⚠ optimized_away"), "{table}");
-    assert!(lines[2].contains("full   0.00 ns"), "{table}");
+    assert!(lines[2].contains("1 s     0.00 ns"), "{table}");
 }

@@ -20,6 +20,7 @@ mod merge;
 mod run;
 mod select;
 
+pub(crate) use history::budget;
 pub use history::history;
 pub use list::list;
 pub use run::run;
