@@ -346,11 +346,7 @@ mod tests {
              group"
         );
         // Only the groups of the selected cases are checked.
-        let other: Vec<Case> = all
-            .iter()
-            .filter(|c| c.name == "alone")
-            .cloned()
-            .collect();
+        let other: Vec<Case> = all.iter().filter(|c| c.name == "alone").cloned().collect();
         assert_eq!(check_groups(&other, &all), Ok(()));
     }
 
