@@ -113,13 +113,6 @@ step "install the .vsix"
 
 port="$(node -e 'const s=require("net").createServer();s.listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')"
 step "start code-server on 127.0.0.1:$port"
-<<<<<<< HEAD
-=======
-export CARGO_TARGET_DIR="$root/target"
-# The run's own history, never the repository's: every run starts without one (the spread
-# between runs is "not known yet" until the same case has run five times).
-export KNOTMETER_HISTORY="$tmp/history.db"
->>>>>>> 0bda9f3 (VS Code extension: lays out the daemon's Shown, never rebuilds it)
 cs_pid="$("$dir/start.sh" "$port" "$ws" "$tmp/ud" "$tmp/ext")"
 for _ in $(seq 1 60); do
   curl -sf "http://127.0.0.1:$port/healthz" >/dev/null && break
