@@ -176,7 +176,8 @@ pub(crate) fn check_groups(selected: &[Case], all: &[Case]) -> Result<(), String
             1 => {}
             0 => problems.push(format!(
                 "comparison group `{group}` has no baseline: its members ({}) are measured \
-                 against it, so mark one of them `#[bench(group = \"{group}\", baseline)]`",
+                 against it, so mark one of them `#[bench(group = \"{group}\", baseline)]` \
+                 (with knotmeter-criterion: `knotmeter_compare_against` must name one of them)",
                 describe(&benches)
             )),
             n => problems.push(format!(
@@ -329,7 +330,8 @@ mod tests {
             error,
             "comparison group `sort` has no baseline: its members (stable (benches/demo.rs:3), \
              unstable (benches/demo.rs:9)) are measured against it, so mark one of them \
-             `#[bench(group = \"sort\", baseline)]`"
+             `#[bench(group = \"sort\", baseline)]` (with knotmeter-criterion: \
+             `knotmeter_compare_against` must name one of them)"
         );
         let two: &'static [BenchDef] = Box::leak(Box::new([
             grouped("stable", "sort", true, 3),
