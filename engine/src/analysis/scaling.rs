@@ -189,6 +189,7 @@ fn fmt_ns(ns: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use knotmeter_format::text::complexity_text;
 
     /// Ten reruns of the same benchmarks, stored (`fixtures/reruns.json`): what the engine
     /// measured for a flat benchmark (`(0..n).sum()`, folded into a closed form) and for
@@ -229,6 +230,7 @@ mod tests {
             if let Some(summary) = summary_of(results, "honesty::closed_form") {
                 let fit = summary.complexity.as_ref().unwrap();
                 assert_eq!(fit.best, "O(1)", "{source}: {fit:?}");
+                assert_eq!(complexity_text(fit), "O(1)", "{source}");
                 let codes: Vec<&str> = summary.warnings.iter().map(|w| w.code.as_str()).collect();
                 assert_eq!(codes, ["flat_scaling"], "{source}");
                 flat += 1;
@@ -237,6 +239,8 @@ mod tests {
                 if let Some(summary) = summary_of(results, bench) {
                     let fit = summary.complexity.as_ref().unwrap();
                     assert_eq!(fit.best, "O(n)", "{source} {bench}: {fit:?}");
+                    // And that is what every surface reads, not a list of classes.
+                    assert_eq!(complexity_text(fit), "O(n)", "{source} {bench}");
                     assert!(summary.warnings.is_empty(), "{source} {bench}");
                     linear += 1;
                 }
