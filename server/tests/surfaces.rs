@@ -279,7 +279,10 @@ fn record(fixtures: &[Fixture]) -> RunRecord {
     };
     for fixture in fixtures {
         let mut result = fixture.result.clone();
-        result.id = format!("q::{}", fixture.name);
+        result.id = match &result.args {
+            Some(arg) => format!("q::{}/{arg}", fixture.name),
+            None => format!("q::{}", fixture.name),
+        };
         let state = if fixture.result.partial {
             ItemState::Skipped
         } else {
@@ -310,6 +313,12 @@ fn knotmeter_run_prints_the_shared_presentation() {
     let mut record = record(&fixtures);
     let table = record.table();
     let csv = record.csv();
+    // Byte for byte the bench binary's `--format csv|markdown` documents for the same run
+    // (the engine's report::surfaces checks its side against the same files).
+    let read = |name: &str| std::fs::read_to_string(fixtures_dir().join(name)).unwrap();
+    assert_eq!(csv, read("run.csv"));
+    record.manifest = Some(serde_json::from_str(&read("manifest.json")).unwrap());
+    assert_eq!(record.markdown().as_deref(), Some(read("run.md").as_str()));
     record.present();
     for (fixture, params) in fixtures.iter().zip(&record.finals) {
         let shown = &expected[&fixture.name];

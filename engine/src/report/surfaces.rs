@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 
 use knotmeter_protocol::{
-    BenchResult, BenchSummary, ListEntry, Outcome, RunSummary, Severity, Shown,
+    BenchResult, BenchSummary, ListEntry, Manifest, Outcome, RunSummary, Severity, Shown,
 };
 use serde::Deserialize;
 
@@ -64,8 +64,8 @@ fn render(format: Format) -> String {
             line: f.result.line,
         })
         .collect();
-    let mut manifest = fixtures::manifest();
-    manifest.warnings.clear();
+    let manifest: Manifest =
+        serde_json::from_str(include_str!("../../../format/tests/fixtures/manifest.json")).unwrap();
     reporter.run_started(&manifest, &entries).unwrap();
     for fixture in &fixtures {
         let mut result = fixture.result.clone();
@@ -133,6 +133,13 @@ fn pretty_shows_the_shared_presentation() {
 fn markdown_and_csv_show_the_shared_presentation() {
     let markdown = render(Format::Markdown);
     let csv = render(Format::Csv);
+    // Byte for byte the documents `knotmeter run --format csv|markdown` prints for the same
+    // run (server/tests/surfaces.rs checks its side against the same files).
+    assert_eq!(csv, include_str!("../../../format/tests/fixtures/run.csv"));
+    assert_eq!(
+        markdown,
+        include_str!("../../../format/tests/fixtures/run.md")
+    );
     let expected = expected();
     for fixture in fixtures_with_ids() {
         let shown = &expected[&fixture.name];
