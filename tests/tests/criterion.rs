@@ -36,6 +36,20 @@ fn two_criterion_benchmarks_with_one_id_are_a_clear_error_before_anything_runs()
 }
 
 #[test]
+fn a_compared_group_whose_baseline_is_misnamed_is_a_clear_error_before_anything_runs() {
+    let out = run("misnamed_baseline", &["--bench", "--format", "json"]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains("comparison group `sorts` has no baseline: its members (stable (")
+            && stderr.contains("unstable (tests/src/bin/criterion_faults.rs:")
+            && stderr.contains("`knotmeter_compare_against` must name one of them"),
+        "{stderr}"
+    );
+    assert!(out.stdout.is_empty(), "nothing was measured or reported");
+}
+
+#[test]
 fn a_group_function_that_panics_while_listing_is_a_clear_error() {
     let out = run("listing_panic", &["--list"]);
     assert_eq!(out.status.code(), Some(2));

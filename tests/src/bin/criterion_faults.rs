@@ -4,6 +4,7 @@
 //! * `duplicate`: two benchmarks with the same id;
 //! * `listing_panic`: the group function panics before its first benchmark;
 //! * `moving_name`: a benchmark named differently every time its group runs;
+//! * `misnamed_baseline`: a compared group whose `knotmeter_compare_against` names no member;
 //! * none: a well-behaved group, plus one benchmark under a custom measurement.
 
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -28,6 +29,13 @@ fn benches(c: &mut Criterion) {
         "duplicate" => {
             c.bench_function("twice", |b| b.iter(|| work(10)));
             c.bench_function("twice", |b| b.iter(|| work(20)));
+        }
+        "misnamed_baseline" => {
+            let mut group = c.benchmark_group("sorts");
+            group.knotmeter_compare_against("stabel");
+            group.bench_function("stable", |b| b.iter(|| work(10)));
+            group.bench_function("unstable", |b| b.iter(|| work(20)));
+            group.finish();
         }
         "moving_name" => {
             let name = format!("moving {}", RUNS.fetch_add(1, Ordering::Relaxed));
