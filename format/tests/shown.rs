@@ -197,3 +197,22 @@ fn outcomes_are_tallied_apart() {
     }
     assert_eq!(tally.text(), "9 passed, 3 warned, 1 partial");
 }
+
+#[test]
+fn a_declared_throughput_replaces_operations_per_second_in_the_details() {
+    let mut result = cases().remove(0).result;
+    let plain = shown(&result, None).detail;
+    assert!(plain.contains(" ops/s"), "{plain}");
+    // criterion's `Throughput::Bytes(1024)` at 1 µs per operation: 1 KiB per µs.
+    result.estimate.median_ns = 1000.0;
+    result.throughput = Some(knotmeter_protocol::Throughput::at(
+        knotmeter_protocol::ThroughputUnit::Bytes,
+        1024,
+        1000.0,
+        990.0,
+        1010.0,
+    ));
+    let detail = shown(&result, None).detail;
+    assert!(detail.contains("; 977 MiB/s"), "{detail}");
+    assert!(!detail.contains("ops/s"), "{detail}");
+}
