@@ -42,7 +42,7 @@ const MEDIANS: &str = "SELECT median_ns FROM results WHERE case_id = ?1 AND mach
 const POINTS: &str = "SELECT r.run_id, u.timestamp, u.git_commit, r.machine_key, u.baseline, \
      r.median_ns, r.low_ns, r.high_ns, r.verdict, u.status, u.pid, r.partial, \
      u.budget_ms, coalesce(r.stored_at, u.timestamp), \
-     json_extract(r.result, '$.warnings') \
+     json_extract(r.result, '$.warnings'), json_extract(r.result, '$.comparison') \
      FROM results r JOIN runs u ON u.id = r.run_id \
      WHERE r.case_id = ?1 ORDER BY r.run_id DESC LIMIT ?2";
 
@@ -152,6 +152,10 @@ impl History {
                         .get::<_, Option<String>>(14)?
                         .and_then(|json| serde_json::from_str(&json).ok())
                         .unwrap_or_default(),
+                    // What the verdict was against; likewise left out when it cannot be read.
+                    comparison: row
+                        .get::<_, Option<String>>(15)?
+                        .and_then(|json| serde_json::from_str(&json).ok()),
                 })
             })
             .and_then(Iterator::collect::<rusqlite::Result<Vec<_>>>)

@@ -74,10 +74,11 @@ fn cases_are_stored_one_by_one_and_the_run_is_closed() {
     assert_eq!(got.raw.baseline_ns.len(), 21, "stored in the compact form");
     got.raw = compared.raw.clone();
     assert_eq!(got, compared);
-    assert_eq!(
-        history.points("q::a", 1).unwrap()[0].verdict,
-        Some(Verdict::Slower)
-    );
+    let point = &history.points("q::a", 1).unwrap()[0];
+    assert_eq!(point.verdict, Some(Verdict::Slower));
+    // With what it was against, so `knotmeter history` can say "slower than run 0".
+    assert_eq!(point.comparison, compared.comparison);
+    assert_eq!(history.points("q::b", 1).unwrap()[0].comparison, None);
 }
 
 /// Issue 10 §2: a partial result is never a baseline.

@@ -8,7 +8,7 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use crate::{Verdict, Warning};
+use crate::{Comparison, Verdict, Warning};
 
 /// The id of one recorded run in the history store (SQLite's row id of the run). Larger ids
 /// were recorded later.
@@ -103,6 +103,12 @@ pub struct HistoryPoint {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     #[cfg_attr(feature = "typescript", ts(as = "Option<Vec<Warning>>", optional))]
     pub warnings: Vec<Warning>,
+    /// The comparison behind `verdict`, with what it was against (an earlier run, a saved
+    /// baseline, or the group's baseline), so the verdict can say so. Absent when none was
+    /// made, and from daemons before it was sent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "typescript", ts(optional))]
+    pub comparison: Option<Comparison>,
 }
 
 /// One recorded run, as `knotmeter history` lists it.

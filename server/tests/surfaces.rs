@@ -396,6 +396,7 @@ fn the_history_table_never_shows_a_number_for_a_body_optimised_away() {
         budget_ms: Some(budget),
         stored_at: None,
         warnings,
+        comparison: None,
     };
     let empty = expected()["optimized_away"].notes[0].clone();
     let warning = knotmeter_protocol::Warning::new(empty.code, "nothing measured");
@@ -411,4 +412,54 @@ fn the_history_table_never_shows_a_number_for_a_body_optimised_away() {
     );
     assert!(lines[1].ends_with("⚠ optimized_away"), "{table}");
     assert!(lines[2].contains("1 s     0.00 ns"), "{table}");
+}
+
+#[test]
+fn history_verdict_said_slower_without_against_what() {
+    // Before: `knotmeter history` printed `slower` for a group member compared with its
+    // baseline, and for a case compared with an earlier run alike. Each stored comparison now
+    // reads as on every other surface (shown.json).
+    let expected = expected();
+    let fixtures = fixtures();
+    let compared: Vec<&Fixture> = fixtures
+        .iter()
+        .filter(|f| f.result.comparison.is_some())
+        .collect();
+    assert!(compared.len() >= 2, "fixtures with comparisons");
+    let points: Vec<knotmeter_protocol::HistoryPoint> = compared
+        .iter()
+        .enumerate()
+        .map(|(i, f)| knotmeter_protocol::HistoryPoint {
+            run: knotmeter_protocol::HistoryRunId(i as i64 + 1),
+            timestamp: 1_700_000_000,
+            git_commit: None,
+            machine_key: "m".to_owned(),
+            baseline: None,
+            median_ns: f.result.estimate.median_ns,
+            low_ns: f.result.estimate.low_ns,
+            high_ns: f.result.estimate.high_ns,
+            verdict: f.result.comparison.as_ref().map(|c| c.verdict),
+            status: Some(knotmeter_protocol::RunStatus::Complete),
+            partial: None,
+            budget_ms: Some(1000),
+            stored_at: None,
+            warnings: Vec::new(),
+            comparison: f.result.comparison.clone(),
+        })
+        .collect();
+    let table = terminal::history_table(&points);
+    for (fixture, line) in compared.iter().zip(table.lines().skip(1)) {
+        let verdict = expected[&fixture.name].verdict.as_deref().unwrap();
+        assert!(
+            verdict.contains(" than ") || verdict.starts_with("same as "),
+            "{verdict}"
+        );
+        assert!(line.contains(verdict), "{}: {line}", fixture.name);
+    }
+    // A store that kept no comparison still has the bare word.
+    let mut bare = points[0].clone();
+    bare.comparison = None;
+    let table = terminal::history_table(&[bare.clone()]);
+    let word = format!("{:?}", bare.verdict.unwrap()).to_lowercase();
+    assert!(table.lines().nth(1).unwrap().contains(&word), "{table}");
 }

@@ -548,7 +548,13 @@ storedAt?: number | null,
  * The result's warnings and notes in that run (`optimized_away` makes the median
  * meaningless). Absent when there were none, and from daemons before they were sent.
  */
-warnings?: Array<Warning>, };
+warnings?: Array<Warning>, 
+/**
+ * The comparison behind `verdict`, with what it was against (an earlier run, a saved
+ * baseline, or the group's baseline), so the verdict can say so. Absent when none was
+ * made, and from daemons before it was sent.
+ */
+comparison?: Comparison, };
 
 /**
  * One recorded run, as `knotmeter history` lists it.
