@@ -54,8 +54,8 @@ fn append(path: &Path, text: &str) -> std::io::Result<()> {
 /// worked out now.
 fn shown_of(record: &RunRecord, item: &RunStateParams) -> Option<Shown> {
     item.shown
-        .as_ref()
-        .map(|shown| Shown::clone(shown))
+        .as_deref()
+        .cloned()
         .or_else(|| record.shown(item))
 }
 
