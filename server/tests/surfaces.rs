@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use knotmeter_protocol::editor::{self, ItemState, Problems, RunStateParams};
 use knotmeter_protocol::{BenchResult, BenchSummary, Outcome, Severity, Shown};
-use knotmeter_server::discovery::{Bench, Case, TargetRef, Tree};
+use knotmeter_server::discovery::{Bench, Case, PackageNode, Part, TargetRef, Tree};
 use knotmeter_server::format;
 use knotmeter_server::lsp::features;
 use knotmeter_server::terminal::{self, RunRecord};
@@ -70,7 +70,7 @@ struct Editor {
 }
 
 fn editor(fixtures: &[Fixture]) -> Editor {
-    let mut tree = Tree::default();
+    let mut benches = Vec::new();
     let mut results = HashMap::new();
     let mut summaries = HashMap::new();
     let mut places = HashMap::new();
@@ -91,7 +91,7 @@ fn editor(fixtures: &[Fixture]) -> Editor {
             None => (bench_id.clone(), Vec::new()),
         };
         result.id = leaf.clone();
-        tree.benches.push(Bench {
+        benches.push(Bench {
             id: bench_id.clone(),
             name: fixture.name.clone(),
             target: TargetRef {
@@ -120,6 +120,24 @@ fn editor(fixtures: &[Fixture]) -> Editor {
         }
         places.insert(fixture.name.clone(), (line, leaf));
     }
+    let target = TargetRef {
+        package: "q".to_owned(),
+        target: "q".to_owned(),
+    };
+    let package = PackageNode {
+        item: editor::TestItem {
+            id: "package:q".to_owned(),
+            label: "q".to_owned(),
+            kind: editor::ItemKind::Package,
+            parent: None,
+            uri: None,
+            range: None,
+            group: None,
+            detail: None,
+        },
+        parts: vec![std::sync::Arc::new(Part::new(target, Vec::new(), benches))],
+    };
+    let tree = Tree::new(vec![package], Vec::new(), HashMap::new());
     Editor {
         tree,
         results,
