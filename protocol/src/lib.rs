@@ -4,7 +4,8 @@
 //!
 //! * the bench binary (the `knotmeter` engine) writes [`Report`] for `--format json`,
 //!   one [`Event`] per line for `--format jsonl`, and [`ListDocument`] for
-//!   `--list --format json`;
+//!   `--list --format json`; under `--driven` it reads [`DrivenCommand`]s and writes
+//!   [`DrivenEvent`]s (`knotmeter compare`, which prints a [`CompareReport`]);
 //! * the daemon (`knotmeter serve`) reads those and speaks the editor methods;
 //! * the VS Code extension, whose TypeScript types are generated from this crate.
 //!
@@ -14,6 +15,7 @@
 #![deny(missing_docs)]
 
 mod bench;
+mod driven;
 pub mod editor;
 mod event;
 mod history;
@@ -29,6 +31,10 @@ mod typescript;
 pub use bench::{
     Allocations, BenchResult, Comparison, Estimate, Overhead, Quantiles, RawSamples,
     Reproducibility, Severity, Throughput, ThroughputUnit, Verdict, Warning,
+};
+pub use driven::{
+    CaseComparison, CompareReport, CompareSide, CompareStatus, ComparedCase, DrivenCommand,
+    DrivenEvent, DrivenMeasurement, PairEstimate, PairOutcome, DRIVEN_VERSION,
 };
 pub use event::{CaseFailure, Event, FailureKind, RunSummary};
 pub use history::{HistoryPoint, HistoryRun, HistoryRunId, RunStatus};
