@@ -42,12 +42,16 @@
 //! * **Shards combine.** Every run has a uid, the same in every file it is copied to;
 //!   [`History::merge`] adds the runs and results another history holds and this one lacks,
 //!   so the histories of a sharded CI run become one, and merging twice changes nothing.
+//! * **Comparisons of two builds** (`knotmeter compare`) are stored apart from runs
+//!   ([`History::record_comparison`], [`History::comparisons`]), both commits named, so the
+//!   other build's results never become this build's before/after predecessor.
 //! * **Bounded.** [`History::prune_plan`] and [`History::prune`] keep the newest results of
 //!   each case and every named baseline, and shrink the file.
 
 #![deny(missing_docs)]
 
 mod checked;
+mod comparisons;
 mod connect;
 mod error;
 mod machine;

@@ -54,6 +54,18 @@
 //! * `results_partial_by_run`: the partial results of a run (a partial index: they are rare),
 //!   so listing runs with their partial counts no longer reads their results.
 //!
+//! # Version 5
+//!
+//! Comparisons of two builds (`knotmeter compare`), kept apart from runs so that a
+//! before/after comparison never takes the other build's result for this one's predecessor:
+//!
+//! * `comparisons(id, timestamp, base_label, base_commit, head_label, head_commit, head_dirty,
+//!   machine_key, cancelled, report)`: one row per comparison; `report` is the
+//!   [`knotmeter_protocol::CompareReport`] as JSON without its cases.
+//! * `compared_cases(comparison_id, case_id, status, ratio, low, high, verdict, entry)`: one
+//!   row per case of a comparison; `entry` is the [`knotmeter_protocol::ComparedCase`] as
+//!   JSON, each side's raw samples in their compact form.
+//!
 //! # Recognising a file
 //!
 //! Before SQLite opens a file, the `recognise` module decides from its bytes whether it is a
@@ -116,6 +128,31 @@ const MIGRATIONS: &[&str] = &[
     CREATE INDEX results_by_case_machine_partial_run
         ON results(case_id, machine_key, partial, run_id);
     CREATE INDEX results_partial_by_run ON results(run_id) WHERE partial = 1;",
+    // 4 -> 5: comparisons of two builds (`knotmeter compare`).
+    "CREATE TABLE comparisons (
+        id          INTEGER PRIMARY KEY,
+        timestamp   INTEGER NOT NULL,
+        base_label  TEXT NOT NULL,
+        base_commit TEXT,
+        head_label  TEXT NOT NULL,
+        head_commit TEXT,
+        head_dirty  INTEGER NOT NULL DEFAULT 0,
+        machine_key TEXT NOT NULL,
+        cancelled   INTEGER NOT NULL DEFAULT 0,
+        report      TEXT NOT NULL
+    );
+    CREATE TABLE compared_cases (
+        comparison_id INTEGER NOT NULL REFERENCES comparisons(id) ON DELETE CASCADE,
+        case_id       TEXT NOT NULL,
+        status        TEXT NOT NULL,
+        ratio         REAL,
+        low           REAL,
+        high          REAL,
+        verdict       TEXT,
+        entry         TEXT NOT NULL,
+        PRIMARY KEY (comparison_id, case_id)
+    );
+    CREATE INDEX compared_by_case ON compared_cases(case_id, comparison_id);",
 ];
 
 /// The tables every version of the schema has.

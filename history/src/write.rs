@@ -204,7 +204,7 @@ impl History {
 
     /// `value` as JSON, after checking that it reads back (serde_json writes NaN and
     /// infinities as `null`, which would make the stored value unreadable).
-    fn checked_json<T: Serialize + DeserializeOwned>(
+    pub(crate) fn checked_json<T: Serialize + DeserializeOwned>(
         &self,
         value: &T,
         what: &str,

@@ -1,0 +1,211 @@
+//! Comparisons of two builds (`knotmeter compare`) in the history: schema version 5, stored
+//! whole and read back, kept apart from runs.
+
+mod common;
+
+use common::{manifest, manifest_on, result, result_with_samples, temp_history};
+use knotmeter_history::{machine_key, History, HistoryError, SCHEMA_VERSION};
+use knotmeter_protocol::{
+    CompareReport, CompareSide, CompareStatus, ComparedCase, Comparison, Verdict, VERSION,
+};
+use rusqlite::Connection;
+
+fn side(label: &str, commit: &str, cpu: Option<&str>) -> CompareSide {
+    CompareSide {
+        label: label.to_owned(),
+        commit: Some(commit.to_owned()),
+        dirty: false,
+        manifest: cpu.map(manifest_on),
+    }
+}
+
+fn case(id: &str, status: CompareStatus) -> ComparedCase {
+    let both = matches!(status, CompareStatus::Compared | CompareStatus::NotCompared);
+    ComparedCase {
+        id: id.to_owned(),
+        status,
+        base: (both || status == CompareStatus::Removed)
+            .then(|| result_with_samples(id, 100.0, 3_000)),
+        head: (both || status == CompareStatus::Added)
+            .then(|| result_with_samples(id, 103.0, 3_000)),
+        comparison: (status == CompareStatus::Compared).then(|| Comparison {
+            against: "main".to_owned(),
+            ratio: 1.031,
+            low: 1.026,
+            high: 1.037,
+            p_value: 1e-6,
+            verdict: Verdict::Slower,
+        }),
+        note: (status == CompareStatus::Failed)
+            .then(|| "the base build's case failed: boom".to_owned()),
+    }
+}
+
+fn report() -> CompareReport {
+    let mut head = side(
+        "working tree",
+        "feedface",
+        Some("AMD EPYC 7763 64-Core Processor"),
+    );
+    head.dirty = true;
+    CompareReport {
+        version: VERSION,
+        base: side("main", "0123abcd", Some("AMD EPYC 7763 64-Core Processor")),
+        head,
+        cases: vec![
+            case("q::a", CompareStatus::Compared),
+            case("q::b", CompareStatus::NotCompared),
+            case("q::new", CompareStatus::Added),
+            case("q::old", CompareStatus::Removed),
+            case("q::boom", CompareStatus::Failed),
+        ],
+        cancelled: false,
+        stored: None,
+    }
+}
+
+#[test]
+fn a_comparison_is_stored_whole_with_both_commits_and_read_back_newest_first() {
+    let (_dir, path) = temp_history();
+    let mut history = History::open(&path).unwrap();
+    let first = history.record_comparison(&report()).unwrap();
+    let mut second_report = report();
+    second_report.base.label = "v1.2".to_owned();
+    second_report.cancelled = true;
+    let second = history.record_comparison(&second_report).unwrap();
+    assert!(second > first);
+
+    let reader = History::open_read_only(&path).unwrap();
+    let stored = reader.comparisons(10).unwrap();
+    assert_eq!(
+        stored.iter().map(|c| c.stored).collect::<Vec<_>>(),
+        [Some(second), Some(first)]
+    );
+    let newest = &stored[0];
+    assert_eq!(newest.base.label, "v1.2");
+    assert!(newest.cancelled);
+    let oldest = &stored[1];
+    assert_eq!(
+        (
+            oldest.base.commit.as_deref(),
+            oldest.head.commit.as_deref(),
+            oldest.head.dirty
+        ),
+        (Some("0123abcd"), Some("feedface"), true)
+    );
+    let original = report();
+    assert_eq!(oldest.cases.len(), original.cases.len());
+    for (got, want) in oldest.cases.iter().zip(&original.cases) {
+        assert_eq!(
+            (&got.id, got.status, &got.comparison, &got.note),
+            (&want.id, want.status, &want.comparison, &want.note)
+        );
+        for (got, want) in [(&got.base, &want.base), (&got.head, &want.head)] {
+            assert_eq!(got.is_some(), want.is_some(), "{}", want.is_some());
+            if let (Some(got), Some(want)) = (got, want) {
+                // Estimates as measured; raw samples in the compact form of runs.
+                assert_eq!(got.estimate, want.estimate);
+                assert_eq!(got.samples, want.samples);
+                assert_eq!(got.raw.workload_ns.len(), 101);
+                assert_eq!(got.raw.baseline_ns.len(), 21);
+            }
+        }
+    }
+    assert_eq!(reader.comparisons(1).unwrap().len(), 1);
+}
+
+#[test]
+fn comparisons_are_not_runs_so_before_after_never_pairs_the_other_build() {
+    let (_dir, path) = temp_history();
+    let mut history = History::open(&path).unwrap();
+    let key = machine_key(&manifest());
+    let run = history
+        .record_run(&manifest(), &[result("q::a", 90.0)], None)
+        .unwrap();
+    history.record_comparison(&report()).unwrap();
+    let previous = history.previous("q::a", &key, None).unwrap().unwrap();
+    assert_eq!(
+        (previous.run, previous.result.estimate.median_ns),
+        (run, 90.0)
+    );
+    assert_eq!(history.runs(10).unwrap().len(), 1);
+}
+
+#[test]
+fn a_comparison_with_a_case_twice_or_without_a_manifest_is_rejected_and_nothing_is_written() {
+    let (_dir, path) = temp_history();
+    let mut history = History::open(&path).unwrap();
+    let mut twice = report();
+    twice.cases.push(case("q::a", CompareStatus::Added));
+    let mut bare = report();
+    bare.base.manifest = None;
+    bare.head.manifest = None;
+    for bad in [twice, bare] {
+        match history.record_comparison(&bad) {
+            Err(HistoryError::Rejected { .. }) => {}
+            other => panic!("expected Rejected, got {other:?}"),
+        }
+    }
+    assert!(history.comparisons(10).unwrap().is_empty());
+    // The head's manifest is optional when the base has one (the head failed to start).
+    let mut base_only = report();
+    base_only.head.manifest = None;
+    history.record_comparison(&base_only).unwrap();
+}
+
+/// Turns a new history back into what an older knotmeter wrote: version 4 (run uids and the
+/// large-history indexes, no comparison tables) or version 3 (neither).
+fn downgrade(path: &std::path::Path, version: i64) {
+    let conn = Connection::open(path).unwrap();
+    conn.execute_batch("DROP TABLE compared_cases; DROP TABLE comparisons;")
+        .unwrap();
+    if version == 3 {
+        conn.execute_batch(
+            "DROP INDEX runs_by_uid;
+            ALTER TABLE runs DROP COLUMN uid;
+            DROP INDEX results_by_case_machine_partial_run;
+            DROP INDEX results_partial_by_run;
+            CREATE INDEX results_by_case_machine_run ON results(case_id, machine_key, run_id);",
+        )
+        .unwrap();
+    }
+    conn.execute_batch(&format!("PRAGMA user_version = {version};"))
+        .unwrap();
+}
+
+#[test]
+fn version_3_and_4_files_gain_the_comparison_tables_and_keep_their_runs() {
+    for version in [3, 4] {
+        let (_dir, path) = temp_history();
+        let run = {
+            let mut history = History::open(&path).unwrap();
+            history
+                .record_run(&manifest(), &[result("q::a", 90.0)], None)
+                .unwrap()
+        };
+        downgrade(&path, version);
+        match History::open_read_only(&path) {
+            Err(HistoryError::NeedsUpgrade {
+                found, supported, ..
+            }) if found == version && supported == SCHEMA_VERSION => {}
+            other => panic!("version {version}: expected NeedsUpgrade, got {other:?}"),
+        }
+        let mut history =
+            History::open(&path).unwrap_or_else(|e| panic!("open migrates version {version}: {e}"));
+        let id = history.record_comparison(&report()).unwrap();
+        assert_eq!(history.comparisons(5).unwrap()[0].stored, Some(id));
+        let runs = history.runs(5).unwrap();
+        assert_eq!(runs.len(), 1, "version {version}");
+        assert_eq!(runs[0].run, run, "version {version}");
+        let conn = Connection::open(&path).unwrap();
+        let stored: i64 = conn
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(stored, SCHEMA_VERSION, "version {version}");
+        // A version-3 run gets its uid on the way, as with no comparison tables at all.
+        let uid: Option<String> = conn
+            .query_row("SELECT uid FROM runs", [], |r| r.get(0))
+            .unwrap();
+        assert!(uid.is_some(), "version {version}: the run has no uid");
+    }
+}
