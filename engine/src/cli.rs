@@ -78,6 +78,8 @@ pub(crate) struct Options {
     pub(crate) noise_threshold: f64,
     /// Exit non-zero when a case is `slower` by more than this many percent.
     pub(crate) fail_on_regression: Option<f64>,
+    /// Take commands on standard input instead of running the selected cases (see `driven`).
+    pub(crate) driven: bool,
 }
 
 fn command() -> Command {
@@ -218,6 +220,15 @@ fn command() -> Command {
                 ),
         )
         .arg(
+            Arg::new("driven")
+                .long("driven")
+                .action(ArgAction::SetTrue)
+                .help(
+                    "Measure as an orchestrator (knotmeter compare) asks, one command per line \
+                     on standard input (docs/json-format.md)",
+                ),
+        )
+        .arg(
             Arg::new("seed")
                 .long("seed")
                 .value_parser(value_parser!(u64))
@@ -345,6 +356,30 @@ fn conflict(m: &ArgMatches) -> Option<String> {
             );
         }
     }
+    if m.get_flag("driven") {
+        let chosen_elsewhere = [
+            "filter",
+            "exact",
+            "skip",
+            "list",
+            "format",
+            "save-baseline",
+            "baseline",
+            "fail-on-regression",
+        ];
+        if let Some(flag) = chosen_elsewhere.into_iter().find(|flag| given(flag)) {
+            let flag = if flag == "filter" {
+                "a filter".to_owned()
+            } else {
+                format!("--{flag}")
+            };
+            return Some(format!(
+                "--driven takes its cases, output and comparisons from the commands on standard \
+                 input, so {flag} would do nothing: drop it"
+            ));
+        }
+        return None;
+    }
     if m.get_flag("list") {
         if let Some(format) = format.filter(|f| !matches!(*f, "pretty" | "json")) {
             return Some(format!(
@@ -460,6 +495,7 @@ fn options(m: &ArgMatches) -> Options {
             .unwrap_or(DEFAULT_NOISE_PERCENT)
             / 100.0,
         fail_on_regression: m.get_one::<f64>("fail-on-regression").copied(),
+        driven: m.get_flag("driven"),
     }
 }
 
@@ -516,6 +552,23 @@ mod tests {
         let o = parse_str(&["--quick", "--time", "2.5"]).unwrap();
         assert_eq!(o.budget, Duration::from_millis(2500));
         assert!(!o.bench);
+    }
+
+    #[test]
+    fn driven_mode_refuses_flags_that_would_do_nothing() {
+        let o = parse_str(&["--bench", "--driven", "--quick", "--noise-threshold", "2"]).unwrap();
+        assert!(o.driven && o.bench);
+        assert_eq!(o.noise_threshold, 0.02);
+        for flag in [
+            &["--driven", "chain"][..],
+            &["--driven", "--list"],
+            &["--driven", "--format", "json"],
+            &["--driven", "--fail-on-regression", "5"],
+        ] {
+            let err = parse_str(flag).unwrap_err();
+            assert_eq!(err.exit_code(), 2, "{flag:?}");
+            assert!(err.to_string().contains("--driven"), "{err}");
+        }
     }
 
     #[test]

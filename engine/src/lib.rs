@@ -88,6 +88,7 @@ mod cancel;
 mod cli;
 mod compare;
 mod declared;
+mod driven;
 mod harness;
 mod manifest;
 mod measure;

@@ -7,7 +7,8 @@
 //! statuses: 0 when every case passed (or none was selected), 1 when a case failed or the gate
 //! of `--fail-on-regression` tripped, 2 for a bad command line or a comparison group without
 //! exactly one baseline (checked before anything runs), 130 after SIGINT or the end of
-//! standard input under `--stdin-cancel`, 143 after SIGTERM.
+//! standard input under `--stdin-cancel`, 143 after SIGTERM. Under `--driven` the binary
+//! measures as an orchestrator asks instead (see `driven`).
 
 use std::io::{self, Write};
 use std::process::ExitCode;
@@ -16,6 +17,7 @@ use knotmeter_protocol::{ListDocument, VERSION};
 
 use crate::cancel;
 use crate::cli;
+use crate::driven;
 use crate::measure::Timer;
 use crate::output::{self, ReportOut};
 use crate::registry::{self, Case, BENCHES};
@@ -55,6 +57,19 @@ pub(crate) fn main_with(
             case.id, case.file, case.line
         );
         return ExitCode::from(2);
+    }
+    if options.driven {
+        let timer = match Timer::calibrate(options.timer) {
+            Ok(timer) => timer,
+            Err(err) => {
+                eprintln!("knotmeter: {}", err.0);
+                return ExitCode::from(2);
+            }
+        };
+        run::install_panic_hook();
+        // Standard input carries the commands; its end is the end of the session.
+        cancel::install(false);
+        return driven::serve(&options, &all, timer, debug_assertions, out);
     }
     let mut selected: Vec<Case> = all
         .iter()

@@ -8,12 +8,12 @@
 //! (tango-bench's insight). Sampling stops when the ratio's 95% interval is within a quarter of
 //! the precision target, or when the budget for the pair is spent.
 
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use super::pace::Pace;
 use super::sampler::Sampler;
 use super::schedule::{
-    reuse_tuning_sample, tune_only, warm_only, warm_up_deadline, Schedule, Stop,
+    reuse_tuning_sample, tune_only, warm_only, warm_up_deadline, Schedule, Stop, Tuned,
 };
 use super::{MeasureConfig, Measurement, Progress};
 use crate::alloc;
@@ -22,6 +22,34 @@ use crate::compare::paired_ratio;
 /// The ratio's interval must be this many times narrower than the precision target, so that
 /// a difference of the target's size is resolved, not merely bracketed.
 const PAIRED_PRECISION_DIVISOR: f64 = 4.0;
+/// Sides whose per-operation times differ by more than this factor do not simply share the
+/// larger operation count (see [`shared_ops`]).
+const DISPARATE_SPEEDS: f64 = 10.0;
+/// For such sides, the shared operation count never makes one round longer than the pair's
+/// budget divided by this, so that the pair still gets rounds (enough for the validity
+/// checks, which need 10, even when the machine is four times slower than while tuning).
+const MIN_ROUNDS_IN_BUDGET: u32 = 200;
+
+/// The operation count both sides sample with: the larger of their tuned counts, so both
+/// samples are long enough. When one side is more than [`DISPARATE_SPEEDS`] times slower per
+/// operation, the larger count could make its samples enormous (a body the compiler removed
+/// tunes to millions of operations, and one sample of real work on the other side then took
+/// seconds, far past the budget): then the count is the most that keeps a round within
+/// [`MIN_ROUNDS_IN_BUDGET`]th of the budget, and never fewer than the smaller tuned count.
+fn shared_ops(base: Tuned, member: Tuned, budget: Duration) -> u64 {
+    let larger = base.ops.max(member.ops);
+    let per_op = |t: Tuned| t.last_ns.max(0.0) / t.ops.max(1) as f64;
+    let (fast, slow) = {
+        let (a, b) = (per_op(base), per_op(member));
+        (a.min(b), a.max(b))
+    };
+    if fast <= 0.0 || slow <= fast * DISPARATE_SPEEDS {
+        return larger;
+    }
+    let round_limit = budget.as_nanos() as f64 / f64::from(MIN_ROUNDS_IN_BUDGET);
+    let fits = (round_limit / (fast + slow)).floor() as u64;
+    larger.min(fits).max(base.ops.min(member.ops))
+}
 
 /// Measures `base` and `member` paired; returns their measurements, index-aligned by round.
 pub(crate) fn measure_pair(
@@ -55,7 +83,7 @@ pub(crate) fn measure_pair(
     let base_step = pace.last_step();
     let member_tuned = tune_only(cfg, member, &mut pace, warm);
     let member_step = pace.last_step();
-    let ops = base_tuned.ops.max(member_tuned.ops);
+    let ops = shared_ops(base_tuned, member_tuned, cfg.budget);
     let now = Instant::now();
     let mut warm_batches = warm_only(
         base,
@@ -125,4 +153,43 @@ pub(crate) fn measure_pair(
         m.allocations = Some(member.allocations(ops));
     }
     (b.finish(started, cancelled), m.finish(started, cancelled))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tuned(ops: u64, per_op_ns: f64) -> Tuned {
+        Tuned {
+            ops,
+            last_ns: ops as f64 * per_op_ns,
+        }
+    }
+
+    #[test]
+    fn sides_of_similar_speed_share_the_larger_count() {
+        let budget = Duration::from_secs(2);
+        assert_eq!(
+            shared_ops(tuned(30, 1_000.0), tuned(28, 1_050.0), budget),
+            30
+        );
+        assert_eq!(shared_ops(tuned(1, 5e6), tuned(2, 4e6), budget), 2);
+    }
+
+    #[test]
+    fn an_empty_body_paired_with_real_work_does_not_stretch_the_work_past_the_budget() {
+        // The empty side tunes to 85 000 operations of 0.3 ns; at that count one sample of
+        // the 37 µs side took 3.2 s against a 0.2 s budget.
+        let budget = Duration::from_millis(200);
+        let (empty, work) = (tuned(85_000, 0.3), tuned(1, 37_000.0));
+        let ops = shared_ops(empty, work, budget);
+        let round_ns = ops as f64 * (0.3 + 37_000.0);
+        assert!(
+            round_ns <= budget.as_nanos() as f64 / f64::from(MIN_ROUNDS_IN_BUDGET),
+            "{ops} operations: {round_ns} ns per round"
+        );
+        assert!(ops >= 1);
+        // Never below the smaller tuned count, which each side needs for a long enough sample.
+        assert_eq!(shared_ops(tuned(85_000, 0.3), tuned(10, 3e6), budget), 10);
+    }
 }

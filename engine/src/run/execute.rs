@@ -18,7 +18,7 @@ use super::panics::{self, ThreadPanic};
 use knotmeter_protocol::{CaseFailure, FailureKind};
 
 use crate::bencher::Bencher;
-use crate::measure::{self, MeasureConfig, Measurement, Progress, Sampler};
+use crate::measure::{self, MeasureConfig, Measurement, Progress, Sampler, Timer};
 use crate::registry::Case;
 
 /// A measured case: its measurement, and whether it called a timing method more than once.
@@ -33,7 +33,22 @@ pub(crate) fn single(
     let mut measured = None;
     let mut consume =
         |sampler: &mut dyn Sampler| measured = Some(measure::measure(cfg, progress, sampler));
-    let mut bencher = Bencher::new(cfg.timer, &mut consume);
+    let calls = with_sampler(case, cfg.timer, &mut consume)?;
+    measured
+        .map(|m| (m, calls > 1))
+        .ok_or_else(|| not_measured(case))
+}
+
+/// Runs `case`'s function under `catch_unwind`, handing what it times to `consume`; returns
+/// how many times it called a timing method (only the first reaches `consume`), or its
+/// failure: its own panic (also one that `consume` raised), or a panic in a thread it started.
+/// A function that returns without calling a timing method returns `Ok(0)`.
+pub(crate) fn with_sampler(
+    case: &Case,
+    timer: Timer,
+    consume: &mut dyn FnMut(&mut dyn Sampler),
+) -> Result<u32, CaseFailure> {
+    let mut bencher = Bencher::new(timer, consume);
     let ran = panic::catch_unwind(AssertUnwindSafe(|| {
         panics::in_case(|| (case.run)(&mut bencher, case.index))
     }));
@@ -45,9 +60,7 @@ pub(crate) fn single(
     }
     match ran {
         Err(_) => Err(panicked(case)),
-        Ok(()) => measured
-            .map(|m| (m, calls > 1))
-            .ok_or_else(|| not_measured(case)),
+        Ok(()) => Ok(calls),
     }
 }
 
@@ -147,7 +160,8 @@ fn thread_panicked(
     }
 }
 
-fn not_measured(case: &Case) -> CaseFailure {
+/// The failure of a case whose function returned without calling a timing method.
+pub(crate) fn not_measured(case: &Case) -> CaseFailure {
     CaseFailure {
         id: case.id.clone(),
         kind: FailureKind::Misuse,

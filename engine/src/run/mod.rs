@@ -29,6 +29,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use knotmeter_history::{machine_key, RunStatus};
 use knotmeter_protocol::{BenchResult, CaseFailure, FailureKind, Manifest, RunSummary, Warning};
 
+pub(crate) use execute::{not_measured, with_sampler};
 pub(crate) use once::run_once;
 pub(crate) use panics::install as install_panic_hook;
 
@@ -47,7 +48,7 @@ use execute::Outcome;
 use plan::Step;
 
 /// The seed of the sample-length jitter: `--seed`, or from the clock.
-fn seed(options: &Options) -> u64 {
+pub(crate) fn seed(options: &Options) -> u64 {
     options.seed.unwrap_or_else(|| {
         SystemTime::now()
             .duration_since(UNIX_EPOCH)
@@ -366,7 +367,7 @@ impl Session<'_> {
 
 /// A case's time budget: its own (criterion's `measurement_time` and `warm_up_time`) unless
 /// the command line chose one with `--quick` or `--time`.
-fn budget_of(options: &Options, case: &Case) -> Duration {
+pub(crate) fn budget_of(options: &Options, case: &Case) -> Duration {
     match case.budget {
         Some(own) if !options.budget_from_command_line => own,
         _ => options.budget,
@@ -382,7 +383,7 @@ fn is_case_of(id: &str, bench_id: &str) -> bool {
 }
 
 /// FNV-1a, to give every case its own jitter seed.
-fn fnv1a(text: &str) -> u64 {
+pub(crate) fn fnv1a(text: &str) -> u64 {
     text.bytes().fold(0xcbf2_9ce4_8422_2325, |hash, byte| {
         (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3)
     })
