@@ -1,4 +1,5 @@
-//! The command line of `knotmeter` (clap derive): `serve`, `run`, `list` and `history`.
+//! The command line of `knotmeter` (clap derive): `serve`, `run`, `list`, `history` and
+//! `compare`.
 
 use std::path::PathBuf;
 
@@ -39,6 +40,15 @@ pub enum Command {
     /// The history lives at `<target dir>/knotmeter/history.db` (`cargo clean` deletes it), or
     /// wherever `KNOTMETER_HISTORY` points. Times are UTC.
     History(HistoryArgs),
+    /// Is my change faster? Compare the working tree (or `--head REV`) with another commit,
+    /// case by case, both builds measured in turn, round by round.
+    ///
+    /// REV defaults to HEAD when the working tree has uncommitted changes, else to the merge
+    /// base with the upstream branch. The base is built in a git worktree under the target
+    /// directory (kept, so later comparisons with the same commit reuse its build). Exits with
+    /// status 1 when a case failed or `--fail-on-regression` found a regression (or compared
+    /// nothing), 2 when the comparison could not be made.
+    Compare(CompareArgs),
 }
 
 /// `knotmeter run`.
@@ -160,6 +170,57 @@ fn parse_percent(text: &str) -> Result<f64, String> {
     } else {
         Err(format!("must be a percentage from 0 to 1000, not {text}"))
     }
+}
+
+/// `knotmeter compare`.
+#[derive(Debug, clap::Args)]
+pub struct CompareArgs {
+    /// `[REV] [PATH] [FILTER]`: the commit, branch or tag to compare with; a package or
+    /// workspace directory (default: the current directory); only cases whose id contains
+    /// FILTER. A first word that is an existing path and not a revision is the PATH.
+    #[arg(value_name = "REV PATH FILTER", num_args = 0..=3)]
+    pub words: Vec<String>,
+    /// Compare this commit instead of the working tree.
+    #[arg(long, value_name = "REV")]
+    pub head: Option<String>,
+    /// About 100 ms per case and side instead of about 1 s.
+    #[arg(long)]
+    pub quick: bool,
+    /// Time budget per case and side in seconds (the engine's `--time`).
+    #[arg(long, value_name = "SECS")]
+    pub time: Option<f64>,
+    /// Changes smaller than PCT percent are called `same` (default 1).
+    #[arg(long, value_name = "PCT")]
+    pub noise_threshold: Option<f64>,
+    /// Exit with status 1 when a case is `slower` by more than PCT percent, or when nothing
+    /// could be compared.
+    #[arg(long, value_name = "PCT")]
+    pub fail_on_regression: Option<f64>,
+    /// Stop a case whose bench binaries send nothing for this many seconds (a hang).
+    #[arg(long, value_name = "SECS", default_value_t = 120.0)]
+    pub case_timeout: f64,
+    /// Let the two bench binaries run on any CPU (by default both are pinned to one, so
+    /// neither side gets a slower CPU than the other; a benchmark's threads then share it).
+    #[arg(long)]
+    pub no_pin: bool,
+    /// Do not store the comparison in the history.
+    #[arg(long)]
+    pub no_history: bool,
+    /// Output: a table (`pretty`), a pull-request comment (`markdown`), or the whole comparison
+    /// (`json`).
+    #[arg(long, value_enum, default_value_t = CompareFormat::Pretty)]
+    pub format: CompareFormat,
+}
+
+/// Output formats of `knotmeter compare`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum CompareFormat {
+    /// A table for people.
+    Pretty,
+    /// A table for a pull-request comment.
+    Markdown,
+    /// The `CompareReport` document (docs/json-format.md).
+    Json,
 }
 
 /// `knotmeter list`.

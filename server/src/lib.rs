@@ -1,5 +1,5 @@
-//! knotmeter-server: the daemon behind `knotmeter serve`, and the `run`, `list` and
-//! `history` commands that use the same pipeline without an editor.
+//! knotmeter-server: the daemon behind `knotmeter serve`, and the `run`, `list`, `history`
+//! and `compare` commands that use the same pipeline without an editor.
 //!
 //! ```text
 //! editor ──LSP + knotmeter/* over stdio──▶ lsp (forwards) ──▶ session (owns all state)
@@ -21,6 +21,7 @@
 
 pub mod cargo_build;
 pub mod cli;
+pub mod compare;
 pub mod discovery;
 pub mod format;
 pub mod headless;
@@ -44,6 +45,7 @@ pub fn main(cli: cli::Cli) -> anyhow::Result<ExitCode> {
         cli::Command::Run(args) => headless::run(args),
         cli::Command::List(args) => headless::list(args),
         cli::Command::History(args) => headless::history(args),
+        cli::Command::Compare(args) => compare::cli(args),
     }
 }
 

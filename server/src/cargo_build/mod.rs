@@ -129,6 +129,10 @@ async fn build_package(
         ])
         .arg("--manifest-path")
         .arg(&manifest)
+        // The workspace's own target directory, unless `knotmeter compare` chose the head's for
+        // the base's worktree (to share the dependencies' build).
+        .arg("--target-dir")
+        .arg(&workspace.target_dir)
         .args(["--package", package]);
     for target in targets {
         command.args(["--bench", target]);

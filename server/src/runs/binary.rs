@@ -234,7 +234,7 @@ pub(super) async fn run(
 }
 
 /// How a process ended, in words: `was killed by signal SIGABRT`, `exited with status 3`.
-fn describe(status: Option<ExitStatus>) -> String {
+pub(crate) fn describe(status: Option<ExitStatus>) -> String {
     use std::os::unix::process::ExitStatusExt;
     match status {
         Some(status) => match (status.code(), status.signal()) {
@@ -432,13 +432,14 @@ fn bench_line(
 }
 
 /// Reads lines of any bytes (invalid UTF-8 is replaced, never an error).
-struct LineReader<R> {
+pub(crate) struct LineReader<R> {
     reader: BufReader<R>,
     buffer: Vec<u8>,
 }
 
 impl<R: AsyncRead + Unpin> LineReader<R> {
-    fn new(reader: R) -> Self {
+    /// Lines of `reader`.
+    pub(crate) fn new(reader: R) -> Self {
         Self {
             reader: BufReader::new(reader),
             buffer: Vec::new(),
@@ -447,7 +448,7 @@ impl<R: AsyncRead + Unpin> LineReader<R> {
 
     /// The next line without its line break, or `None` at the end. Cancel-safe: a partial
     /// line stays in the buffer.
-    async fn next_line(&mut self) -> Option<String> {
+    pub(crate) async fn next_line(&mut self) -> Option<String> {
         match self.reader.read_until(b'\n', &mut self.buffer).await {
             Ok(0) if self.buffer.is_empty() => None,
             Ok(_) => {

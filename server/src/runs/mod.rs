@@ -23,6 +23,8 @@ mod binary;
 pub mod hang;
 pub mod process;
 
+pub(crate) use binary::{describe, LineReader};
+
 use std::collections::HashSet;
 use std::path::Path;
 use std::process::Stdio;
@@ -497,7 +499,11 @@ fn libtest_message(workspace: &Workspace, target: &TargetRef) -> String {
 
 /// Why `target` has no executable. The first line says it all: "the build failed: " and the
 /// first compiler error with its place; every rendered error follows.
-fn build_failure(outcome: &cargo_build::BuildOutcome, target: &TargetRef, root: &Path) -> String {
+pub(crate) fn build_failure(
+    outcome: &cargo_build::BuildOutcome,
+    target: &TargetRef,
+    root: &Path,
+) -> String {
     let mine: Vec<&CompilerError> = outcome
         .errors
         .iter()

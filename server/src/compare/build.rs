@@ -1,0 +1,384 @@
+//! Building both sides: `cargo bench --no-run` for the bench targets that hold cases to
+//! compare, the head first, with the same profile and flags.
+//!
+//! **Each side has a target directory of its own.** Cargo names a workspace crate's artifacts
+//! by its path *relative to the workspace root*, and decides they are fresh from the
+//! timestamps of its sources: two checkouts of one workspace in one target directory write the
+//! same files, and the second build finds the first one's bench executable "fresh" (its
+//! sources are older) and hands it over. We saw exactly that: the base "measured" the head's
+//! binary. So the working tree builds in its own target directory, as always, and the base in
+//! `<target dir>/knotmeter/compare/target` (`--head REV` in `…/target-head`). That directory
+//! is shared by every base commit, so the dependencies are built there once, ever; a marker
+//! file names the commit last built there, and switching to another commit first touches every
+//! file of its worktree, so cargo rebuilds the workspace's crates (never the dependencies) and
+//! never takes another commit's executable for this one's. The same commit again finds its
+//! build fresh: a base is built once per commit and reused, as long as no other commit was
+//! built in between.
+//!
+//! A head that does not build is an error. A base that does not build is not the head's
+//! loss: its cases are measured on their own as a run (stored in the history like one) and
+//! reported with the base's error.
+
+use std::collections::{BTreeSet, HashMap};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use anyhow::{bail, Context};
+use knotmeter_protocol::editor::{ItemState, RunMode};
+use knotmeter_protocol::{CompareReport, CompareStatus, ComparedCase, VERSION};
+use tokio_util::sync::CancellationToken;
+
+use super::measure::TargetPlan;
+use super::render;
+use super::sides::Sides;
+use crate::cargo_build::{self, BuildEvent, BuildOutcome};
+use crate::cli::CompareArgs;
+use crate::discovery::{Discovery, TargetRef, Workspace};
+use crate::runs::process::Children;
+use crate::runs::{self, Job, JobEvent, RunOptions};
+
+/// Both sides' executables, per target.
+#[derive(Debug)]
+pub struct Built {
+    /// The targets compared, in the head's order, then the base's own.
+    pub targets: Vec<TargetRef>,
+    /// The head's executable of each target, or why there is none.
+    pub head: HashMap<TargetRef, Result<PathBuf, String>>,
+    /// The base's.
+    pub base: HashMap<TargetRef, Result<PathBuf, String>>,
+    /// Set when the base did not build at all.
+    pub base_failure: Option<String>,
+    /// The locks of the comparison's own target directories, held until the comparison ends.
+    pub _locks: Vec<std::fs::File>,
+}
+
+/// The bench targets of `ws` that hold a case matching `filter` (all of them without one).
+fn matching_targets(ws: &Workspace, filter: Option<&str>) -> Vec<TargetRef> {
+    let mut discovery = Discovery::new(ws.clone());
+    discovery
+        .tree()
+        .select(None, &[])
+        .into_iter()
+        .filter(|(_, ids)| filter.is_none_or(|f| ids.iter().any(|id| id.contains(f))))
+        .map(|(target, _)| target)
+        .collect()
+}
+
+/// Whether `ws` has the bench target `target`.
+fn has_target(ws: &Workspace, target: &TargetRef) -> bool {
+    ws.packages
+        .iter()
+        .any(|p| p.name == target.package && p.targets.iter().any(|t| t.name == target.target))
+}
+
+/// Builds both sides.
+pub async fn build(
+    sides: &Sides,
+    children: &Children,
+    cancel: &CancellationToken,
+    note: &mut (dyn FnMut(&str) + Send),
+) -> anyhow::Result<Built> {
+    let filter = sides.filter.as_deref();
+    // A target whose cases match on either side is built on both sides that have it: a case
+    // only one side has is reported as added or removed from that side's binary.
+    let mut all = matching_targets(&sides.head_ws, filter);
+    for target in matching_targets(&sides.base_ws, filter) {
+        if !all.contains(&target) {
+            all.push(target);
+        }
+    }
+    let on = |ws: &Workspace| -> Vec<TargetRef> {
+        all.iter().filter(|t| has_target(ws, t)).cloned().collect()
+    };
+    let (head_targets, base_targets) = (on(&sides.head_ws), on(&sides.base_ws));
+    if all.is_empty() {
+        bail!(
+            "no benchmark{} in {} on either side (`knotmeter list` shows them)",
+            filter.map_or(String::new(), |f| format!(" matches `{f}`")),
+            sides.head_ws.root.display()
+        );
+    }
+    let head_name = render::side(&sides.head_side());
+    let base_name = render::side(&sides.base_side());
+    note(&format!("knotmeter: building the head, {head_name}"));
+    let mut locks = Vec::new();
+    if let Some((tree, commit)) = &sides.head_tree {
+        locks.push(lock(&sides.head_ws.target_dir, note)?);
+        claim(&sides.head_ws.target_dir, tree, commit)?;
+    }
+    let head = build_side(&sides.head_ws, &head_targets, children, cancel, note).await;
+    if cancel.is_cancelled() {
+        bail!("cancelled while building");
+    }
+    let head = executables(&head, &head_targets, &sides.head_ws.root);
+    if head.values().all(Result::is_err) && !head.is_empty() {
+        let errors: BTreeSet<&str> = head
+            .values()
+            .filter_map(|r| r.as_ref().err())
+            .map(String::as_str)
+            .collect();
+        bail!(
+            "the head, {head_name}, does not build, so there is nothing to compare:\n{}",
+            errors.into_iter().collect::<Vec<_>>().join("\n")
+        );
+    }
+    note(&format!("knotmeter: building the base, {base_name}"));
+    let (tree, commit) = &sides.base_tree;
+    locks.push(lock(&sides.base_ws.target_dir, note)?);
+    claim(&sides.base_ws.target_dir, tree, commit)?;
+    let base = build_side(&sides.base_ws, &base_targets, children, cancel, note).await;
+    if cancel.is_cancelled() {
+        bail!("cancelled while building");
+    }
+    let base = executables(&base, &base_targets, &sides.base_ws.root);
+    let base_failure = (!base.is_empty() && base.values().all(Result::is_err)).then(|| {
+        let errors: BTreeSet<&str> = base
+            .values()
+            .filter_map(|r| r.as_ref().err())
+            .map(String::as_str)
+            .collect();
+        format!(
+            "the base, {base_name}, does not build, so nothing can be compared with it:\n{}",
+            errors.into_iter().collect::<Vec<_>>().join("\n")
+        )
+    });
+    Ok(Built {
+        targets: all,
+        head,
+        base,
+        base_failure,
+        _locks: locks,
+    })
+}
+
+/// Takes the lock of a comparison's target directory, waiting for another comparison that
+/// holds it: between choosing which commit's files are fresh and the end of measuring its
+/// executables, nobody else may build another commit there.
+fn lock(target_dir: &Path, note: &mut (dyn FnMut(&str) + Send)) -> anyhow::Result<std::fs::File> {
+    std::fs::create_dir_all(target_dir)
+        .with_context(|| format!("cannot create {}", target_dir.display()))?;
+    let path = target_dir.join("knotmeter-compare.lock");
+    let file = std::fs::File::options()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .with_context(|| format!("cannot open {}", path.display()))?;
+    if file.try_lock().is_err() {
+        note(&format!(
+            "knotmeter: waiting for another knotmeter compare that builds in {}",
+            target_dir.display()
+        ));
+        file.lock()
+            .with_context(|| format!("cannot lock {}", path.display()))?;
+    }
+    Ok(file)
+}
+
+/// The file in a side's target directory that names the commit last built there.
+const MARKER: &str = "knotmeter-compare-commit";
+
+/// Makes `target_dir` safe for building `commit`, checked out at `tree`: when another commit
+/// was built there last (or the marker is missing), every file of the worktree gets the
+/// current time, so cargo rebuilds the workspace's crates instead of taking the other commit's
+/// artifacts for fresh. The marker is written first: a build cut short leaves it naming this
+/// commit, whose partly rebuilt artifacts cargo then sorts out by timestamp as usual.
+fn claim(target_dir: &Path, tree: &Path, commit: &str) -> anyhow::Result<()> {
+    let marker = target_dir.join(MARKER);
+    if std::fs::read_to_string(&marker).is_ok_and(|last| last.trim() == commit) {
+        return Ok(());
+    }
+    touch_tree(tree)
+        .with_context(|| format!("cannot update the timestamps in {}", tree.display()))?;
+    std::fs::create_dir_all(target_dir)
+        .and_then(|()| std::fs::write(&marker, commit))
+        .with_context(|| format!("cannot write {}", marker.display()))
+}
+
+/// Sets every file under `dir` (but `.git`) to the current time.
+fn touch_tree(dir: &Path) -> std::io::Result<()> {
+    let now = std::time::SystemTime::now();
+    for entry in std::fs::read_dir(dir)? {
+        let entry = entry?;
+        let kind = entry.file_type()?;
+        if entry.file_name() == ".git" || kind.is_symlink() {
+            continue;
+        }
+        if kind.is_dir() {
+            touch_tree(&entry.path())?;
+        } else {
+            std::fs::File::options()
+                .write(true)
+                .open(entry.path())?
+                .set_modified(now)?;
+        }
+    }
+    Ok(())
+}
+
+async fn build_side(
+    ws: &Workspace,
+    targets: &[TargetRef],
+    children: &Children,
+    cancel: &CancellationToken,
+    note: &mut (dyn FnMut(&str) + Send),
+) -> BuildOutcome {
+    if targets.is_empty() {
+        return BuildOutcome::default();
+    }
+    let mut events = |event: BuildEvent| {
+        if let BuildEvent::Progress(line) = event {
+            note(&format!("  {line}"));
+        }
+    };
+    cargo_build::build(ws, targets, children, cancel, &mut events).await
+}
+
+/// Each target's executable, or why it has none.
+fn executables(
+    outcome: &BuildOutcome,
+    targets: &[TargetRef],
+    root: &Path,
+) -> HashMap<TargetRef, Result<PathBuf, String>> {
+    targets
+        .iter()
+        .map(|target| {
+            let exe = outcome
+                .executables
+                .get(target)
+                .cloned()
+                .ok_or_else(|| runs::build_failure(outcome, target, root));
+            (target.clone(), exe)
+        })
+        .collect()
+}
+
+impl Built {
+    /// How to start each target's binaries on each side.
+    pub fn plans(&self, sides: &Sides, args: &CompareArgs) -> Vec<TargetPlan> {
+        self.targets
+            .iter()
+            .map(|target| {
+                let spec =
+                    |side: &'static str, exes: &HashMap<TargetRef, Result<PathBuf, String>>| {
+                        match exes.get(target) {
+                            Some(Ok(exe)) => Ok(sides.spec(side, target, exe.clone(), args)),
+                            Some(Err(why)) => Err(why.clone()),
+                            None => Err(format!(
+                                "the {side} build has no bench target `{}` in `{}`",
+                                target.target, target.package
+                            )),
+                        }
+                    };
+                TargetPlan {
+                    target: target.clone(),
+                    base: spec("base", &self.base),
+                    head: spec("head", &self.head),
+                }
+            })
+            .collect()
+    }
+}
+
+/// The head's cases measured on their own (`knotmeter run`'s pipeline, stored in the history
+/// as a run), reported as not compared because the base did not build.
+pub async fn head_alone(
+    sides: &Sides,
+    built: &Built,
+    args: &CompareArgs,
+    children: &Children,
+    cancel: &CancellationToken,
+) -> CompareReport {
+    let filter = sides.filter.as_deref();
+    let mut discovery = Discovery::new(sides.head_ws.clone());
+    let job_targets: Vec<(TargetRef, Vec<String>)> = discovery
+        .tree()
+        .select(None, &[])
+        .into_iter()
+        .filter(|(target, _)| matches!(built.head.get(target), Some(Ok(_))))
+        .map(|(target, ids)| {
+            let ids = ids
+                .into_iter()
+                .filter(|id| filter.is_none_or(|f| id.contains(f)))
+                .collect();
+            (target, ids)
+        })
+        .collect();
+    let job = Job {
+        run_id: 1,
+        mode: if args.quick {
+            RunMode::Quick
+        } else {
+            RunMode::Full
+        },
+        targets: job_targets,
+    };
+    let options = RunOptions {
+        silence_limit: std::time::Duration::from_secs_f64(args.case_timeout.max(0.001)),
+        quick_time: args.time.filter(|_| args.quick),
+        full_time: args.time.filter(|_| !args.quick),
+        ..RunOptions::default()
+    };
+    let finals = Arc::new(Mutex::new(Vec::new()));
+    let collected = Arc::clone(&finals);
+    let sink: runs::Sink = Box::new(move |event| {
+        if let JobEvent::State {
+            id,
+            state,
+            result,
+            message,
+        } = event
+        {
+            if state.is_final() {
+                if let Ok(mut finals) = collected.lock() {
+                    finals.push((id, state, result, message));
+                }
+            }
+        }
+    });
+    runs::execute(
+        job,
+        sides.head_ws.clone(),
+        options,
+        children.clone(),
+        cancel.clone(),
+        sink,
+    )
+    .await;
+    let why = built
+        .base_failure
+        .as_deref()
+        .and_then(|f| f.lines().next())
+        .unwrap_or("the base does not build")
+        .to_owned();
+    let finals = finals.lock().map(|f| f.clone()).unwrap_or_default();
+    let cases = finals
+        .into_iter()
+        .map(|(id, state, result, message)| {
+            let measured = state == ItemState::Passed;
+            ComparedCase {
+                id,
+                status: if measured {
+                    CompareStatus::NotCompared
+                } else {
+                    CompareStatus::Failed
+                },
+                base: None,
+                head: result.map(|r| *r),
+                comparison: None,
+                note: Some(match message {
+                    Some(m) if !measured => format!("{why}; the head's case: {m}"),
+                    _ => why.clone(),
+                }),
+            }
+        })
+        .collect();
+    CompareReport {
+        version: VERSION,
+        base: sides.base_side(),
+        head: sides.head_side(),
+        cases,
+        cancelled: cancel.is_cancelled(),
+        stored: None,
+    }
+}

@@ -1,0 +1,511 @@
+//! Measuring two builds case by case: for each bench target, one driven bench binary of each
+//! side, and for each case both have, a pair.
+//!
+//! A pair is: `open` the case in the base binary, `pair` it in the head binary, then relay
+//! every `peer` request of the head to the base and its answer back, one at a time, until the
+//! head says `paired`. The head measures exactly as it measures a group member against its
+//! group's baseline; this module only carries messages, watches the clock and the processes,
+//! and pins both to one CPU (`pin`).
+//!
+//! | what happens | the case | the rest |
+//! |---|---|---|
+//! | a case panics on one side (at `open`, or in the middle) | `failed`, with that side's message | go on, in the same processes |
+//! | a bench binary dies (a crash, an abort) | `failed`: which side, how it ended, its last lines of standard error | go on in a new process |
+//! | no message for `--case-timeout` seconds (a hang) | `failed`; both processes are killed | go on in new processes |
+//! | a case only one build has | `added` or `removed`, not measured | — |
+//! | cancel (Ctrl-C) | the pair in progress ends at its next sample boundary, partial, not compared | `skipped` |
+
+use std::time::Duration;
+
+use knotmeter_protocol::{
+    CompareStatus, ComparedCase, DrivenCommand, DrivenEvent, ListEntry, Manifest, PairEstimate,
+    PairOutcome,
+};
+use tokio::time::Instant;
+use tokio_util::sync::CancellationToken;
+
+use super::binary::{Binary, Silence, Spec};
+use super::pin::{self, Pinning};
+use crate::discovery::TargetRef;
+use crate::runs::process::Children;
+
+/// How a comparison is measured.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MeasureOptions {
+    /// A pair that sends nothing for this long is taken for hung.
+    pub case_timeout: Duration,
+    /// How long a bench binary may take to say `ready`.
+    pub start_timeout: Duration,
+    /// Pin both processes to one CPU (see `pin`).
+    pub pin: bool,
+}
+
+/// One bench target and how to start its binary on each side (`None`: the side has no such
+/// target, or it did not build, with the reason).
+#[derive(Debug, Clone, PartialEq)]
+pub struct TargetPlan {
+    /// The target.
+    pub target: TargetRef,
+    /// The base side's binary.
+    pub base: Result<Spec, String>,
+    /// The head side's binary.
+    pub head: Result<Spec, String>,
+}
+
+/// What measuring reports as it goes.
+#[derive(Debug, Clone, PartialEq)]
+pub enum MeasureEvent {
+    /// A line for the user.
+    Note(String),
+    /// A pair began.
+    Started(String),
+    /// Progress of the pair in progress.
+    Progress {
+        /// The case.
+        id: String,
+        /// Share of its expected time spent.
+        fraction: f64,
+    },
+    /// A case is done (its verdict comes at the end, from `finalize`).
+    Case(Box<ComparedCase>),
+}
+
+/// What measuring found.
+#[derive(Debug, Default)]
+pub struct Measured {
+    /// Every case, in report order.
+    pub cases: Vec<ComparedCase>,
+    /// The estimates of the compared cases, for `finalize`.
+    pub estimates: Vec<PairEstimate>,
+    /// The manifest of the first base binary that started.
+    pub base_manifest: Option<Manifest>,
+    /// The manifest of the first head binary that started.
+    pub head_manifest: Option<Manifest>,
+    /// A head binary that started: the one `finalize` asks.
+    pub finalizer: Option<Spec>,
+    /// Cancelled before every case was done.
+    pub cancelled: bool,
+}
+
+/// Measures every target's cases that match `filter`, comparing against `against`.
+pub async fn measure(
+    targets: &[TargetPlan],
+    filter: Option<&str>,
+    against: &str,
+    options: &MeasureOptions,
+    children: &Children,
+    cancel: &CancellationToken,
+    sink: &mut (dyn FnMut(MeasureEvent) + Send),
+) -> Measured {
+    let mut run = Run {
+        options,
+        children,
+        cancel,
+        sink,
+        against,
+        pinning: if options.pin { Pinning::new() } else { None },
+        measured: Measured::default(),
+    };
+    for plan in targets {
+        run.target(plan, filter).await;
+    }
+    run.measured
+}
+
+/// The state of one comparison's measuring.
+struct Run<'a> {
+    options: &'a MeasureOptions,
+    children: &'a Children,
+    cancel: &'a CancellationToken,
+    sink: &'a mut (dyn FnMut(MeasureEvent) + Send),
+    against: &'a str,
+    pinning: Option<Pinning>,
+    measured: Measured,
+}
+
+/// One side's live binary, or why there is none.
+struct Side<'s> {
+    spec: Result<&'s Spec, String>,
+    binary: Option<Binary>,
+}
+
+impl Side<'_> {
+    /// The running binary, started (again) when needed.
+    async fn ensure(&mut self, run: &mut Run<'_>) -> Result<&mut Binary, String> {
+        if self.binary.is_none() {
+            let spec = self.spec.clone()?;
+            let binary = Binary::start(spec, run.children, run.options.start_timeout).await?;
+            let first = match spec.side {
+                "base" => &mut run.measured.base_manifest,
+                _ => &mut run.measured.head_manifest,
+            };
+            first.get_or_insert_with(|| binary.manifest.clone());
+            if spec.side == "head" && run.measured.finalizer.is_none() {
+                run.measured.finalizer = Some(spec.clone());
+            }
+            self.binary = Some(binary);
+        }
+        Ok(self.binary.as_mut().expect("started above"))
+    }
+
+    async fn stop(&mut self) {
+        if let Some(binary) = self.binary.take() {
+            binary.stop().await;
+        }
+    }
+}
+
+fn matches(entry: &ListEntry, filter: Option<&str>) -> bool {
+    filter.is_none_or(|f| entry.id.contains(f))
+}
+
+impl Run<'_> {
+    fn emit(&mut self, event: MeasureEvent) {
+        (self.sink)(event);
+    }
+
+    fn done(&mut self, case: ComparedCase) {
+        self.emit(MeasureEvent::Case(Box::new(case.clone())));
+        self.measured.cases.push(case);
+    }
+
+    async fn target(&mut self, plan: &TargetPlan, filter: Option<&str>) {
+        let mut base = Side {
+            spec: plan.base.as_ref().map_err(String::clone),
+            binary: None,
+        };
+        let mut head = Side {
+            spec: plan.head.as_ref().map_err(String::clone),
+            binary: None,
+        };
+        // Each side's cases, from its binary's `ready`.
+        let base_cases = match base.ensure(self).await {
+            Ok(binary) => Ok(binary.cases.clone()),
+            Err(why) => Err(why),
+        };
+        let head_cases = match head.ensure(self).await {
+            Ok(binary) => Ok(binary.cases.clone()),
+            Err(why) => Err(why),
+        };
+        let (base_cases, head_cases) = match (base_cases, head_cases) {
+            (Ok(b), Ok(h)) => (b, h),
+            (b, h) => {
+                // One side cannot be started: its cases cannot be compared, but are listed.
+                let why = [b.as_ref().err(), h.as_ref().err()]
+                    .into_iter()
+                    .flatten()
+                    .cloned()
+                    .collect::<Vec<_>>()
+                    .join("; ");
+                let known = h.ok().or(b.ok()).unwrap_or_default();
+                if known.is_empty() {
+                    self.emit(MeasureEvent::Note(format!(
+                        "{}/{}: {why}",
+                        plan.target.package, plan.target.target
+                    )));
+                }
+                for entry in known.iter().filter(|e| matches(e, filter)) {
+                    self.done(failed(&entry.id, why.clone()));
+                }
+                base.stop().await;
+                head.stop().await;
+                return;
+            }
+        };
+        let in_base = |id: &str| base_cases.iter().any(|c| c.id == id);
+        let in_head = |id: &str| head_cases.iter().any(|c| c.id == id);
+        for entry in head_cases.iter().filter(|e| matches(e, filter)) {
+            if !in_base(&entry.id) {
+                self.done(only(&entry.id, CompareStatus::Added));
+            } else if self.cancel.is_cancelled() {
+                self.measured.cancelled = true;
+                self.done(skipped(&entry.id));
+            } else {
+                let case = self.pair(&entry.id, &mut base, &mut head).await;
+                self.done(case);
+            }
+        }
+        for entry in base_cases.iter().filter(|e| matches(e, filter)) {
+            if !in_head(&entry.id) {
+                self.done(only(&entry.id, CompareStatus::Removed));
+            }
+        }
+        base.stop().await;
+        head.stop().await;
+    }
+
+    /// One pair: its outcome as a case of the report.
+    async fn pair(&mut self, id: &str, base: &mut Side<'_>, head: &mut Side<'_>) -> ComparedCase {
+        if let Err(why) = base.ensure(self).await {
+            return failed(id, why);
+        }
+        if let Err(why) = head.ensure(self).await {
+            return failed(id, why);
+        }
+        let (Some(b), Some(h)) = (base.binary.as_mut(), head.binary.as_mut()) else {
+            return failed(id, "a bench binary did not start".into());
+        };
+        if let Some(pinning) = self.pinning.as_mut() {
+            let pids: Vec<u32> = [b.pid(), h.pid()].into_iter().flatten().collect();
+            if let Some(cpu) = pinning.pin(&pids) {
+                tracing::debug!(id, cpu, "pinned both bench binaries");
+            }
+        }
+        self.emit(MeasureEvent::Started(id.to_owned()));
+        let timeout = self.options.case_timeout;
+        let mut deadline = Instant::now() + timeout;
+
+        // Open the case on the base side.
+        let opened = match b.send(&DrivenCommand::Open { id: id.to_owned() }).await {
+            Ok(()) => b.recv(deadline).await,
+            Err(silence) => Err(silence),
+        };
+        match opened {
+            Ok(DrivenEvent::Opened { .. }) => {}
+            Ok(DrivenEvent::Failed { failure }) => {
+                return failed(
+                    id,
+                    format!("the base build's case failed: {}", failure_text(&failure)),
+                );
+            }
+            Ok(other) => {
+                return failed(
+                    id,
+                    format!(
+                        "the base build's bench binary answered `open` with {}",
+                        text(&other)
+                    ),
+                )
+            }
+            Err(silence) => {
+                base.binary = None;
+                return failed(
+                    id,
+                    silence_text("base", &silence, timeout, "when the case was opened"),
+                );
+            }
+        }
+
+        // Pair it on the head side, relaying its requests.
+        let mut threads = 1;
+        let outcome: Result<PairOutcome, String> = 'pair: {
+            if let Err(silence) = h
+                .send(&DrivenCommand::Pair {
+                    id: id.to_owned(),
+                    against: self.against.to_owned(),
+                })
+                .await
+            {
+                break 'pair Err(silence_text(
+                    "head",
+                    &silence,
+                    timeout,
+                    "when the pair began",
+                ));
+            }
+            let mut cancel_sent = false;
+            loop {
+                let event = tokio::select! {
+                    biased;
+                    _ = self.cancel.cancelled(), if !cancel_sent => {
+                        cancel_sent = true;
+                        self.measured.cancelled = true;
+                        let _ = h.send(&DrivenCommand::Cancel).await;
+                        continue;
+                    }
+                    event = h.recv(deadline) => event,
+                };
+                deadline = Instant::now() + timeout;
+                match event {
+                    Ok(DrivenEvent::Peer { command }) => {
+                        let reply = match base.binary.as_mut() {
+                            Some(b) => match b.send(&command).await {
+                                Ok(()) => b.recv(deadline).await,
+                                Err(silence) => Err(silence),
+                            },
+                            None => Err(Silence::Ended("had already ended".into())),
+                        };
+                        let reply = reply.unwrap_or_else(|silence| {
+                            base.binary = None;
+                            DrivenEvent::Lost {
+                                message: silence_text(
+                                    "base",
+                                    &silence,
+                                    timeout,
+                                    "in the middle of the pair",
+                                ),
+                            }
+                        });
+                        if let Err(silence) = h
+                            .send(&DrivenCommand::PeerReply {
+                                reply: Box::new(reply),
+                            })
+                            .await
+                        {
+                            break 'pair Err(silence_text(
+                                "head",
+                                &silence,
+                                timeout,
+                                "during this case",
+                            ));
+                        }
+                    }
+                    Ok(DrivenEvent::Progress { fraction, .. }) => {
+                        if let Some(pid) = h.pid() {
+                            threads = threads.max(pin::threads(pid));
+                        }
+                        self.emit(MeasureEvent::Progress {
+                            id: id.to_owned(),
+                            fraction,
+                        });
+                    }
+                    Ok(DrivenEvent::Paired(outcome)) => break 'pair Ok(*outcome),
+                    Ok(other) => {
+                        break 'pair Err(format!(
+                            "the head build's bench binary answered `pair` with {}",
+                            text(&other)
+                        ))
+                    }
+                    Err(silence) => {
+                        break 'pair Err(silence_text(
+                            "head",
+                            &silence,
+                            timeout,
+                            "during this case",
+                        ))
+                    }
+                }
+            }
+        };
+        let outcome = match outcome {
+            Ok(outcome) => outcome,
+            Err(why) => {
+                // The head is gone, hung or confused. After a hang both are stopped; otherwise
+                // the base's case is closed if it still waits.
+                head.binary = None;
+                if why.contains("sent nothing for") {
+                    base.binary = None;
+                }
+                if let Some(b) = base.binary.as_mut() {
+                    let closed = match b.send(&DrivenCommand::Close { measurement: None }).await {
+                        Ok(()) => b
+                            .recv(Instant::now() + Duration::from_secs(10))
+                            .await
+                            .is_ok(),
+                        Err(_) => false,
+                    };
+                    if !closed {
+                        base.binary = None;
+                    }
+                }
+                return failed(id, why);
+            }
+        };
+        let mut case = from_outcome(outcome, &mut self.measured.estimates);
+        if self.pinning.is_some() && threads > 1 {
+            let note = format!(
+                "the head build's benchmark ran {threads} threads, all on the one CPU both builds \
+                 were pinned to; `--no-pin` lets them use every CPU"
+            );
+            case.note = Some(match case.note.take() {
+                Some(why) => format!("{why}; {note}"),
+                None => note,
+            });
+        }
+        case
+    }
+}
+
+/// A case of the report from how its pair ended; a compared case's estimate goes to
+/// `estimates`.
+fn from_outcome(outcome: PairOutcome, estimates: &mut Vec<PairEstimate>) -> ComparedCase {
+    let status = if outcome.estimate.is_some() {
+        CompareStatus::Compared
+    } else if outcome.base.is_some() && outcome.head.is_some() {
+        CompareStatus::NotCompared
+    } else {
+        CompareStatus::Failed
+    };
+    let note = match (&outcome.base_failure, &outcome.head_failure) {
+        (Some(f), _) => Some(format!("the base build's case failed: {}", failure_text(f))),
+        (None, Some(f)) => Some(format!("the head build's case failed: {}", failure_text(f))),
+        (None, None) => outcome.not_compared.clone(),
+    };
+    estimates.extend(outcome.estimate);
+    ComparedCase {
+        id: outcome.id,
+        status,
+        base: outcome.base,
+        head: outcome.head,
+        comparison: None,
+        note,
+    }
+}
+
+fn failed(id: &str, why: String) -> ComparedCase {
+    ComparedCase {
+        id: id.to_owned(),
+        status: CompareStatus::Failed,
+        base: None,
+        head: None,
+        comparison: None,
+        note: Some(why),
+    }
+}
+
+fn only(id: &str, status: CompareStatus) -> ComparedCase {
+    let side = if status == CompareStatus::Added {
+        "head"
+    } else {
+        "base"
+    };
+    ComparedCase {
+        id: id.to_owned(),
+        status,
+        base: None,
+        head: None,
+        comparison: None,
+        note: Some(format!("only the {side} build has it")),
+    }
+}
+
+fn skipped(id: &str) -> ComparedCase {
+    ComparedCase {
+        id: id.to_owned(),
+        status: CompareStatus::Skipped,
+        base: None,
+        head: None,
+        comparison: None,
+        note: Some("not run: the comparison was cancelled".into()),
+    }
+}
+
+fn failure_text(failure: &knotmeter_protocol::CaseFailure) -> String {
+    match &failure.location {
+        Some(at) => format!("{} (at {at})", failure.message),
+        None => failure.message.clone(),
+    }
+}
+
+fn silence_text(side: &str, silence: &Silence, timeout: Duration, when: &str) -> String {
+    match silence {
+        Silence::Ended(how) => {
+            let (first, tail) = how.split_once('\n').unwrap_or((how, ""));
+            let first = first.trim_end_matches(':');
+            if tail.is_empty() {
+                format!("the {side} build's bench binary {first} {when}")
+            } else {
+                format!("the {side} build's bench binary {first} {when}:\n{tail}")
+            }
+        }
+        Silence::TimedOut => format!(
+            "the {side} build's bench binary sent nothing for {} s {when} (a hang?); both \
+             processes were stopped",
+            timeout.as_secs_f64()
+        ),
+    }
+}
+
+fn text(event: &DrivenEvent) -> String {
+    serde_json::to_string(event).unwrap_or_default()
+}

@@ -1,0 +1,266 @@
+//! A comparison as text: the terminal table (`pretty`), the pull-request comment
+//! (`markdown`), and the one phrase every surface uses for a compared case,
+//! `+3.1% [2.6, 3.7] slower than main`.
+//!
+//! Every figure and verdict comes from the report unchanged: the engine decided them.
+
+use std::fmt::Write as _;
+
+use knotmeter_protocol::{
+    CompareReport, CompareSide, CompareStatus, ComparedCase, Comparison, Verdict,
+};
+
+use crate::format::duration;
+
+/// The change as a percentage with its 95% interval and the verdict, against the base's
+/// label: `+3.1% [2.6, 3.7] slower than main`, `-5.0% [-5.4, -4.6] faster than main`,
+/// `+0.2% [-0.3, 0.7] same as main`.
+pub fn change(comparison: &Comparison) -> String {
+    let verdict = match comparison.verdict {
+        Verdict::Slower => "slower than",
+        Verdict::Faster => "faster than",
+        Verdict::Same => "same as",
+    };
+    format!(
+        "{} {verdict} {}",
+        change_figures(comparison),
+        comparison.against
+    )
+}
+
+/// `+3.1% [2.6, 3.7]`: the change in percent and its interval.
+pub fn change_figures(comparison: &Comparison) -> String {
+    let percent = |ratio: f64| (ratio - 1.0) * 100.0;
+    format!(
+        "{:+.1}% [{:.1}, {:.1}]",
+        percent(comparison.ratio),
+        percent(comparison.low),
+        percent(comparison.high)
+    )
+}
+
+/// One side in a heading: `main (9f8e7d6)`, `working tree (HEAD 1a2b3c4, uncommitted changes)`.
+pub fn side(side: &CompareSide) -> String {
+    let commit = side.commit.as_deref().map(short);
+    match (commit, side.dirty) {
+        (Some(c), true) => format!("{} (HEAD {c}, uncommitted changes)", side.label),
+        (Some(c), false) if side.label.starts_with(c) => side.label.clone(),
+        (Some(c), false) => format!("{} ({c})", side.label),
+        (None, _) => side.label.clone(),
+    }
+}
+
+fn short(commit: &str) -> &str {
+    &commit[..commit.len().min(10)]
+}
+
+fn median(case: &ComparedCase, head: bool) -> String {
+    let result = if head { &case.head } else { &case.base };
+    result
+        .as_ref()
+        .map_or_else(|| "—".to_owned(), |r| duration(r.estimate.median_ns))
+}
+
+/// Counts for the summary line: `4 compared (1 slower, 1 faster, 2 same), 1 added`.
+pub fn summary(report: &CompareReport) -> String {
+    let count = |status: CompareStatus| report.cases.iter().filter(|c| c.status == status).count();
+    let verdicts = |v: Verdict| {
+        report
+            .cases
+            .iter()
+            .filter(|c| c.comparison.as_ref().is_some_and(|c| c.verdict == v))
+            .count()
+    };
+    let mut parts = vec![format!(
+        "{} compared ({} slower, {} faster, {} same)",
+        count(CompareStatus::Compared),
+        verdicts(Verdict::Slower),
+        verdicts(Verdict::Faster),
+        verdicts(Verdict::Same)
+    )];
+    for (status, word) in [
+        (CompareStatus::NotCompared, "not compared"),
+        (CompareStatus::Added, "added"),
+        (CompareStatus::Removed, "removed"),
+        (CompareStatus::Failed, "failed"),
+        (CompareStatus::Skipped, "skipped"),
+    ] {
+        let n = count(status);
+        if n > 0 {
+            parts.push(format!("{n} {word}"));
+        }
+    }
+    parts.join(", ")
+}
+
+/// The terminal table.
+pub fn pretty(report: &CompareReport) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "{} against {}", side(&report.head), side(&report.base));
+    let header = [
+        "case".to_owned(),
+        "base".to_owned(),
+        "head".to_owned(),
+        "change [95% interval]".to_owned(),
+        "verdict".to_owned(),
+    ];
+    let rows: Vec<[String; 5]> = report
+        .cases
+        .iter()
+        .map(|case| {
+            let (figures, verdict) = match &case.comparison {
+                Some(c) => (change_figures(c), verdict_word(c.verdict).to_owned()),
+                None => (String::new(), case.status.as_str().replace('_', " ")),
+            };
+            [
+                case.id.clone(),
+                median(case, false),
+                median(case, true),
+                figures,
+                verdict,
+            ]
+        })
+        .collect();
+    let width = |i: usize| {
+        rows.iter()
+            .chain(std::iter::once(&header))
+            .map(|r| r[i].chars().count())
+            .max()
+            .unwrap_or(0)
+    };
+    let w = [width(0), width(1), width(2), width(3)];
+    for row in std::iter::once(&header).chain(&rows) {
+        let _ = writeln!(
+            out,
+            "{:<w0$}  {:>w1$}  {:>w2$}  {:<w3$}  {}",
+            row[0],
+            row[1],
+            row[2],
+            row[3],
+            row[4],
+            w0 = w[0],
+            w1 = w[1],
+            w2 = w[2],
+            w3 = w[3]
+        );
+    }
+    let notes: Vec<&ComparedCase> = report.cases.iter().filter(|c| c.note.is_some()).collect();
+    if !notes.is_empty() {
+        out.push('\n');
+        for case in notes {
+            let _ = writeln!(
+                out,
+                "{} ({}): {}",
+                case.id,
+                case.status.as_str().replace('_', " "),
+                case.note.as_deref().unwrap_or_default()
+            );
+        }
+    }
+    let _ = writeln!(out, "\n{}", summary(report));
+    out
+}
+
+/// The pull-request comment: a heading naming both sides, one row per case, the notes, and
+/// the machine the figures are from.
+pub fn markdown(report: &CompareReport) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "### knotmeter: {} against {}\n",
+        side(&report.head),
+        side(&report.base)
+    );
+    let _ = writeln!(out, "{}\n", summary(report));
+    let _ = writeln!(
+        out,
+        "| case | base | head | change [95% interval] | verdict |"
+    );
+    let _ = writeln!(out, "|---|---:|---:|---|---|");
+    for case in &report.cases {
+        let (figures, verdict) = match &case.comparison {
+            Some(c) => {
+                let figures = change_figures(c);
+                let figures = if c.verdict == Verdict::Same {
+                    figures
+                } else {
+                    format!("**{figures}**")
+                };
+                (figures, verdict_word(c.verdict).to_owned())
+            }
+            None => (String::new(), case.status.as_str().replace('_', " ")),
+        };
+        let _ = writeln!(
+            out,
+            "| `{}` | {} | {} | {figures} | {verdict} |",
+            case.id,
+            median(case, false),
+            median(case, true)
+        );
+    }
+    let notes: Vec<&ComparedCase> = report.cases.iter().filter(|c| c.note.is_some()).collect();
+    if !notes.is_empty() {
+        out.push('\n');
+        for case in notes {
+            let note = case.note.as_deref().unwrap_or_default();
+            let first = note.lines().next().unwrap_or_default();
+            let _ = writeln!(out, "* `{}`: {}", case.id, first.replace('|', "\\|"));
+        }
+    }
+    if let Some(m) = report
+        .head
+        .manifest
+        .as_ref()
+        .or(report.base.manifest.as_ref())
+    {
+        let _ = writeln!(
+            out,
+            "\n<sub>Paired and interleaved: both builds measured round by round in turn \
+             ({} ms budget per case and side, {} cores, {}, {}, {}). A change is called slower \
+             or faster only when its whole 95% interval is past the noise threshold, after a \
+             Benjamini–Hochberg correction across the cases.</sub>",
+            m.budget_ms, m.cores, m.cpu, m.profile, m.rustc
+        );
+    }
+    out
+}
+
+fn verdict_word(verdict: Verdict) -> &'static str {
+    match verdict {
+        Verdict::Slower => "slower",
+        Verdict::Faster => "faster",
+        Verdict::Same => "same",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn comparison(ratio: f64, low: f64, high: f64, verdict: Verdict) -> Comparison {
+        Comparison {
+            against: "main".into(),
+            ratio,
+            low,
+            high,
+            p_value: 0.001,
+            verdict,
+        }
+    }
+
+    #[test]
+    fn the_change_reads_as_the_issue_spells_it() {
+        assert_eq!(
+            change(&comparison(1.031, 1.026, 1.037, Verdict::Slower)),
+            "+3.1% [2.6, 3.7] slower than main"
+        );
+        assert_eq!(
+            change(&comparison(0.95, 0.946, 0.954, Verdict::Faster)),
+            "-5.0% [-5.4, -4.6] faster than main"
+        );
+        assert_eq!(
+            change(&comparison(1.002, 0.997, 1.007, Verdict::Same)),
+            "+0.2% [-0.3, 0.7] same as main"
+        );
+    }
+}

@@ -1,0 +1,217 @@
+//! `knotmeter compare` end to end: a real git repository in a temporary directory, two
+//! commits of a tiny fixture (`tests/fixtures/compare`), real cargo builds, the real binary.
+//!
+//! The fixture's head does three times the work in `slower`, drops `gone` and adds `new`.
+//! Every run uses `--quick` and its own history file. Builds go to the shared fixture target
+//! directory (`target/e2e-fixtures`, and the base's own under it), so the engine and its
+//! dependencies are compiled once for the suite.
+
+mod common;
+mod compare_support;
+
+use std::path::Path;
+use std::process::Command;
+
+use compare_support::{case, json, stderr, Repo};
+use serde_json::Value;
+
+#[test]
+fn compare_measures_two_commits_case_by_case_and_stores_the_comparison() {
+    let repo = Repo::new(&["base", "head"]);
+    let base = repo.git(&["rev-parse", "HEAD~1"]);
+    let head = repo.git(&["rev-parse", "HEAD"]);
+    let out = repo.compare(&["HEAD~1", "--format", "json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let report = json(&out);
+    assert_eq!(report["version"], 1);
+    assert_eq!(
+        (&report["base"]["label"], &report["base"]["commit"]),
+        (&Value::from("HEAD~1"), &Value::from(base.as_str()))
+    );
+    assert_eq!(report["head"]["label"], "working tree");
+    assert_eq!(report["head"]["commit"], head.as_str());
+    assert_eq!(report["head"]["dirty"], false);
+    assert!(report["head"]["manifest"]["cpu"].is_string());
+
+    // Three times the work, paired round by round: slower, by about 200%.
+    let slower = case(&report, "two::slower");
+    assert_eq!(slower["status"], "compared", "{slower:#}");
+    let comparison = &slower["comparison"];
+    assert_eq!(comparison["verdict"], "slower", "{comparison:#}");
+    assert_eq!(comparison["against"], "HEAD~1");
+    let ratio = comparison["ratio"].as_f64().unwrap();
+    assert!((2.0..4.0).contains(&ratio), "{comparison:#}");
+    let (b, h) = (&slower["base"], &slower["head"]);
+    assert_eq!(
+        b["samples"], h["samples"],
+        "one sample of each side per round"
+    );
+    assert_eq!(b["ops_per_sample"], h["ops_per_sample"]);
+    // Each side's result is its own build's: the base did a third of the work.
+    let medians = (
+        b["estimate"]["median_ns"].as_f64().unwrap(),
+        h["estimate"]["median_ns"].as_f64().unwrap(),
+    );
+    assert!(medians.1 > medians.0 * 2.0, "{medians:?}");
+
+    let same = case(&report, "two::same");
+    assert_eq!(same["status"], "compared", "{same:#}");
+    let ratio = same["comparison"]["ratio"].as_f64().unwrap();
+    assert!((0.8..1.25).contains(&ratio), "{same:#}");
+    assert_eq!(case(&report, "two::new")["status"], "added");
+    assert_eq!(case(&report, "two::gone")["status"], "removed");
+
+    // Stored in the history as a comparison, both commits named; not as a run.
+    let id = report["stored"].as_i64().expect("stored");
+    let history = knotmeter_history::History::open_read_only(&repo.history()).unwrap();
+    let stored = history.comparisons(5).unwrap();
+    assert_eq!(stored.len(), 1);
+    assert_eq!(stored[0].stored, Some(id));
+    assert_eq!(stored[0].base.commit.as_deref(), Some(base.as_str()));
+    assert_eq!(stored[0].head.commit.as_deref(), Some(head.as_str()));
+    assert!(history.runs(5).unwrap().is_empty());
+
+    // Again, as a pull-request comment with a filter.
+    let out = repo.compare(&["HEAD~1", "--format", "markdown", "slow"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let markdown = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        markdown.starts_with("### knotmeter: working tree"),
+        "{markdown}"
+    );
+    assert!(markdown.contains("| `two::slower` |"), "{markdown}");
+    assert!(markdown.contains("| slower |"), "{markdown}");
+    assert!(
+        !markdown.contains("two::same"),
+        "the filter keeps `slow` only: {markdown}"
+    );
+}
+
+#[test]
+fn the_gate_fails_on_a_regression_past_its_limit_and_when_it_compared_nothing() {
+    let repo = Repo::new(&["base", "head"]);
+    let out = repo.compare(&["HEAD~1", "--fail-on-regression", "50", "slower"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("regression: two::slower is"),
+        "{}",
+        stderr(&out)
+    );
+    let out = repo.compare(&["HEAD~1", "--fail-on-regression", "50", "new"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains("two::new (added: only the head build has it)"),
+        "{err}"
+    );
+    assert!(
+        err.contains("no case was compared, so the gate cannot pass"),
+        "{err}"
+    );
+}
+
+#[test]
+fn uncommitted_changes_are_compared_with_head_by_default() {
+    let repo = Repo::new(&["base"]);
+    repo.checkout_version("head");
+    // `.` is a path, so `slower` is the filter and the base is the default.
+    let out = repo.compare(&[".", "slower", "--format", "json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let report = json(&out);
+    assert_eq!(report["base"]["label"], "HEAD");
+    assert_eq!(report["head"]["dirty"], true);
+    let slower = case(&report, "two::slower");
+    assert_eq!(slower["comparison"]["verdict"], "slower", "{slower:#}");
+}
+
+#[test]
+fn a_base_that_does_not_build_is_an_error_and_the_head_is_still_measured() {
+    let repo = Repo::new(&["broken", "head"]);
+    let out = repo.compare(&["HEAD~1", "--format", "json"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(err.contains("does not build"), "{err}");
+    assert!(
+        err.contains("not_defined"),
+        "the compiler's error is shown: {err}"
+    );
+    let report = json(&out);
+    let slower = case(&report, "two::slower");
+    assert_eq!(slower["status"], "not_compared");
+    assert!(slower["head"]["estimate"]["median_ns"].as_f64().unwrap() > 0.0);
+    assert!(slower["note"].as_str().unwrap().contains("does not build"));
+    // The head's results are in the history, as a run.
+    let history = knotmeter_history::History::open_read_only(&repo.history()).unwrap();
+    assert_eq!(history.runs(5).unwrap().len(), 1);
+}
+
+#[test]
+fn a_revision_that_does_not_exist_is_an_error_that_names_the_near_ones() {
+    let repo = Repo::new(&["base"]);
+    let out = repo.compare(&["mian"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr(&out);
+    assert!(
+        err.contains("`mian` is not a commit, branch or tag"),
+        "{err}"
+    );
+    assert!(err.contains("did you mean `main`"), "{err}");
+    let out = repo.compare(&["--head", "nope", "main"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("--head: `nope` is not a commit"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn a_clean_branch_without_upstream_asks_for_the_base() {
+    let repo = Repo::new(&["base"]);
+    let out = repo.compare(&[]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr(&out);
+    assert!(err.contains("nothing to compare with"), "{err}");
+    assert!(err.contains("knotmeter compare main"), "{err}");
+}
+
+#[test]
+fn outside_a_git_repository_it_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = Command::new(common::knotmeter())
+        .args(["compare", "HEAD"])
+        .current_dir(dir.path())
+        .env(
+            "GIT_CEILING_DIRECTORIES",
+            dir.path().parent().unwrap_or(Path::new("/")),
+        )
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr(&out);
+    assert!(err.contains("is not in a git repository"), "{err}");
+}
+
+#[test]
+fn switching_the_base_between_commits_never_takes_the_other_commits_binary() {
+    // Commits: the base version, the head version (three times the work in `slower`), and the
+    // base version again, which the working tree holds.
+    let repo = Repo::new(&["base", "head", "base"]);
+    let verdict = |rev: &str| {
+        let out = repo.compare(&[rev, "--format", "json", "slower"]);
+        assert!(out.status.success(), "{}", stderr(&out));
+        case(&json(&out), "two::slower")["comparison"]["verdict"].clone()
+    };
+    // HEAD~1 is the slow version: the working tree is faster than it.
+    assert_eq!(verdict("HEAD~1"), "faster");
+    // HEAD~2 is the working tree's code: its own build, in the same target directory.
+    let same = verdict("HEAD~2");
+    assert_ne!(same, "faster", "HEAD~2 measured with HEAD~1's binary");
+    // Back to HEAD~1, whose worktree (and its old timestamps) was kept: it must be rebuilt,
+    // not handed HEAD~2's executable, which is newer than its sources.
+    assert_eq!(
+        verdict("HEAD~1"),
+        "faster",
+        "HEAD~1 measured with HEAD~2's binary"
+    );
+}
