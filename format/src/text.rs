@@ -105,6 +105,9 @@ pub fn against_label(against: &str) -> &str {
 /// (from twice as fast on, a factor reads better than a percentage), `same as run 12`.
 /// Changes keep one decimal: the resolution verdict thresholds are applied at.
 pub fn verdict_text(comparison: &Comparison) -> String {
+    if comparison.kind == Some(knotmeter_protocol::ComparisonKind::Builds) {
+        return builds_change_text(comparison);
+    }
     let against = against_label(&comparison.against);
     let ratio = comparison.ratio;
     match comparison.verdict {
@@ -116,6 +119,25 @@ pub fn verdict_text(comparison: &Comparison) -> String {
         Verdict::Slower if ratio >= 2.0 => format!("{ratio:.2}× slower than {against}"),
         Verdict::Slower => format!("{:.1}% slower than {against}", (ratio - 1.0) * 100.0),
     }
+}
+
+/// A comparison of the same case in two builds (`knotmeter compare`), as every surface
+/// words it: the head's change over the base, its 95% interval, the verdict and the base:
+/// `+3.1% [2.6, 3.7] slower than main`.
+pub fn builds_change_text(comparison: &Comparison) -> String {
+    let verdict = match comparison.verdict {
+        Verdict::Slower => "slower than",
+        Verdict::Faster => "faster than",
+        Verdict::Same => "same as",
+    };
+    let percent = |ratio: f64| (ratio - 1.0) * 100.0;
+    format!(
+        "{:+.1}% [{:.1}, {:.1}] {verdict} {}",
+        percent(comparison.ratio),
+        percent(comparison.low),
+        percent(comparison.high),
+        comparison.against
+    )
 }
 
 /// The relative change of a comparison's ratio: `+3.4%`, `-18.8%` (`—` when not finite).
@@ -356,6 +378,7 @@ mod tests {
             high: ratio * 1.01,
             p_value: 0.0001,
             verdict,
+            kind: None,
         }
     }
 

@@ -54,6 +54,7 @@ fn cases_are_stored_one_by_one_and_the_run_is_closed() {
         high: 1.3,
         p_value: 0.001,
         verdict: Verdict::Slower,
+        kind: None,
     });
     let never_stored = result("q::z", 1.0);
     assert_eq!(

@@ -35,6 +35,7 @@ fn case(id: &str, status: CompareStatus) -> ComparedCase {
             high: 1.037,
             p_value: 1e-6,
             verdict: Verdict::Slower,
+            kind: None,
         }),
         note: (status == CompareStatus::Failed)
             .then(|| "the base build's case failed: boom".to_owned()),

@@ -259,6 +259,26 @@ pub struct Comparison {
     pub p_value: f64,
     /// The one verdict every output shows.
     pub verdict: Verdict,
+    /// What was compared: a group member with its baseline, a case with the history, or two
+    /// builds (`knotmeter compare`). Absent from engines that predate the field.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<ComparisonKind>,
+}
+
+/// What a [`Comparison`] compares.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
+#[serde(rename_all = "snake_case")]
+pub enum ComparisonKind {
+    /// A member of a comparison group against its group's baseline, paired in one run
+    /// (`against` is the baseline's case id).
+    Group,
+    /// A case against its stored result, before/after (`against` is `run N` or `baseline
+    /// NAME`).
+    History,
+    /// The same case in two builds, paired across two processes by `knotmeter compare`
+    /// (`against` names the base: `main`, `HEAD`, …).
+    Builds,
 }
 
 /// Whether a case got faster, slower or stayed the same. Computed once, shown everywhere.

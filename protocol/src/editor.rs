@@ -175,7 +175,8 @@ impl Request for SamplesRequest {
 }
 
 /// The command of the "▶ Run" code lens. Its one argument is a [`RunParams`]; a client may
-/// run it itself (with `knotmeter/run`) or send it back with `workspace/executeCommand`.
+/// run it itself (with `knotmeter/run`) or send it back with `workspace/executeCommand`. The
+/// "⇄ Compare with base" lens uses it too, with `compare` set.
 pub const RUN_COMMAND: &str = "knotmeter.run";
 
 /// A position in a document: 0-based line and character (UTF-16 code units), as in LSP.
@@ -319,6 +320,13 @@ pub struct RunParams {
     /// `quick` or `full` (the default).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mode: Option<RunMode>,
+    /// Compare with another build instead of measuring alone (`knotmeter compare`): the git
+    /// revision of the base; empty for the default base (`HEAD` when the working tree has
+    /// uncommitted changes, else the merge base with the upstream branch). Each passed item's
+    /// `result` is then the working tree's, and its `comparison` (kind `builds`, `against` the
+    /// base) arrives once every item is measured.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compare: Option<String>,
 }
 
 /// Result of `knotmeter/run`.
@@ -613,6 +621,9 @@ mod tests {
         let params: RunParams =
             serde_json::from_value(json!({"include": ["pkg:q"], "mode": "quick"})).unwrap();
         assert_eq!(params.mode, Some(RunMode::Quick));
+        assert_eq!(params.compare, None);
+        let params: RunParams = serde_json::from_value(json!({"compare": "main"})).unwrap();
+        assert_eq!(params.compare.as_deref(), Some("main"));
         assert!(serde_json::from_value::<RunParams>(json!({"mode": "slow"})).is_err());
     }
 }

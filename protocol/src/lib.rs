@@ -29,8 +29,8 @@ mod summary;
 mod typescript;
 
 pub use bench::{
-    Allocations, BenchResult, Comparison, Estimate, Overhead, Quantiles, RawSamples,
-    Reproducibility, Severity, Throughput, ThroughputUnit, Verdict, Warning,
+    Allocations, BenchResult, Comparison, ComparisonKind, Estimate, Overhead, Quantiles,
+    RawSamples, Reproducibility, Severity, Throughput, ThroughputUnit, Verdict, Warning,
 };
 pub use driven::{
     CaseComparison, CompareReport, CompareSide, CompareStatus, ComparedCase, DrivenCommand,

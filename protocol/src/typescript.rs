@@ -108,6 +108,7 @@ fn generate() -> String {
         Warning,
         Severity,
         Comparison,
+        ComparisonKind,
         Verdict,
         Reproducibility,
         Allocations,
@@ -124,6 +125,10 @@ fn generate() -> String {
         ComplexityFit,
         ClassFit,
         Report,
+        CompareReport,
+        CompareSide,
+        ComparedCase,
+        CompareStatus,
     );
     out.truncate(out.trim_end().len());
     out.push('\n');

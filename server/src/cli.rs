@@ -173,7 +173,7 @@ fn parse_percent(text: &str) -> Result<f64, String> {
 }
 
 /// `knotmeter compare`.
-#[derive(Debug, clap::Args)]
+#[derive(Debug, Clone, clap::Args)]
 pub struct CompareArgs {
     /// `[REV] [PATH] [FILTER]`: the commit, branch or tag to compare with; a package or
     /// workspace directory (default: the current directory); only cases whose id contains

@@ -215,3 +215,63 @@ fn switching_the_base_between_commits_never_takes_the_other_commits_binary() {
         "HEAD~1 measured with HEAD~2's binary"
     );
 }
+
+#[test]
+fn the_editor_compares_with_a_base_through_knotmeter_run() {
+    let repo = Repo::new(&["base", "head"]);
+    let history = repo.history();
+    let mut client = common::Client::spawn_with(&repo.root(), |c| {
+        c.env("KNOTMETER_HISTORY", &history)
+            .env_remove("CARGO_TARGET_DIR");
+    });
+    client.initialize(
+        &repo.root(),
+        serde_json::json!({"quickTimeSecs": 0.1, "caseTimeoutSecs": 60}),
+    );
+    let response = client.request(
+        "knotmeter/run",
+        serde_json::json!({"include": ["two::slower", "two::new"], "mode": "quick", "compare": "HEAD~1"}),
+    );
+    let run_id = response["result"]["runId"].as_i64().expect("a run id");
+    let states = client.run_to_end(run_id, std::time::Duration::from_secs(600));
+    let finals = client.finals(run_id);
+    assert!(
+        finals.contains(&("two::slower".into(), "passed".into())),
+        "{finals:?}"
+    );
+    // Only the working tree has `new`: nothing to compare it with.
+    assert!(
+        finals.contains(&("two::new".into(), "skipped".into())),
+        "{finals:?}"
+    );
+    // The working tree's result, then the same result with its comparison against HEAD~1.
+    let compared = states
+        .iter()
+        .rev()
+        .find(|s| s["id"] == "two::slower" && s["state"] == "passed")
+        .unwrap();
+    let comparison = &compared["result"]["comparison"];
+    assert_eq!(comparison["kind"], "builds", "{compared:#}");
+    assert_eq!(comparison["against"], "HEAD~1");
+    assert_eq!(comparison["verdict"], "slower");
+    assert!(states
+        .iter()
+        .any(|s| s["id"] == "two::slower" && s["state"] == "started"));
+    // The lens reads as `knotmeter compare` prints it.
+    let lenses = client.request(
+        "textDocument/codeLens",
+        serde_json::json!({"textDocument": {"uri": format!("file://{}", repo.root().join("benches/two.rs").display())}}),
+    );
+    let titles: Vec<&str> = lenses["result"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l["command"]["title"].as_str().unwrap())
+        .collect();
+    assert!(
+        titles
+            .iter()
+            .any(|t| t.contains("% [") && t.ends_with("slower than HEAD~1")),
+        "{titles:?}"
+    );
+}

@@ -256,8 +256,15 @@ fn lenses_and_hovers_before_any_run() {
             )
             .await;
         let lenses = lenses["result"].as_array().unwrap().clone();
-        // One "▶ Run" per benchmark of the file (nested files have their own).
-        assert_eq!(lenses.len(), 10, "{lenses:?}");
+        // One "▶ Run" and one "⇄ Compare with base" per benchmark of the file (nested files
+        // have their own).
+        assert_eq!(lenses.len(), 20, "{lenses:?}");
+        let compare = &lenses[1];
+        assert_eq!(compare["command"]["title"], "⇄ Compare with base");
+        assert_eq!(
+            compare["command"]["arguments"][0],
+            json!({"include": ["basic::plain"], "compare": ""})
+        );
         let plain = &lenses[0];
         assert_eq!(plain["command"]["title"], "▶ Run");
         assert_eq!(plain["command"]["command"], "knotmeter.run");

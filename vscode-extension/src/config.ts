@@ -15,6 +15,8 @@ export interface Config {
   annotations: boolean;
   /** `knotmeter.problems`: which notes of the results the Problems view holds. */
   problems: Problems;
+  /** `knotmeter.compare.base`: the git revision "Compare with base" compares with; empty for the default. */
+  compareBase: string;
 }
 
 export function readConfig(): Config {
@@ -25,6 +27,7 @@ export function readConfig(): Config {
     runOnSave: runOnSave === "quick" || runOnSave === "full" ? runOnSave : "off",
     annotations: c.get<boolean>("annotations.enabled", true),
     problems: problemsSetting(c.get<string>("problems", "warnings")),
+    compareBase: c.get<string>("compare.base", ""),
   };
 }
 

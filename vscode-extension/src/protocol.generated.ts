@@ -171,7 +171,15 @@ exclude?: Array<string> | null,
 /**
  * `quick` or `full` (the default).
  */
-mode?: RunMode | null, };
+mode?: RunMode | null, 
+/**
+ * Compare with another build instead of measuring alone (`knotmeter compare`): the git
+ * revision of the base; empty for the default base (`HEAD` when the working tree has
+ * uncommitted changes, else the merge base with the upstream branch). Each passed item's
+ * `result` is then the working tree's, and its `comparison` (kind `builds`, `against` the
+ * base) arrives once every item is measured.
+ */
+compare?: string | null, };
 
 /**
  * Result of `knotmeter/run`.
@@ -887,7 +895,17 @@ p_value: number,
 /**
  * The one verdict every output shows.
  */
-verdict: Verdict, };
+verdict: Verdict, 
+/**
+ * What was compared: a group member with its baseline, a case with the history, or two
+ * builds (`knotmeter compare`). Absent from engines that predate the field.
+ */
+kind?: ComparisonKind | null, };
+
+/**
+ * What a [`Comparison`] compares.
+ */
+export type ComparisonKind = "group" | "history" | "builds";
 
 /**
  * Whether a case got faster, slower or stayed the same. Computed once, shown everywhere.
@@ -1296,3 +1314,88 @@ failures: Array<CaseFailure>,
  * Per-function analyses across `args` cases (complexity, scaling warnings).
  */
 benches: Array<BenchSummary>, };
+
+/**
+ * The document `knotmeter compare --format json` prints, and what the history stores of a
+ * comparison: two builds of the same benchmarks, case by case.
+ */
+export type CompareReport = { 
+/**
+ * [`crate::VERSION`].
+ */
+version: number, 
+/**
+ * The build compared against.
+ */
+base: CompareSide, 
+/**
+ * The build under test (the working tree, or `--head REV`).
+ */
+head: CompareSide, 
+/**
+ * Every case of either side, in the head's order (removed cases last).
+ */
+cases: Array<ComparedCase>, 
+/**
+ * The run was cancelled before every case was compared.
+ */
+cancelled: boolean, 
+/**
+ * The comparison's id in the history, when it was stored.
+ */
+stored?: number | null, };
+
+/**
+ * One side of a comparison.
+ */
+export type CompareSide = { 
+/**
+ * What the user named it: `main`, `HEAD`, `working tree`.
+ */
+label: string, 
+/**
+ * Its commit (the head's `HEAD` commit for a working tree), when in a git repository.
+ */
+commit: string | null, 
+/**
+ * The working tree had uncommitted changes (head only).
+ */
+dirty: boolean, 
+/**
+ * The manifest of a bench binary of this side (the first one started).
+ */
+manifest: Manifest | null, };
+
+/**
+ * One case of a comparison.
+ */
+export type ComparedCase = { 
+/**
+ * The case id.
+ */
+id: string, 
+/**
+ * What became of it.
+ */
+status: CompareStatus, 
+/**
+ * The base side's result.
+ */
+base: BenchResult | null, 
+/**
+ * The head side's result.
+ */
+head: BenchResult | null, 
+/**
+ * The paired comparison and its verdict (`status` is `compared`).
+ */
+comparison: Comparison | null, 
+/**
+ * Why it was not compared, or how it failed.
+ */
+note: string | null, };
+
+/**
+ * What became of one case of a comparison.
+ */
+export type CompareStatus = "compared" | "not_compared" | "added" | "removed" | "failed" | "skipped";

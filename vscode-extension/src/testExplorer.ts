@@ -23,6 +23,7 @@ import {
   type SourcePosition,
   type TreeNode,
 } from "./model";
+import { readConfig } from "./config";
 import { rowLabel } from "./format";
 import { untrustedReason, requestTrust } from "./trust";
 import type { OutputParams, Range, RunEndParams, RunMode, RunStateParams, TestItem as WireItem, TreeChangedParams } from "./wire";
@@ -50,6 +51,7 @@ export class TestExplorer implements vscode.Disposable {
   private readonly runIds = new WeakMap<ActiveRun, number>();
   readonly fullProfile: vscode.TestRunProfile;
   readonly quickProfile: vscode.TestRunProfile;
+  readonly compareProfile: vscode.TestRunProfile;
   /** The continuous run in force, if any: its mode decides run-on-save. */
   continuous: { mode: RunMode; include: readonly vscode.TestItem[] | undefined; profile: vscode.TestRunProfile } | undefined;
   private readonly disposables: vscode.Disposable[] = [];
@@ -80,6 +82,13 @@ export class TestExplorer implements vscode.Disposable {
       false,
       undefined,
       true,
+    );
+    // `knotmeter compare`: the working tree against `knotmeter.compare.base` (docs/compare.md).
+    this.compareProfile = this.controller.createRunProfile(
+      "Compare with base",
+      vscode.TestRunProfileKind.Run,
+      (request, token) => this.run(request, token, "full", false, readConfig().compareBase),
+      false,
     );
     this.router = new RunRouter<ActiveRun, Event>((runId) => this.daemonRun(runId));
     this.disposables.push(
@@ -206,7 +215,13 @@ export class TestExplorer implements vscode.Disposable {
    * Runs a request through the daemon. `background` runs (on save) never take focus. A
    * continuous request only switches run-on-save on until it is cancelled.
    */
-  async run(request: vscode.TestRunRequest, token: vscode.CancellationToken, mode: RunMode, background: boolean): Promise<void> {
+  async run(
+    request: vscode.TestRunRequest,
+    token: vscode.CancellationToken,
+    mode: RunMode,
+    background: boolean,
+    compare?: string,
+  ): Promise<void> {
     if (!this.ctx.trusted) {
       const run = this.controller.createTestRun(request, "knotmeter (workspace not trusted)", false);
       const reason = untrustedReason();
@@ -229,7 +244,14 @@ export class TestExplorer implements vscode.Disposable {
       return;
     }
     const client = this.ctx.client;
-    const label = background ? "on save" : mode === "quick" ? "Run (quick)" : "Run";
+    const label =
+      compare !== undefined
+        ? `Compare with ${compare || "base"}`
+        : background
+          ? "on save"
+          : mode === "quick"
+            ? "Run (quick)"
+            : "Run";
     const run = this.controller.createTestRun(request, `knotmeter ${label}`, true);
     const active: ActiveRun = { run, tracker: new RunTracker(), info: { runId: -1, label, background }, messaged: new Map() };
     if (!client || !client.isRunning()) {
@@ -257,6 +279,7 @@ export class TestExplorer implements vscode.Disposable {
         include: request.include?.map((i) => i.id) ?? null,
         exclude: request.exclude?.map((i) => i.id) ?? null,
         mode,
+        ...(compare !== undefined ? { compare } : {}),
       };
       runId = (await client.sendRequest(ext.run, params)).runId;
     } catch (e) {

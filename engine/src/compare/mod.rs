@@ -15,7 +15,7 @@
 mod paired;
 mod unpaired;
 
-use knotmeter_protocol::{Comparison, Verdict};
+use knotmeter_protocol::{Comparison, ComparisonKind, Verdict};
 
 pub(crate) use paired::paired_ratio;
 pub(crate) use unpaired::{reproducibility, unpaired_ratio, DEFAULT_RUN_TO_RUN_NOISE};
@@ -54,6 +54,8 @@ pub(crate) struct Pending {
     pub(crate) estimate: RatioEstimate,
     /// Relative change below which a difference is called noise (0.01 = 1%).
     pub(crate) threshold: f64,
+    /// What is compared.
+    pub(crate) kind: ComparisonKind,
 }
 
 /// The verdict: `slower` (or `faster`) when the corrected p-value is below [`ALPHA`], the
@@ -96,6 +98,7 @@ pub(crate) fn finalize(pending: &[Pending]) -> Vec<(String, Comparison)> {
                 high: c.estimate.high,
                 p_value: p_adjusted,
                 verdict: verdict(&c.estimate, p_adjusted, c.threshold),
+                kind: Some(c.kind),
             };
             (c.id.clone(), comparison)
         })
@@ -164,6 +167,7 @@ mod tests {
                     p_value: p,
                 },
                 threshold: 0.01,
+                kind: ComparisonKind::Group,
             })
             .collect();
         let done = finalize(&pending);
@@ -194,6 +198,7 @@ mod tests {
             against: "b".into(),
             estimate,
             threshold: 0.01,
+            kind: ComparisonKind::History,
         }];
         finalize(&pending)[0].1.verdict
     }

@@ -2,7 +2,9 @@
 //! decided by the engine's one verdict function, then stored in the history as a comparison.
 
 use knotmeter_history::{resolve_path, History};
-use knotmeter_protocol::{CaseComparison, CompareReport, CompareStatus, DrivenEvent, PairEstimate};
+use knotmeter_protocol::{
+    CaseComparison, CompareReport, CompareStatus, ComparisonKind, DrivenEvent, PairEstimate,
+};
 
 use super::Driven;
 use crate::compare::{self, Pending, RatioEstimate};
@@ -22,6 +24,7 @@ impl Driven<'_> {
                     p_value: e.p_value,
                 },
                 threshold: e.threshold,
+                kind: ComparisonKind::Builds,
             })
             .collect();
         let comparisons: Vec<CaseComparison> = compare::finalize(&pending)

@@ -166,6 +166,7 @@ fn comparison(against: &str, ratio: [f64; 3], p_value: f64, verdict: Verdict) ->
         high: ratio[2],
         p_value,
         verdict,
+        kind: None,
     }
 }
 

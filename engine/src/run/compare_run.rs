@@ -9,7 +9,7 @@
 //! that gets no comparison at all is listed with the reason, for the gate.
 
 use knotmeter_history::machine_key;
-use knotmeter_protocol::{BenchResult, Comparison, Reproducibility};
+use knotmeter_protocol::{BenchResult, Comparison, ComparisonKind, Reproducibility};
 
 use super::Session;
 use crate::analysis::{corrected, optimized_away};
@@ -134,6 +134,7 @@ pub(super) fn finish(session: &Session<'_>) -> Compared {
             },
             estimate,
             threshold: session.options.noise_threshold.max(noise),
+            kind: ComparisonKind::History,
         });
     }
     // Report in run order, whichever kind each comparison is.
@@ -177,6 +178,7 @@ mod tests {
             against: "run 1".into(),
             estimate,
             threshold: 0.01,
+            kind: knotmeter_protocol::ComparisonKind::History,
         }];
         finalize(&pending)[0].1.verdict
     }

@@ -27,7 +27,9 @@ use std::rc::Rc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use knotmeter_history::{machine_key, RunStatus};
-use knotmeter_protocol::{BenchResult, CaseFailure, FailureKind, Manifest, RunSummary, Warning};
+use knotmeter_protocol::{
+    BenchResult, CaseFailure, ComparisonKind, FailureKind, Manifest, RunSummary, Warning,
+};
 
 pub(crate) use execute::{not_measured, with_sampler};
 pub(crate) use once::run_once;
@@ -247,6 +249,7 @@ impl Session<'_> {
                     against: base.id.clone(),
                     estimate,
                     threshold: self.options.noise_threshold,
+                    kind: ComparisonKind::Group,
                 });
             }
         }

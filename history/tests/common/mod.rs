@@ -151,6 +151,7 @@ pub fn rich_result(id: &str, median_ns: f64, verdict: Verdict) -> BenchResult {
         high: 0.86,
         p_value: 0.001_2,
         verdict,
+        kind: None,
     });
     result.allocations = Some(Allocations {
         per_op: 2.5,

@@ -312,6 +312,7 @@ pub async fn head_alone(
             RunMode::Full
         },
         targets: job_targets,
+        compare: None,
     };
     let options = RunOptions {
         silence_limit: std::time::Duration::from_secs_f64(args.case_timeout.max(0.001)),

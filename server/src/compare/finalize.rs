@@ -15,15 +15,16 @@ use crate::runs::process::Children;
 const FINALIZE_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// Fills in `report`'s verdicts (and, with `store`, its history id). Cases whose verdict could
-/// not be decided become `not_compared`, saying why.
+/// not be decided become `not_compared`, saying why. Returns what the user should be told.
 pub async fn finalize(
     report: &mut CompareReport,
     measured: &Measured,
     store: bool,
     children: &Children,
-) {
+) -> Vec<String> {
+    let mut notes = Vec::new();
     if measured.estimates.is_empty() && !store {
-        return;
+        return notes;
     }
     let outcome = match &measured.finalizer {
         Some(spec) => ask(spec, report, measured, store, children).await,
@@ -39,11 +40,13 @@ pub async fn finalize(
             }
             report.stored = stored;
             if let Some(why) = store_error {
-                eprintln!("knotmeter: the comparison was not stored in the history: {why}");
+                notes.push(format!(
+                    "the comparison was not stored in the history: {why}"
+                ));
             }
         }
         Err(why) => {
-            eprintln!("knotmeter: {why}");
+            notes.push(why.clone());
             for case in &mut report.cases {
                 if case.status == CompareStatus::Compared && case.comparison.is_none() {
                     case.status = CompareStatus::NotCompared;
@@ -52,6 +55,7 @@ pub async fn finalize(
             }
         }
     }
+    notes
 }
 
 type Finalized = (

@@ -87,10 +87,10 @@ pub struct Measured {
     pub cancelled: bool,
 }
 
-/// Measures every target's cases that match `filter`, comparing against `against`.
+/// Measures every target's cases that `wanted` selects (by id), comparing against `against`.
 pub async fn measure(
     targets: &[TargetPlan],
-    filter: Option<&str>,
+    wanted: &(dyn Fn(&str) -> bool + Sync),
     against: &str,
     options: &MeasureOptions,
     children: &Children,
@@ -107,7 +107,7 @@ pub async fn measure(
         measured: Measured::default(),
     };
     for plan in targets {
-        run.target(plan, filter).await;
+        run.target(plan, wanted).await;
     }
     run.measured
 }
@@ -155,10 +155,6 @@ impl Side<'_> {
     }
 }
 
-fn matches(entry: &ListEntry, filter: Option<&str>) -> bool {
-    filter.is_none_or(|f| entry.id.contains(f))
-}
-
 impl Run<'_> {
     fn emit(&mut self, event: MeasureEvent) {
         (self.sink)(event);
@@ -169,7 +165,8 @@ impl Run<'_> {
         self.measured.cases.push(case);
     }
 
-    async fn target(&mut self, plan: &TargetPlan, filter: Option<&str>) {
+    async fn target(&mut self, plan: &TargetPlan, wanted: &(dyn Fn(&str) -> bool + Sync)) {
+        let matches = |entry: &ListEntry| wanted(&entry.id);
         let mut base = Side {
             spec: plan.base.as_ref().map_err(String::clone),
             binary: None,
@@ -204,7 +201,7 @@ impl Run<'_> {
                         plan.target.package, plan.target.target
                     )));
                 }
-                for entry in known.iter().filter(|e| matches(e, filter)) {
+                for entry in known.iter().filter(|e| matches(e)) {
                     self.done(failed(&entry.id, why.clone()));
                 }
                 base.stop().await;
@@ -214,7 +211,7 @@ impl Run<'_> {
         };
         let in_base = |id: &str| base_cases.iter().any(|c| c.id == id);
         let in_head = |id: &str| head_cases.iter().any(|c| c.id == id);
-        for entry in head_cases.iter().filter(|e| matches(e, filter)) {
+        for entry in head_cases.iter().filter(|e| matches(e)) {
             if !in_base(&entry.id) {
                 self.done(only(&entry.id, CompareStatus::Added));
             } else if self.cancel.is_cancelled() {
@@ -225,7 +222,7 @@ impl Run<'_> {
                 self.done(case);
             }
         }
-        for entry in base_cases.iter().filter(|e| matches(e, filter)) {
+        for entry in base_cases.iter().filter(|e| matches(e)) {
             if !in_head(&entry.id) {
                 self.done(only(&entry.id, CompareStatus::Removed));
             }

@@ -28,6 +28,7 @@ mod build;
 mod finalize;
 mod gate;
 mod git;
+mod job;
 mod measure;
 mod pin;
 pub mod render;
@@ -44,6 +45,7 @@ use tokio_util::sync::CancellationToken;
 use crate::cli::{CompareArgs, CompareFormat};
 use crate::runs::process::Children;
 pub use binary::Spec;
+pub use job::execute_job;
 pub use measure::{MeasureEvent, MeasureOptions, TargetPlan};
 pub use sides::Sides;
 
@@ -99,9 +101,16 @@ async fn compare(
         MeasureEvent::Started(_) | MeasureEvent::Progress { .. } => {}
         MeasureEvent::Case(case) => eprintln!("{}", progress_line(&case)),
     };
+    let plans = built.plans(&sides, args);
+    eprintln!(
+        "knotmeter: measuring: each case of {} bench target(s) on both sides in turn, round by round",
+        plans.len()
+    );
+    let filter = sides.filter.clone();
+    let wanted = move |id: &str| filter.as_deref().is_none_or(|f| id.contains(f));
     let measured = measure::measure(
-        &built.plans(&sides, args),
-        sides.filter.as_deref(),
+        &plans,
+        &wanted,
         &sides.base_label,
         &options,
         children,
@@ -123,7 +132,9 @@ async fn compare(
         cancelled: measured.cancelled,
         stored: None,
     };
-    finalize::finalize(&mut report, &measured, !args.no_history, children).await;
+    for note in finalize::finalize(&mut report, &measured, !args.no_history, children).await {
+        eprintln!("knotmeter: {note}");
+    }
     emit(args.format, &report)?;
     Ok(gate::exit_code(&report, args.fail_on_regression))
 }
@@ -132,7 +143,7 @@ async fn compare(
 fn progress_line(case: &knotmeter_protocol::ComparedCase) -> String {
     let median = |r: &Option<knotmeter_protocol::BenchResult>| {
         r.as_ref()
-            .map(|r| crate::format::duration(r.estimate.median_ns))
+            .map(|r| knotmeter_format::units::format_duration_ns(r.estimate.median_ns))
     };
     match (median(&case.base), median(&case.head)) {
         (Some(b), Some(h)) => format!("{}: base {b}, head {h}", case.id),

@@ -10,22 +10,13 @@ use knotmeter_protocol::{
     CompareReport, CompareSide, CompareStatus, ComparedCase, Comparison, Verdict,
 };
 
-use crate::format::duration;
+use knotmeter_format::units::format_duration_ns as duration;
 
 /// The change as a percentage with its 95% interval and the verdict, against the base's
 /// label: `+3.1% [2.6, 3.7] slower than main`, `-5.0% [-5.4, -4.6] faster than main`,
 /// `+0.2% [-0.3, 0.7] same as main`.
 pub fn change(comparison: &Comparison) -> String {
-    let verdict = match comparison.verdict {
-        Verdict::Slower => "slower than",
-        Verdict::Faster => "faster than",
-        Verdict::Same => "same as",
-    };
-    format!(
-        "{} {verdict} {}",
-        change_figures(comparison),
-        comparison.against
-    )
+    knotmeter_format::text::builds_change_text(comparison)
 }
 
 /// `+3.1% [2.6, 3.7]`: the change in percent and its interval.
@@ -236,6 +227,7 @@ fn verdict_word(verdict: Verdict) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use knotmeter_protocol::ComparisonKind;
 
     fn comparison(ratio: f64, low: f64, high: f64, verdict: Verdict) -> Comparison {
         Comparison {
@@ -245,6 +237,7 @@ mod tests {
             high,
             p_value: 0.001,
             verdict,
+            kind: Some(ComparisonKind::Builds),
         }
     }
 

@@ -134,6 +134,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         run_id: 1,
         mode,
         targets,
+        compare: None,
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)

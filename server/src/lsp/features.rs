@@ -52,7 +52,8 @@ fn on_lines(r: editor::Range, p: Position) -> bool {
     r.start.line <= p.line && p.line <= r.end.line
 }
 
-/// A "▶ Run" lens on each benchmark, and after a run one lens per case with its line: the
+/// A "▶ Run" and a "⇄ Compare with base" lens on each benchmark (the latter runs `knotmeter
+/// compare` against the default base), and after a run one lens per case with its line: the
 /// figure with its spread between runs, the verdict and the warnings.
 pub fn code_lenses(
     tree: &Tree,
@@ -73,6 +74,20 @@ pub fn code_lenses(
                 title: "▶ Run".into(),
                 command: RUN_COMMAND.into(),
                 arguments: Some(vec![serde_json::to_value(params).expect("serialisable")]),
+            }),
+            data: None,
+        });
+        let compare = RunParams {
+            include: Some(vec![bench.id.clone()]),
+            compare: Some(String::new()),
+            ..RunParams::default()
+        };
+        lenses.push(CodeLens {
+            range: at,
+            command: Some(Command {
+                title: "⇄ Compare with base".into(),
+                command: RUN_COMMAND.into(),
+                arguments: Some(vec![serde_json::to_value(compare).expect("serialisable")]),
             }),
             data: None,
         });

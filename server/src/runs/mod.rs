@@ -52,6 +52,9 @@ pub struct Job {
     pub mode: RunMode,
     /// Leaf ids grouped by bench target, in run order.
     pub targets: Vec<(TargetRef, Vec<String>)>,
+    /// Compare with this base instead of measuring alone (`knotmeter compare`; empty: the
+    /// default base). Carried out by [`crate::compare::execute_job`], not [`execute`].
+    pub compare: Option<String>,
 }
 
 impl Job {

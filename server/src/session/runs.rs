@@ -73,6 +73,7 @@ impl Session {
             run_id,
             mode,
             targets,
+            compare: params.compare.clone(),
         };
         let workspace_error = self.workspace_error();
         if let Some(error) = &workspace_error {
@@ -170,6 +171,7 @@ impl Session {
                         run_id,
                         mode: job.mode,
                         targets: vec![(target.clone(), ids.clone())],
+                        compare: job.compare.clone(),
                     },
                 )),
             }
@@ -238,14 +240,25 @@ impl Session {
             };
             let _ = tx.send(event);
         });
-        tokio::spawn(runs::execute(
-            job,
-            (*workspace).clone(),
-            self.run_options(),
-            self.children.clone(),
-            cancel,
-            sink,
-        ));
+        if job.compare.is_some() {
+            tokio::spawn(crate::compare::execute_job(
+                job,
+                (*workspace).clone(),
+                self.run_options(),
+                self.children.clone(),
+                cancel,
+                sink,
+            ));
+        } else {
+            tokio::spawn(runs::execute(
+                job,
+                (*workspace).clone(),
+                self.run_options(),
+                self.children.clone(),
+                cancel,
+                sink,
+            ));
+        }
     }
 
     /// Every item reached a final state: the run ends, the next starts.
@@ -549,6 +562,7 @@ impl Session {
             include: Some(ids),
             exclude: None,
             mode: Some(RunMode::Quick),
+            compare: None,
         };
         self.enqueue(params, true);
         self.start_next();

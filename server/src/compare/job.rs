@@ -1,0 +1,226 @@
+//! A comparison run from the editor: `knotmeter/run` with `compare` set ("Compare with base"
+//! in the Test Explorer, the "⇄ Compare with base" lens). The same pipeline as `knotmeter
+//! compare`, reported as the job events of a run, so the session and the editor treat it as
+//! one: each item goes `building`, `started`, then `passed` with the working tree's result,
+//! and once every case is measured the verdicts arrive as comparisons (kind `builds`) of those
+//! results, which the session sends again as `passed`.
+//!
+//! | the case | the item |
+//! |---|---|
+//! | compared | `passed`, its result, later its comparison |
+//! | measured, not compared | `passed`, its result; the output says why |
+//! | only in the working tree | `skipped`: nothing to compare it with |
+//! | failed on one side, or its bench binary crashed or hung | `failed`, saying which side and why |
+//! | cancelled | `skipped` |
+
+use std::collections::HashSet;
+
+use knotmeter_protocol::editor::{ItemState, RunMode};
+use knotmeter_protocol::{CompareReport, CompareSide, CompareStatus, VERSION};
+use tokio_util::sync::CancellationToken;
+
+use super::measure::{self, MeasureEvent, MeasureOptions};
+use super::{build, finalize, render, sides};
+use crate::cli::{CompareArgs, CompareFormat};
+use crate::discovery::Workspace;
+use crate::runs::process::Children;
+use crate::runs::{Job, JobEvent, RunOptions, Sink};
+
+/// Carries out a comparison job; every item reaches a final state, then
+/// [`JobEvent::Finished`].
+pub async fn execute_job(
+    job: Job,
+    workspace: Workspace,
+    options: RunOptions,
+    children: Children,
+    cancel: CancellationToken,
+    mut sink: Sink,
+) {
+    let ids: Vec<String> = job.ids().cloned().collect();
+    for id in &ids {
+        sink(state(id, ItemState::Building, None, None));
+    }
+    let mut finals = HashSet::new();
+    if let Err(why) = compare(
+        &job,
+        &workspace,
+        &options,
+        &children,
+        &cancel,
+        &mut sink,
+        &mut finals,
+    )
+    .await
+    {
+        let message = format!("{why:#}");
+        sink(JobEvent::Output {
+            id: None,
+            text: format!("knotmeter compare: {message}"),
+        });
+        for id in &ids {
+            if finals.insert(id.clone()) {
+                sink(state(id, ItemState::Errored, None, Some(message.clone())));
+            }
+        }
+    }
+    let why = if cancel.is_cancelled() {
+        "cancelled"
+    } else {
+        "not run"
+    };
+    for id in ids.iter().filter(|id| !finals.contains(*id)) {
+        sink(state(id, ItemState::Skipped, None, Some(why.into())));
+    }
+    sink(JobEvent::Finished);
+}
+
+fn state(
+    id: &str,
+    state: ItemState,
+    result: Option<knotmeter_protocol::BenchResult>,
+    message: Option<String>,
+) -> JobEvent {
+    JobEvent::State {
+        id: id.to_owned(),
+        state,
+        result: result.map(Box::new),
+        message,
+    }
+}
+
+async fn compare(
+    job: &Job,
+    workspace: &Workspace,
+    options: &RunOptions,
+    children: &Children,
+    cancel: &CancellationToken,
+    sink: &mut Sink,
+    finals: &mut HashSet<String>,
+) -> anyhow::Result<()> {
+    let quick = job.mode == RunMode::Quick;
+    let base = job.compare.clone().filter(|rev| !rev.trim().is_empty());
+    let args = CompareArgs {
+        words: base
+            .into_iter()
+            .chain([workspace.root.display().to_string()])
+            .collect(),
+        head: None,
+        quick,
+        time: if quick {
+            options.quick_time
+        } else {
+            options.full_time
+        },
+        noise_threshold: None,
+        fail_on_regression: None,
+        case_timeout: options.silence_limit.as_secs_f64(),
+        no_pin: false,
+        no_history: false,
+        format: CompareFormat::Json,
+    };
+    // git and cargo metadata block: off the runtime's threads.
+    let resolving = args.clone();
+    let sides = tokio::task::spawn_blocking(move || sides::resolve(&resolving))
+        .await
+        .map_err(|e| anyhow::anyhow!("resolving the sides failed: {e}"))??;
+    let heading = format!(
+        "comparing {} with {}",
+        render::side(&sides.head_side()),
+        render::side(&sides.base_side())
+    );
+    sink(JobEvent::Output {
+        id: None,
+        text: heading,
+    });
+    let mut note = |line: &str| {
+        sink(JobEvent::Output {
+            id: None,
+            text: line.to_owned(),
+        })
+    };
+    let built = build::build(&sides, children, cancel, &mut note).await?;
+    sink(JobEvent::Built { errors: Vec::new() });
+    if let Some(why) = &built.base_failure {
+        anyhow::bail!("{why}");
+    }
+    let wanted: HashSet<String> = job.ids().cloned().collect();
+    let plans = built.plans(&sides, &args);
+    let measure_options = MeasureOptions {
+        case_timeout: options.silence_limit,
+        start_timeout: std::time::Duration::from_secs(30),
+        pin: true,
+    };
+    let base_label = sides.base_label.clone();
+    let mut events = |event: MeasureEvent| match event {
+        MeasureEvent::Note(text) => sink(JobEvent::Output { id: None, text }),
+        MeasureEvent::Started(id) => sink(state(&id, ItemState::Started, None, None)),
+        MeasureEvent::Progress { id, fraction } => sink(JobEvent::Progress { id, fraction }),
+        MeasureEvent::Case(case) => {
+            let (item, message) = match case.status {
+                CompareStatus::Compared | CompareStatus::NotCompared => (ItemState::Passed, None),
+                CompareStatus::Added => (
+                    ItemState::Skipped,
+                    Some(format!(
+                        "nothing to compare with: {} has no such case",
+                        base_label
+                    )),
+                ),
+                CompareStatus::Removed => return,
+                CompareStatus::Failed => (ItemState::Failed, case.note.clone()),
+                CompareStatus::Skipped => (ItemState::Skipped, Some("cancelled".into())),
+            };
+            if let Some(note) = &case.note {
+                sink(JobEvent::Output {
+                    id: Some(case.id.clone()),
+                    text: format!("{}: {note}", case.id),
+                });
+            }
+            sink(state(&case.id, item, case.head.clone(), message));
+            finals.insert(case.id.clone());
+        }
+    };
+    let measured = measure::measure(
+        &plans,
+        &|id: &str| wanted.contains(id),
+        &sides.base_label,
+        &measure_options,
+        children,
+        cancel,
+        &mut events,
+    )
+    .await;
+    let mut report = CompareReport {
+        version: VERSION,
+        base: CompareSide {
+            manifest: measured.base_manifest.clone(),
+            ..sides.base_side()
+        },
+        head: CompareSide {
+            manifest: measured.head_manifest.clone(),
+            ..sides.head_side()
+        },
+        cases: measured.cases.clone(),
+        cancelled: measured.cancelled,
+        stored: None,
+    };
+    for text in finalize::finalize(&mut report, &measured, true, children).await {
+        sink(JobEvent::Output { id: None, text });
+    }
+    for case in &report.cases {
+        if let Some(comparison) = &case.comparison {
+            sink(JobEvent::Compared {
+                id: case.id.clone(),
+                comparison: comparison.clone(),
+            });
+            sink(JobEvent::Output {
+                id: Some(case.id.clone()),
+                text: format!("{}: {}", case.id, render::change(comparison)),
+            });
+        }
+    }
+    sink(JobEvent::Output {
+        id: None,
+        text: render::summary(&report),
+    });
+    Ok(())
+}
