@@ -9,9 +9,13 @@
 //!   `docs/comparison.md`. A benchmark too: CI only builds the workspace.
 //! * `cargo xtask package`: fails when a crate meant for crates.io would not publish (its
 //!   metadata, its files, `cargo package` of them all). CI runs it.
+//! * `cargo xtask compare-builds [--runs N] [--time SECS] [--no-load] [--no-before-after]`:
+//!   `knotmeter compare` on a fixture repository whose differences are known, against
+//!   before/after through the history and in-binary groups, written to `docs/compare.md`.
 
 mod cargo;
 mod compare;
+mod compare_builds;
 mod package;
 mod perf;
 
@@ -23,9 +27,11 @@ fn main() -> ExitCode {
         Some("perf") => perf::run(&args[1..]),
         Some("compare") => compare::run(&args[1..]),
         Some("package") => package::run(&args[1..]),
+        Some("compare-builds") => compare_builds::run(&args[1..]),
         _ => Err(
             "usage: cargo xtask perf [--rounds N] [--pair-runs N] | compare [--rounds N] \
-             [--comparisons N] | package"
+             [--comparisons N] | package | compare-builds [--runs N] [--time SECS] [--no-load] \
+             [--no-before-after]"
                 .to_owned(),
         ),
     };

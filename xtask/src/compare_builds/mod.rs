@@ -1,0 +1,444 @@
+//! `cargo xtask compare-builds`: how well `knotmeter compare` answers "is my change faster?",
+//! measured on a fixture repository whose differences are known (`fixture`), and written to
+//! `docs/compare.md` between markers.
+//!
+//! For each machine state (as it is, and with a CPU-bound process competing for a core the
+//! whole time), `--runs` times each:
+//!
+//! * **A/B**: `knotmeter compare HEAD~2` in the working tree (`head` against `base`): one case
+//!   +1% work, one +5%, one −5%, three unchanged. A verdict is right when it says `slower`,
+//!   `slower`, `faster` and `same`.
+//! * **A/A**: `knotmeter compare --head HEAD~1 HEAD~2`: identical code built twice. Every
+//!   verdict but `same` is false.
+//! * **Before/after through the history** (what knotmeter offered before): the base's bench
+//!   binary with `--save-baseline base`, then the head's with `--baseline base`, one history
+//!   file for all runs so the run-to-run noise estimate learns the machine.
+//! * **In-binary groups**: both versions of each case in one bench binary as comparison
+//!   groups, the quality `knotmeter compare` aims at, and the time it is held against.
+//!
+//! It is a benchmark, not a test: CI does not run it.
+
+mod fixture;
+mod render;
+
+use std::collections::BTreeMap;
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::Instant;
+
+use knotmeter_protocol::{CompareReport, Report, Verdict};
+
+use crate::cargo;
+use fixture::{Fixture, CHANGED, UNCHANGED};
+
+const USAGE: &str =
+    "usage: cargo xtask compare-builds [--runs N] [--time SECS] [--no-load] [--no-before-after]";
+const SECTION_BEGIN: &str = "<!-- xtask compare-builds: begin -->";
+const SECTION_END: &str = "<!-- xtask compare-builds: end -->";
+/// The filter that keeps the `builds` target's cases (the `grouped` target is for the groups).
+const ONLY_BUILDS: &str = "builds::";
+
+/// What one case should read.
+pub(crate) fn expected(case: &str) -> Verdict {
+    match case {
+        "plus_1pct" | "plus_5pct" => Verdict::Slower,
+        "minus_5pct" => Verdict::Faster,
+        _ => Verdict::Same,
+    }
+}
+
+/// Every case, in the order the tables show them.
+pub(crate) fn cases() -> Vec<&'static str> {
+    CHANGED
+        .iter()
+        .map(|(name, _, _)| *name)
+        .chain(UNCHANGED)
+        .collect()
+}
+
+/// One case's answer in one run: its verdict and ratio (with the interval), or nothing.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Answer {
+    pub(crate) verdict: Option<Verdict>,
+    pub(crate) ratio: f64,
+    pub(crate) low: f64,
+    pub(crate) high: f64,
+    /// Wall time of the case (both sides for a pair), in seconds.
+    pub(crate) wall_s: f64,
+}
+
+/// The answers of one run, by case, and the run's measuring time in seconds.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Run {
+    pub(crate) answers: BTreeMap<String, Answer>,
+    pub(crate) measuring_s: f64,
+}
+
+/// Everything measured under one machine state.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Scenario {
+    pub(crate) name: String,
+    pub(crate) ab: Vec<Run>,
+    pub(crate) aa: Vec<Run>,
+    pub(crate) before_after: Vec<Run>,
+    pub(crate) grouped: Vec<Run>,
+    pub(crate) load: (String, String),
+}
+
+/// Settings of a measurement.
+#[derive(Debug, Clone)]
+pub(crate) struct Settings {
+    pub(crate) runs: usize,
+    pub(crate) time: Option<f64>,
+    pub(crate) load: bool,
+    pub(crate) before_after: bool,
+}
+
+/// Measures and rewrites the generated part of `docs/compare.md`.
+pub(crate) fn run(args: &[String]) -> Result<(), String> {
+    let settings = parse(args)?;
+    let started = Instant::now();
+    eprintln!("building knotmeter (release)…");
+    let built = cargo::build(&[
+        "build",
+        "--release",
+        "-p",
+        "knotmeter-server",
+        "--bin",
+        "knotmeter",
+    ])?;
+    let knotmeter = cargo::find(&built, "knotmeter")?;
+    let fixture = Fixture::create()?;
+    eprintln!("fixture repository: {}", fixture.root().display());
+    // The first comparison builds everything (not measured: its wall time is the builds').
+    compare(
+        &knotmeter,
+        &fixture,
+        &["HEAD~2", ".", ONLY_BUILDS, "--quick"],
+    )?;
+    compare(
+        &knotmeter,
+        &fixture,
+        &["--head", "HEAD~1", "HEAD~2", ".", ONLY_BUILDS, "--quick"],
+    )?;
+    let mut scenarios = Vec::new();
+    for busy in [false, true] {
+        if busy && !settings.load {
+            continue;
+        }
+        let name = if busy {
+            "one core busy (a CPU-bound process competing the whole time)"
+        } else {
+            "the machine as it is"
+        };
+        eprintln!("{name}…");
+        let competitor = busy.then(spin).transpose()?;
+        let scenario = measure(&knotmeter, &fixture, &settings, name);
+        if let Some(mut competitor) = competitor {
+            let _ = competitor.kill();
+            let _ = competitor.wait();
+        }
+        scenarios.push(scenario?);
+    }
+    let text = render::section(&scenarios, &settings, started.elapsed().as_secs_f64());
+    let text = format!("{SECTION_BEGIN}\n{text}{SECTION_END}\n");
+    print!("{text}");
+    write_section(&cargo::root().join("docs/compare.md"), &text)
+}
+
+fn parse(args: &[String]) -> Result<Settings, String> {
+    let mut settings = Settings {
+        runs: 20,
+        time: None,
+        load: true,
+        before_after: true,
+    };
+    let mut args = args.iter();
+    while let Some(flag) = args.next() {
+        match flag.as_str() {
+            "--no-load" => settings.load = false,
+            "--no-before-after" => settings.before_after = false,
+            "--runs" | "--time" => {
+                let value = args.next().ok_or(USAGE)?;
+                if flag == "--runs" {
+                    settings.runs = value.parse::<usize>().map_err(|_| USAGE.to_owned())?.max(1);
+                } else {
+                    settings.time = Some(value.parse().map_err(|_| USAGE.to_owned())?);
+                }
+            }
+            _ => return Err(USAGE.into()),
+        }
+    }
+    Ok(settings)
+}
+
+fn measure(
+    knotmeter: &Path,
+    fixture: &Fixture,
+    settings: &Settings,
+    name: &str,
+) -> Result<Scenario, String> {
+    let mut scenario = Scenario {
+        name: name.to_owned(),
+        load: (loadavg(), String::new()),
+        ..Scenario::default()
+    };
+    let time: Vec<String> = settings
+        .time
+        .map(|t| vec!["--time".to_owned(), t.to_string()])
+        .unwrap_or_default();
+    let time: Vec<&str> = time.iter().map(String::as_str).collect();
+    let history = fixture.root().join("before-after.db");
+    let (base_exe, head_exe, grouped_exe) = executables(fixture)?;
+    for i in 0..settings.runs {
+        eprintln!("  run {}/{}", i + 1, settings.runs);
+        let ab: Vec<&str> = ["HEAD~2", ".", ONLY_BUILDS]
+            .into_iter()
+            .chain(time.iter().copied())
+            .collect();
+        scenario.ab.push(compare(knotmeter, fixture, &ab)?);
+        let aa: Vec<&str> = ["--head", "HEAD~1", "HEAD~2", ".", ONLY_BUILDS]
+            .into_iter()
+            .chain(time.iter().copied())
+            .collect();
+        scenario.aa.push(compare(knotmeter, fixture, &aa)?);
+        scenario.grouped.push(grouped(&grouped_exe, &time)?);
+        if settings.before_after {
+            scenario
+                .before_after
+                .push(before_after(&base_exe, &head_exe, &history, &time)?);
+        }
+    }
+    scenario.load.1 = loadavg();
+    Ok(scenario)
+}
+
+/// `knotmeter compare ARGS --format json` in the fixture: the answers and the measuring time
+/// (from the line announcing the measuring to the end).
+fn compare(knotmeter: &Path, fixture: &Fixture, args: &[&str]) -> Result<Run, String> {
+    let mut child = Command::new(knotmeter)
+        .arg("compare")
+        .args(args)
+        .args(["--format", "json", "--no-history"])
+        .current_dir(fixture.root())
+        .env_remove("CARGO_TARGET_DIR")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("cannot run knotmeter compare: {e}"))?;
+    let stderr = child.stderr.take().expect("piped");
+    let watcher = std::thread::spawn(move || {
+        let mut measuring = None;
+        let mut text = String::new();
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            if line.starts_with("knotmeter: measuring") {
+                measuring = Some(Instant::now());
+            }
+            text.push_str(&line);
+            text.push('\n');
+        }
+        (measuring, text)
+    });
+    let out = child
+        .wait_with_output()
+        .map_err(|e| format!("knotmeter compare: {e}"))?;
+    let ended = Instant::now();
+    let (measuring, text) = watcher.join().unwrap_or_default();
+    if !out.status.success() {
+        return Err(format!(
+            "knotmeter compare {} failed:\n{text}",
+            args.join(" ")
+        ));
+    }
+    let report: CompareReport = serde_json::from_slice(&out.stdout)
+        .map_err(|e| format!("knotmeter compare printed no report ({e}):\n{text}"))?;
+    let mut run = Run {
+        measuring_s: measuring.map_or(0.0, |m| (ended - m).as_secs_f64()),
+        ..Run::default()
+    };
+    for case in report.cases {
+        let name = case.id.rsplit("::").next().unwrap_or_default().to_owned();
+        let wall_s = case.head.as_ref().map_or(0.0, |r| r.wall_ns / 1e9);
+        let answer = match case.comparison {
+            Some(c) => Answer {
+                verdict: Some(c.verdict),
+                ratio: c.ratio,
+                low: c.low,
+                high: c.high,
+                wall_s,
+            },
+            None => Answer {
+                verdict: None,
+                ratio: f64::NAN,
+                low: f64::NAN,
+                high: f64::NAN,
+                wall_s,
+            },
+        };
+        run.answers.insert(name, answer);
+    }
+    Ok(run)
+}
+
+/// The fixture's bench executables: the base's and the head's `builds`, and the head's
+/// `grouped`. The base's is the one `knotmeter compare` built for `HEAD~2` (the last base it
+/// built, which the marker in its target directory names).
+fn executables(fixture: &Fixture) -> Result<(PathBuf, PathBuf, PathBuf), String> {
+    let head = bench_build(fixture.root(), &fixture::target_dir())?;
+    let base_commit = fixture.git(&["rev-parse", "HEAD~2"])?;
+    let compare_dir = fixture::target_dir().join("knotmeter/compare");
+    let base_target = compare_dir.join("target");
+    let marker =
+        std::fs::read_to_string(base_target.join("knotmeter-compare-commit")).unwrap_or_default();
+    if marker.trim() != base_commit {
+        return Err(format!(
+            "the base target directory was last built for {marker}, not {base_commit}"
+        ));
+    }
+    let base = bench_build(&compare_dir.join(&base_commit), &base_target)?;
+    Ok((
+        cargo::find(&base, "builds")?,
+        cargo::find(&head, "builds")?,
+        cargo::find(&head, "grouped")?,
+    ))
+}
+
+fn bench_build(dir: &Path, target: &Path) -> Result<Vec<(String, PathBuf)>, String> {
+    let out = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+        .args(["bench", "--no-run", "--message-format=json", "--target-dir"])
+        .arg(target)
+        .current_dir(dir)
+        .output()
+        .map_err(|e| format!("cannot run cargo: {e}"))?;
+    if !out.status.success() {
+        return Err(format!(
+            "cargo bench --no-run failed in {}: {}",
+            dir.display(),
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    Ok(String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
+        .filter(|m| m["reason"] == "compiler-artifact")
+        .filter_map(|m| {
+            let exe = m["executable"].as_str()?;
+            Some((m["target"]["name"].as_str()?.to_owned(), PathBuf::from(exe)))
+        })
+        .collect())
+}
+
+/// The in-binary groups: every head member against its baseline, in one run.
+fn grouped(exe: &Path, time: &[&str]) -> Result<Run, String> {
+    let started = Instant::now();
+    let report = json_run(exe, &[&["--no-history", "_head"][..], time].concat(), None)?;
+    let mut run = Run {
+        measuring_s: started.elapsed().as_secs_f64(),
+        ..Run::default()
+    };
+    for result in report.results {
+        let name = result.name.trim_end_matches("_head").to_owned();
+        if let Some(c) = result.comparison {
+            run.answers.insert(
+                name,
+                Answer {
+                    verdict: Some(c.verdict),
+                    ratio: c.ratio,
+                    low: c.low,
+                    high: c.high,
+                    wall_s: result.wall_ns / 1e9,
+                },
+            );
+        }
+    }
+    Ok(run)
+}
+
+/// Before/after through the history: the base saved as a baseline, the head compared with it.
+fn before_after(base: &Path, head: &Path, history: &Path, time: &[&str]) -> Result<Run, String> {
+    json_run(
+        base,
+        &[&["--save-baseline", "base"][..], time].concat(),
+        Some(history),
+    )?;
+    let started = Instant::now();
+    let report = json_run(
+        head,
+        &[&["--baseline", "base"][..], time].concat(),
+        Some(history),
+    )?;
+    let mut run = Run {
+        measuring_s: started.elapsed().as_secs_f64(),
+        ..Run::default()
+    };
+    for result in report.results {
+        let answer = match result.comparison {
+            Some(c) => Answer {
+                verdict: Some(c.verdict),
+                ratio: c.ratio,
+                low: c.low,
+                high: c.high,
+                wall_s: result.wall_ns / 1e9,
+            },
+            None => Answer {
+                verdict: None,
+                ratio: f64::NAN,
+                low: f64::NAN,
+                high: f64::NAN,
+                wall_s: result.wall_ns / 1e9,
+            },
+        };
+        run.answers.insert(result.name.clone(), answer);
+    }
+    Ok(run)
+}
+
+fn json_run(exe: &Path, args: &[&str], history: Option<&Path>) -> Result<Report, String> {
+    let mut command = Command::new(exe);
+    command.args(["--bench", "--format", "json"]).args(args);
+    if let Some(history) = history {
+        command.env("KNOTMETER_HISTORY", history);
+    }
+    let out = command
+        .output()
+        .map_err(|e| format!("cannot run {}: {e}", exe.display()))?;
+    if !out.status.success() {
+        return Err(format!(
+            "{} {} failed: {}",
+            exe.display(),
+            args.join(" "),
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    serde_json::from_slice(&out.stdout).map_err(|e| format!("{}: no report ({e})", exe.display()))
+}
+
+/// A CPU-bound process that competes for a core until it is killed.
+fn spin() -> Result<Child, String> {
+    Command::new("sh")
+        .args(["-c", "while :; do :; done"])
+        .spawn()
+        .map_err(|e| format!("cannot start the competing process: {e}"))
+}
+
+/// `/proc/loadavg`'s first three fields.
+fn loadavg() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .map(|l| l.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+        .unwrap_or_else(|_| "unknown".into())
+}
+
+fn write_section(path: &Path, section: &str) -> Result<(), String> {
+    let existing = std::fs::read_to_string(path).unwrap_or_default();
+    let updated = match (existing.find(SECTION_BEGIN), existing.find(SECTION_END)) {
+        (Some(begin), Some(end)) if begin < end => format!(
+            "{}{}{}",
+            &existing[..begin],
+            section.trim_end(),
+            &existing[end + SECTION_END.len()..]
+        ),
+        _ => format!("{}\n\n{}", existing.trim_end(), section),
+    };
+    std::fs::write(path, updated).map_err(|e| format!("cannot write {}: {e}", path.display()))
+}
