@@ -11,8 +11,11 @@
 //! * **A/A**: `knotmeter compare --head HEAD~1 HEAD~2`: identical code built twice. Every
 //!   verdict but `same` is false.
 //! * **Before/after through the history** (what knotmeter offered before): the base's bench
-//!   binary with `--save-baseline base`, then the head's with `--baseline base`, one history
-//!   file for all runs so the run-to-run noise estimate learns the machine.
+//!   binary with `--save-baseline base`, then the head's with `--baseline base`. Each run starts
+//!   from a copy of one history that holds [`LEARNING_RUNS`] runs of the base alone, so the
+//!   run-to-run noise estimate has learned the machine from unchanged code: with one file for
+//!   all runs, base and head would alternate in it and the estimate would take the very change
+//!   being measured for noise.
 //! * **In-binary groups**: both versions of each case in one bench binary as comparison
 //!   groups, the quality `knotmeter compare` aims at, and the time it is held against.
 //!
@@ -38,6 +41,9 @@ const SECTION_BEGIN: &str = "<!-- xtask compare-builds: begin -->";
 const SECTION_END: &str = "<!-- xtask compare-builds: end -->";
 /// The filter that keeps the `builds` target's cases (the `grouped` target is for the groups).
 const ONLY_BUILDS: &str = "builds::";
+/// Runs of the base stored before the before/after runs, for its run-to-run noise estimate
+/// (the engine needs five; it looks at the last twenty).
+pub(crate) const LEARNING_RUNS: usize = 8;
 
 /// What one case should read.
 pub(crate) fn expected(case: &str) -> Verdict {
@@ -189,8 +195,15 @@ fn measure(
         .map(|t| vec!["--time".to_owned(), t.to_string()])
         .unwrap_or_default();
     let time: Vec<&str> = time.iter().map(String::as_str).collect();
-    let history = fixture.root().join("before-after.db");
     let (base_exe, head_exe, grouped_exe) = executables(fixture)?;
+    let learned = fixture.root().join("learned.db");
+    let history = fixture.root().join("before-after.db");
+    if settings.before_after {
+        remove_history(&learned)?;
+        for _ in 0..LEARNING_RUNS {
+            json_run(&base_exe, &time, Some(&learned))?;
+        }
+    }
     for i in 0..settings.runs {
         eprintln!("  run {}/{}", i + 1, settings.runs);
         let ab: Vec<&str> = ["HEAD~2", ".", ONLY_BUILDS]
@@ -205,6 +218,7 @@ fn measure(
         scenario.aa.push(compare(knotmeter, fixture, &aa)?);
         scenario.grouped.push(grouped(&grouped_exe, &time)?);
         if settings.before_after {
+            copy_history(&learned, &history)?;
             scenario
                 .before_after
                 .push(before_after(&base_exe, &head_exe, &history, &time)?);
@@ -412,6 +426,36 @@ fn json_run(exe: &Path, args: &[&str], history: Option<&Path>) -> Result<Report,
         ));
     }
     serde_json::from_slice(&out.stdout).map_err(|e| format!("{}: no report ({e})", exe.display()))
+}
+
+/// Removes a history file and its SQLite companions, if any.
+fn remove_history(path: &Path) -> Result<(), String> {
+    for suffix in ["", "-wal", "-shm"] {
+        let mut name = path.as_os_str().to_owned();
+        name.push(suffix);
+        match std::fs::remove_file(&name) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                return Err(format!("cannot remove {}: {e}", Path::new(&name).display()))
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// Replaces `to` with a copy of the history `from` (its write-ahead log too, if one was left).
+fn copy_history(from: &Path, to: &Path) -> Result<(), String> {
+    remove_history(to)?;
+    for suffix in ["", "-wal"] {
+        let (mut source, mut copy) = (from.as_os_str().to_owned(), to.as_os_str().to_owned());
+        source.push(suffix);
+        copy.push(suffix);
+        if suffix.is_empty() || Path::new(&source).exists() {
+            std::fs::copy(&source, &copy)
+                .map_err(|e| format!("cannot copy {}: {e}", Path::new(&source).display()))?;
+        }
+    }
+    Ok(())
 }
 
 /// A CPU-bound process that competes for a core until it is killed.

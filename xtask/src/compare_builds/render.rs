@@ -103,6 +103,16 @@ pub(crate) fn section(scenarios: &[Scenario], settings: &Settings, total_s: f64)
         settings.runs,
         total_s / 60.0
     );
+    if settings.before_after {
+        let _ = writeln!(
+            out,
+            "Before/after through the history: the base's bench binary with `--save-baseline \
+             base`, then the head's with `--baseline base`, each run in a copy of a history that \
+             holds {} runs of the base alone, so its run-to-run noise estimate (the floor of a \
+             before/after verdict) is learned from unchanged code.\n",
+            super::LEARNING_RUNS
+        );
+    }
     for s in scenarios {
         let _ = writeln!(
             out,
