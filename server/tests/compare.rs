@@ -275,3 +275,36 @@ fn the_editor_compares_with_a_base_through_knotmeter_run() {
         "{titles:?}"
     );
 }
+
+#[test]
+fn a_package_inside_a_workspace_is_compared_by_its_path_from_anywhere_in_the_repository() {
+    let repo = Repo::in_workspace(&["base", "head"], "crates/bench");
+    let verdict = |out: std::process::Output| {
+        assert!(out.status.success(), "{}", stderr(&out));
+        let report = json(&out);
+        case(&report, "two::slower")["comparison"]["verdict"].clone()
+    };
+    // From the repository's root, with the package's path.
+    let from_root = repo.compare(&["HEAD~1", "crates/bench", "slower", "--format", "json"]);
+    assert_eq!(verdict(from_root), "slower");
+    // From inside the package, where the path is `.`: the base's copy of the same package.
+    let inside = repo.root().join("crates/bench");
+    let from_inside = repo.compare_in(&inside, &["HEAD~1", ".", "slower", "--format", "json"]);
+    assert_eq!(verdict(from_inside), "slower");
+
+    // A package that the base commit does not have at that path: an error that says so.
+    repo.git(&["mv", "crates/bench", "crates/renamed"]);
+    std::fs::write(
+        repo.root().join("Cargo.toml"),
+        "[workspace]\nmembers = [\"crates/renamed\"]\nresolver = \"2\"\n",
+    )
+    .unwrap();
+    repo.git(&["commit", "-q", "-am", "renamed"]);
+    let out = repo.compare(&["HEAD~1", "crates/renamed"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains("`HEAD~1` has no crates/renamed"),
+        "the error names the commit and the path: {err}"
+    );
+}

@@ -3,7 +3,7 @@
 
 #![allow(dead_code)] // Each test file uses a different part.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use serde_json::Value;
@@ -14,15 +14,44 @@ use crate::common::{self, fixture, fixture_target_dir, Fixture};
 pub struct Repo {
     fixture: Fixture,
     history: tempfile::TempDir,
+    /// Where the package is, relative to the repository's root (empty: at the root).
+    member: String,
 }
 
 impl Repo {
     /// A repository whose commits hold `benches/two.rs` as each of `versions` in turn.
     pub fn new(versions: &[&str]) -> Repo {
+        Repo::with_package_at(versions, "")
+    }
+
+    /// The same, with the package at `member` in a workspace whose root is the repository's.
+    pub fn in_workspace(versions: &[&str], member: &str) -> Repo {
+        Repo::with_package_at(versions, member)
+    }
+
+    fn with_package_at(versions: &[&str], member: &str) -> Repo {
         let fixture = fixture("compare");
+        if !member.is_empty() {
+            // The fixture's manifest declares a workspace of its own: move the package into
+            // `member` and make the root a workspace of which it is a member.
+            let manifest: String = fixture
+                .read("Cargo.toml")
+                .lines()
+                .filter(|line| line.trim() != "[workspace]")
+                .map(|line| format!("{line}\n"))
+                .collect();
+            fixture.write(&format!("{member}/Cargo.toml"), &manifest);
+            fixture.write(&format!("{member}/src/lib.rs"), &fixture.read("src/lib.rs"));
+            std::fs::remove_dir_all(fixture.path("src")).unwrap();
+            fixture.write(
+                "Cargo.toml",
+                &format!("[workspace]\nmembers = [\"{member}\"]\nresolver = \"2\"\n"),
+            );
+        }
         let repo = Repo {
             fixture,
             history: tempfile::tempdir().unwrap(),
+            member: member.to_owned(),
         };
         repo.git(&["init", "-q", "-b", "main"]);
         // Let cargo trim the copied lock file to the fixture's dependencies before the first
@@ -48,7 +77,8 @@ impl Repo {
     /// Writes `versions/<version>.rs` as the benchmark file.
     pub fn checkout_version(&self, version: &str) {
         let text = self.fixture.read(&format!("versions/{version}.rs"));
-        self.fixture.write("benches/two.rs", &text);
+        let bench = Path::new(&self.member).join("benches/two.rs");
+        self.fixture.write(&bench.to_string_lossy(), &text);
     }
 
     pub fn git(&self, args: &[&str]) -> String {
@@ -72,11 +102,16 @@ impl Repo {
 
     /// Runs `knotmeter compare ARGS --quick` in the repository.
     pub fn compare(&self, args: &[&str]) -> Output {
+        self.compare_in(&self.root(), args)
+    }
+
+    /// Runs `knotmeter compare ARGS --quick` in `dir`, a directory of the repository.
+    pub fn compare_in(&self, dir: &Path, args: &[&str]) -> Output {
         Command::new(common::knotmeter())
             .arg("compare")
             .args(args)
             .arg("--quick")
-            .current_dir(self.root())
+            .current_dir(dir)
             .env("KNOTMETER_HISTORY", self.history())
             // The fixture's .cargo/config.toml names its target directory.
             .env_remove("CARGO_TARGET_DIR")
