@@ -308,3 +308,61 @@ fn a_package_inside_a_workspace_is_compared_by_its_path_from_anywhere_in_the_rep
         "the error names the commit and the path: {err}"
     );
 }
+
+#[test]
+fn a_base_with_a_submodule_is_checked_out_with_it_and_builds() {
+    // A repository of its own, the submodule: the library includes a file of it, so a base
+    // checked out without its submodules does not build.
+    let sub = tempfile::tempdir().unwrap();
+    let git_in = |dir: &Path, args: &[&str]| {
+        let out = Command::new("git")
+            .args(["-c", "user.name=t", "-c", "user.email=t@example.invalid"])
+            .args(["-c", "protocol.file.allow=always"])
+            .args(args)
+            .current_dir(dir)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "git {args:?}: {}", stderr(&out));
+    };
+    git_in(sub.path(), &["init", "-q", "-b", "main"]);
+    std::fs::write(
+        sub.path().join("extra.rs"),
+        "/// From the submodule.\npub fn extra() -> u64 {\n    7\n}\n",
+    )
+    .unwrap();
+    git_in(sub.path(), &["add", "-A"]);
+    git_in(sub.path(), &["commit", "-q", "-m", "extra"]);
+
+    let repo = Repo::new(&["base"]);
+    let sub_url = sub.path().to_str().unwrap();
+    git_in(
+        &repo.root(),
+        &["submodule", "add", "-q", sub_url, "vendor/sub"],
+    );
+    let lib = repo.root().join("src/lib.rs");
+    let text = std::fs::read_to_string(&lib).unwrap();
+    std::fs::write(
+        &lib,
+        format!("{text}include!(\"../vendor/sub/extra.rs\");\n"),
+    )
+    .unwrap();
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", "with a submodule"]);
+    repo.checkout_version("head");
+    repo.git(&["commit", "-q", "-am", "head"]);
+
+    // Local submodules are cloned over the file protocol, which git allows only when told.
+    let allow_file = [
+        ("GIT_CONFIG_COUNT", "1"),
+        ("GIT_CONFIG_KEY_0", "protocol.file.allow"),
+        ("GIT_CONFIG_VALUE_0", "always"),
+    ];
+    let out = repo.compare_with(
+        &repo.root(),
+        &["HEAD~1", "slower", "--format", "json"],
+        &allow_file,
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let slower = case(&json(&out), "two::slower")["comparison"]["verdict"].clone();
+    assert_eq!(slower, "slower");
+}

@@ -107,7 +107,13 @@ impl Repo {
 
     /// Runs `knotmeter compare ARGS --quick` in `dir`, a directory of the repository.
     pub fn compare_in(&self, dir: &Path, args: &[&str]) -> Output {
+        self.compare_with(dir, args, &[])
+    }
+
+    /// Runs `knotmeter compare ARGS --quick` in `dir` with the environment variables `env`.
+    pub fn compare_with(&self, dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
         Command::new(common::knotmeter())
+            .envs(env.iter().copied())
             .arg("compare")
             .args(args)
             .arg("--quick")
