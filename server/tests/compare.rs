@@ -366,3 +366,30 @@ fn a_base_with_a_submodule_is_checked_out_with_it_and_builds() {
     let slower = case(&json(&out), "two::slower")["comparison"]["verdict"].clone();
     assert_eq!(slower, "slower");
 }
+
+#[test]
+fn a_base_whose_knotmeter_predates_driven_mode_is_named_as_such() {
+    let repo = Repo::new(&["predriven", "head"]);
+    let out = repo.compare(&["HEAD~1", "slower", "--format", "json"]);
+    let err = stderr(&out);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "a case failed on one side: {err}"
+    );
+    let slower = case(&json(&out), "two::slower").clone();
+    assert_eq!(slower["status"], "failed", "{slower:#}");
+    let note = slower["note"].as_str().unwrap();
+    assert!(
+        note.contains(
+            "the base build's bench binary does not know --driven: its knotmeter \
+                       dependency predates `knotmeter compare`"
+        ),
+        "{note}"
+    );
+    assert!(
+        note.contains("unexpected argument '--driven'"),
+        "what the binary said is kept: {note}"
+    );
+    assert!(err.contains("predates `knotmeter compare`"), "{err}");
+}
