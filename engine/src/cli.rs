@@ -366,6 +366,7 @@ fn conflict(m: &ArgMatches) -> Option<String> {
             "save-baseline",
             "baseline",
             "fail-on-regression",
+            "partition",
         ];
         if let Some(flag) = chosen_elsewhere.into_iter().find(|flag| given(flag)) {
             let flag = if flag == "filter" {
@@ -564,6 +565,7 @@ mod tests {
             &["--driven", "--list"],
             &["--driven", "--format", "json"],
             &["--driven", "--fail-on-regression", "5"],
+            &["--driven", "--partition", "hash:1/2"],
         ] {
             let err = parse_str(flag).unwrap_err();
             assert_eq!(err.exit_code(), 2, "{flag:?}");
