@@ -368,28 +368,40 @@ fn a_base_with_a_submodule_is_checked_out_with_it_and_builds() {
 }
 
 #[test]
-fn a_base_whose_knotmeter_predates_driven_mode_is_named_as_such() {
+fn a_base_whose_knotmeter_predates_driven_mode_is_named_and_the_head_is_still_measured() {
     let repo = Repo::new(&["predriven", "head"]);
     let out = repo.compare(&["HEAD~1", "slower", "--format", "json"]);
     let err = stderr(&out);
     assert_eq!(
         out.status.code(),
-        Some(1),
-        "a case failed on one side: {err}"
+        Some(2),
+        "nothing could be compared: {err}"
     );
-    let slower = case(&json(&out), "two::slower").clone();
-    assert_eq!(slower["status"], "failed", "{slower:#}");
-    let note = slower["note"].as_str().unwrap();
     assert!(
-        note.contains(
-            "the base build's bench binary does not know --driven: its knotmeter \
-                       dependency predates `knotmeter compare`"
+        err.contains(
+            "the base build's bench binary does not know --driven: its knotmeter dependency \
+             predates `knotmeter compare`"
         ),
-        "{note}"
+        "{err}"
     );
     assert!(
-        note.contains("unexpected argument '--driven'"),
-        "what the binary said is kept: {note}"
+        err.contains("unexpected argument '--driven'"),
+        "what the binary said is shown: {err}"
     );
-    assert!(err.contains("predates `knotmeter compare`"), "{err}");
+    // The head's figures are kept: measured on their own, shown, and stored as a run.
+    let slower = case(&json(&out), "two::slower").clone();
+    assert_eq!(slower["status"], "not_compared", "{slower:#}");
+    assert!(
+        slower["head"]["estimate"]["median_ns"].as_f64().unwrap() > 0.0,
+        "{slower:#}"
+    );
+    assert!(
+        slower["note"]
+            .as_str()
+            .unwrap()
+            .contains("predates `knotmeter compare`"),
+        "{slower:#}"
+    );
+    let history = knotmeter_history::History::open_read_only(&repo.history()).unwrap();
+    assert_eq!(history.runs(5).unwrap().len(), 1);
 }

@@ -17,6 +17,11 @@ use tokio::time::Instant;
 use crate::runs::process::{Children, Group};
 use crate::runs::{describe, LineReader};
 
+/// What a start failure says when the bench binary's knotmeter has no driven mode: such a side
+/// can measure nothing with this command, whatever the case.
+pub const PREDATES_DRIVEN_MODE: &str =
+    "does not know --driven: its knotmeter dependency predates `knotmeter compare`";
+
 /// Lines of standard error kept to explain how a process ended.
 const STDERR_TAIL: usize = 20;
 
@@ -143,9 +148,8 @@ impl Binary {
                 let too_old = how.contains("--driven");
                 Err(if too_old {
                     format!(
-                        "the {} build's bench binary does not know --driven: its knotmeter \
-                         dependency predates `knotmeter compare` (use a knotmeter with driven \
-                         mode on both sides). It said: {how}",
+                        "the {} build's bench binary {PREDATES_DRIVEN_MODE} (use a knotmeter with \
+                         driven mode on both sides). It said: {how}",
                         spec.side
                     )
                 } else {

@@ -281,10 +281,12 @@ impl Built {
 }
 
 /// The head's cases measured on their own (`knotmeter run`'s pipeline, stored in the history
-/// as a run), reported as not compared because the base did not build.
+/// as a run), reported as not compared because of `base_failure` (the base did not build, or
+/// its bench binaries cannot be driven): its first line is each case's note.
 pub async fn head_alone(
     sides: &Sides,
     built: &Built,
+    base_failure: &str,
     args: &CompareArgs,
     children: &Children,
     cancel: &CancellationToken,
@@ -346,11 +348,10 @@ pub async fn head_alone(
         sink,
     )
     .await;
-    let why = built
-        .base_failure
-        .as_deref()
-        .and_then(|f| f.lines().next())
-        .unwrap_or("the base does not build")
+    let why = base_failure
+        .lines()
+        .next()
+        .unwrap_or("the base cannot be measured")
         .to_owned();
     let finals = finals.lock().map(|f| f.clone()).unwrap_or_default();
     let cases = finals

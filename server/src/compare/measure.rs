@@ -85,6 +85,8 @@ pub struct Measured {
     pub finalizer: Option<Spec>,
     /// Cancelled before every case was done.
     pub cancelled: bool,
+    /// Why a base binary could not be used at all: its knotmeter predates driven mode.
+    pub base_predates_driven_mode: Option<String>,
 }
 
 /// Measures every target's cases that `wanted` selects (by id), comparing against `against`.
@@ -134,7 +136,17 @@ impl Side<'_> {
     async fn ensure(&mut self, run: &mut Run<'_>) -> Result<&mut Binary, String> {
         if self.binary.is_none() {
             let spec = self.spec.clone()?;
-            let binary = Binary::start(spec, run.children, run.options.start_timeout).await?;
+            let binary = match Binary::start(spec, run.children, run.options.start_timeout).await {
+                Ok(binary) => binary,
+                Err(why) => {
+                    if spec.side == "base" && why.contains(super::binary::PREDATES_DRIVEN_MODE) {
+                        run.measured
+                            .base_predates_driven_mode
+                            .get_or_insert_with(|| why.clone());
+                    }
+                    return Err(why);
+                }
+            };
             let first = match spec.side {
                 "base" => &mut run.measured.base_manifest,
                 _ => &mut run.measured.head_manifest,

@@ -87,7 +87,7 @@ async fn compare(
     if let Some(why) = &built.base_failure {
         eprintln!("knotmeter: {why}");
         eprintln!("knotmeter: measuring the head's cases on their own, so their results are kept");
-        let report = build::head_alone(&sides, &built, args, children, cancel).await;
+        let report = build::head_alone(&sides, &built, why, args, children, cancel).await;
         emit(args.format, &report)?;
         return Ok(ExitCode::from(2));
     }
@@ -118,6 +118,15 @@ async fn compare(
         &mut sink,
     )
     .await;
+    if let Some(why) = &measured.base_predates_driven_mode {
+        // Nothing can be compared with this base: keep the head's figures, as for a base that
+        // does not build.
+        eprintln!("knotmeter: {why}");
+        eprintln!("knotmeter: measuring the head's cases on their own, so their results are kept");
+        let report = build::head_alone(&sides, &built, why, args, children, cancel).await;
+        emit(args.format, &report)?;
+        return Ok(ExitCode::from(2));
+    }
     let mut report = CompareReport {
         version: VERSION,
         base: CompareSide {
