@@ -7,10 +7,13 @@
 //!    branch. A commit other than the working tree is checked out in a git worktree under
 //!    `<target dir>/knotmeter/compare/<commit>`, kept for the next comparison.
 //! 2. **Builds** (`build`): `cargo bench --no-run` on each side, with the same profile and
-//!    flags, into the head's target directory: the dependencies are built once for both, while
-//!    the two sides' own crates (at different paths) get artifacts of their own. A base that
-//!    does not build is no loss for the head: its cases are measured on their own, stored in
-//!    the history as a run, and shown with the base's build error.
+//!    flags. The head builds in its own target directory; the base in one of its own under it
+//!    (`<target dir>/knotmeter/compare/target`), shared by every base commit so its
+//!    dependencies are built once: in one directory, cargo would take one side's executable for
+//!    the other's (it names a workspace crate's artifacts by its path relative to the workspace
+//!    root). A base that does not build, or whose knotmeter predates driven mode, is no loss
+//!    for the head: its cases are measured on their own, stored in the history as a run, and
+//!    shown with why the base could not be compared.
 //! 3. **Measuring** (`measure`): per bench target, one binary of each side in driven mode;
 //!    the head measures each case against the base's, the orchestrator carrying one request at
 //!    a time, so the processes never measure at the same moment. Both are pinned to one CPU.
