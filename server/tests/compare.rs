@@ -405,3 +405,78 @@ fn a_base_whose_knotmeter_predates_driven_mode_is_named_and_the_head_is_still_me
     let history = knotmeter_history::History::open_read_only(&repo.history()).unwrap();
     assert_eq!(history.runs(5).unwrap().len(), 1);
 }
+
+#[test]
+fn a_comparison_waits_for_another_that_holds_the_base_target_directory_and_says_so() {
+    use std::io::{BufRead, BufReader};
+    use std::process::Stdio;
+    use std::time::Duration;
+
+    let repo = Repo::new(&["base", "head"]);
+    // Another comparison holds the base's target directory (as `compare/build.rs` locks it).
+    let dir = common::fixture_target_dir().join("knotmeter/compare/target");
+    std::fs::create_dir_all(&dir).unwrap();
+    let held = std::fs::File::options()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(dir.join("knotmeter-compare.lock"))
+        .unwrap();
+    held.lock().unwrap();
+
+    let mut child = repo
+        .compare_command(&repo.root(), &["HEAD~1", "slower", "--format", "json"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stderr_pipe = child.stderr.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel::<String>();
+    let reader = std::thread::spawn(move || {
+        for line in BufReader::new(stderr_pipe).lines().map_while(Result::ok) {
+            let _ = tx.send(line);
+        }
+    });
+    let mut seen = Vec::new();
+    let started = std::time::Instant::now();
+    let waiting = loop {
+        match rx.recv_timeout(Duration::from_secs(1)) {
+            Ok(line) => {
+                let found = line.contains("waiting for another knotmeter compare that builds in");
+                seen.push(line);
+                if found {
+                    break true;
+                }
+            }
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout)
+                if started.elapsed() < Duration::from_secs(300) =>
+            {
+                if let Some(status) = child.try_wait().unwrap() {
+                    seen.push(format!("(ended without waiting: {status})"));
+                    break false;
+                }
+            }
+            Err(_) => break false,
+        }
+    };
+    assert!(waiting, "no word of the wait:\n{}", seen.join("\n"));
+    // It waits: nothing is measured while the other holds the directory.
+    std::thread::sleep(Duration::from_millis(500));
+    assert!(
+        child.try_wait().unwrap().is_none(),
+        "it went on while the directory was held"
+    );
+    drop(held);
+
+    let out = child.wait_with_output().unwrap();
+    reader.join().unwrap();
+    let rest: Vec<String> = rx.try_iter().collect();
+    assert!(
+        out.status.success(),
+        "{}\n{}",
+        seen.join("\n"),
+        rest.join("\n")
+    );
+    let slower = case(&json(&out), "two::slower")["comparison"]["verdict"].clone();
+    assert_eq!(slower, "slower");
+}

@@ -112,17 +112,24 @@ impl Repo {
 
     /// Runs `knotmeter compare ARGS --quick` in `dir` with the environment variables `env`.
     pub fn compare_with(&self, dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
-        Command::new(common::knotmeter())
+        self.compare_command(dir, args)
             .envs(env.iter().copied())
+            .output()
+            .unwrap()
+    }
+
+    /// `knotmeter compare ARGS --quick` in `dir`, not started yet.
+    pub fn compare_command(&self, dir: &Path, args: &[&str]) -> Command {
+        let mut command = Command::new(common::knotmeter());
+        command
             .arg("compare")
             .args(args)
             .arg("--quick")
             .current_dir(dir)
             .env("KNOTMETER_HISTORY", self.history())
             // The fixture's .cargo/config.toml names its target directory.
-            .env_remove("CARGO_TARGET_DIR")
-            .output()
-            .unwrap()
+            .env_remove("CARGO_TARGET_DIR");
+        command
     }
 }
 
