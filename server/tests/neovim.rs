@@ -48,7 +48,18 @@ fn neovim_receives_code_lenses_and_diagnostics() {
         .iter()
         .map(|l| l["command"]["title"].as_str().unwrap())
         .collect();
-    assert_eq!(titles, ["▶ Run", "▶ Run"], "{received:#}");
+    // Each benchmark's two lenses run through the server's own command, so they work in any
+    // client: a run, and a comparison with the base build (`knotmeter compare`).
+    assert_eq!(
+        titles,
+        [
+            "▶ Run",
+            "⇄ Compare with base",
+            "▶ Run",
+            "⇄ Compare with base"
+        ],
+        "{received:#}"
+    );
     let errors: Vec<&Value> = received["diagnostics"]
         .as_array()
         .unwrap()
