@@ -339,28 +339,8 @@ fn copy_results(
     only: Option<&HashSet<String>>,
 ) -> Result<u64, HistoryError> {
     let rows = source_results(source, from, only)?;
-    let sqlite = |e| HistoryError::sqlite(tx_path(tx), e);
-    let mut insert = tx
-        .prepare_cached(
-            "INSERT INTO results (run_id, case_id, machine_key, median_ns, low_ns, high_ns, \
-             verdict, result, partial, stored_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
-        )
-        .map_err(sqlite)?;
     for row in &rows {
-        insert
-            .execute(params![
-                to,
-                row.case_id,
-                row.machine_key,
-                row.median_ns,
-                row.low_ns,
-                row.high_ns,
-                row.verdict,
-                row.result,
-                row.partial,
-                row.stored_at
-            ])
-            .map_err(sqlite)?;
+        write_result(tx, INSERT_RESULT, to, row)?;
     }
     Ok(rows.len() as u64)
 }
@@ -373,39 +353,51 @@ fn replace_results(
     from: i64,
     to: i64,
 ) -> Result<(u64, u64), HistoryError> {
-    let rows = source_results(source, from, None)?;
-    let sqlite = |e| HistoryError::sqlite(tx_path(tx), e);
     let mut counts = (0, 0);
-    for row in &rows {
-        let rewritten = tx
-            .prepare_cached(
-                "UPDATE results SET machine_key = ?3, median_ns = ?4, low_ns = ?5, high_ns = ?6, \
-                 verdict = ?7, result = ?8, partial = ?9, stored_at = ?10 \
-                 WHERE run_id = ?1 AND case_id = ?2",
-            )
-            .and_then(|mut update| {
-                update.execute(params![
-                    to,
-                    row.case_id,
-                    row.machine_key,
-                    row.median_ns,
-                    row.low_ns,
-                    row.high_ns,
-                    row.verdict,
-                    row.result,
-                    row.partial,
-                    row.stored_at
-                ])
-            })
-            .map_err(sqlite)?;
-        if rewritten > 0 {
+    for row in &source_results(source, from, None)? {
+        if write_result(tx, UPDATE_RESULT, to, row)? > 0 {
             counts.0 += 1;
-            continue;
+        } else {
+            write_result(tx, INSERT_RESULT, to, row)?;
+            counts.1 += 1;
         }
-        let only = HashSet::from([row.case_id.clone()]);
-        counts.1 += copy_results(tx, source, from, to, Some(&only))?;
     }
     Ok(counts)
+}
+
+/// Adds a result to a run; parameters as [`write_result`] binds them.
+const INSERT_RESULT: &str = "INSERT INTO results (run_id, case_id, machine_key, median_ns, \
+    low_ns, high_ns, verdict, result, partial, stored_at) \
+    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)";
+
+/// Rewrites a run's stored result of a case; parameters as [`write_result`] binds them.
+const UPDATE_RESULT: &str = "UPDATE results SET machine_key = ?3, median_ns = ?4, low_ns = ?5, \
+    high_ns = ?6, verdict = ?7, result = ?8, partial = ?9, stored_at = ?10 \
+    WHERE run_id = ?1 AND case_id = ?2";
+
+/// Runs `statement` (one of the two above) for `row` in run `to`; returns the rows changed.
+fn write_result(
+    tx: &Transaction<'_>,
+    statement: &str,
+    to: i64,
+    row: &ResultRow,
+) -> Result<usize, HistoryError> {
+    tx.prepare_cached(statement)
+        .and_then(|mut statement| {
+            statement.execute(params![
+                to,
+                row.case_id,
+                row.machine_key,
+                row.median_ns,
+                row.low_ns,
+                row.high_ns,
+                row.verdict,
+                row.result,
+                row.partial,
+                row.stored_at
+            ])
+        })
+        .map_err(|e| HistoryError::sqlite(tx_path(tx), e))
 }
 
 /// The file a transaction writes, for error messages.
