@@ -4,30 +4,15 @@
 
 mod common;
 
-use std::future::Future;
 use std::time::Duration;
 
-use futures::StreamExt;
 use serde_json::{json, Value};
 use tower::{Service, ServiceExt};
 use tower_lsp_server::jsonrpc::{Request, Response};
-use tower_lsp_server::{ClientSocket, LspService};
+use tower_lsp_server::LspService;
 
-use knotmeter_server::lsp::{service, Backend};
-
-/// Runs a test body under a timeout, so a hang fails instead of blocking the suite.
-fn with_timeout<F: Future<Output = ()>>(body: F) {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap();
-    runtime.block_on(async {
-        tokio::time::timeout(Duration::from_secs(30), body)
-            .await
-            .expect("the test finished within 30 s");
-    });
-}
+use common::in_process::with_timeout;
+use knotmeter_server::lsp::Backend;
 
 struct Harness {
     service: LspService<Backend>,
@@ -39,10 +24,7 @@ struct Harness {
 
 impl Harness {
     fn new() -> Self {
-        common::isolate_this_process();
-        let (service, socket) = service();
-        let (tx, from_server) = tokio::sync::mpsc::unbounded_channel();
-        tokio::spawn(drain(socket, tx));
+        let (service, from_server) = common::in_process::connect();
         Self {
             service,
             from_server,
@@ -117,14 +99,6 @@ impl Harness {
     }
 }
 
-async fn drain(mut socket: ClientSocket, tx: tokio::sync::mpsc::UnboundedSender<Value>) {
-    while let Some(message) = socket.next().await {
-        if tx.send(serde_json::to_value(&message).unwrap()).is_err() {
-            return;
-        }
-    }
-}
-
 fn ids(items: &Value) -> Vec<String> {
     items
         .as_array()
@@ -137,7 +111,7 @@ fn ids(items: &Value) -> Vec<String> {
 #[test]
 fn discover_returns_the_tree_with_engine_ids_and_ranges() {
     let fixture = common::fixture("basic");
-    with_timeout(async {
+    with_timeout(Duration::from_secs(30), async {
         let mut h = Harness::new();
         h.initialize(&fixture.root()).await;
         let response = h.request("knotmeter/discover", json!({})).await;
@@ -184,7 +158,7 @@ fn discover_returns_the_tree_with_engine_ids_and_ranges() {
 #[test]
 fn unsaved_text_is_discovered_and_pushed_only_when_the_tree_changes() {
     let fixture = common::fixture("basic");
-    with_timeout(async {
+    with_timeout(Duration::from_secs(30), async {
         let mut h = Harness::new();
         h.initialize(&fixture.root()).await;
         // The first tree is pushed after `initialized`.
@@ -245,7 +219,7 @@ fn lenses_and_hovers_before_any_run() {
         ".cargo/config.toml",
         &format!("[build]\ntarget-dir = \"{}\"\n", target.display()),
     );
-    with_timeout(async {
+    with_timeout(Duration::from_secs(30), async {
         let mut h = Harness::new();
         h.initialize(&fixture.root()).await;
         let uri = fixture.uri("benches/basic.rs");
@@ -306,7 +280,7 @@ fn lenses_and_hovers_before_any_run() {
 #[test]
 fn bad_requests_get_json_rpc_errors_and_the_server_keeps_serving() {
     let fixture = common::fixture("basic");
-    with_timeout(async {
+    with_timeout(Duration::from_secs(30), async {
         let mut h = Harness::new();
         h.initialize(&fixture.root()).await;
         let unknown = h.request("knotmeter/frobnicate", json!({})).await;
@@ -341,7 +315,7 @@ fn a_workspace_without_benchmarks_gives_an_empty_tree_and_empty_runs() {
     .unwrap();
     std::fs::create_dir(dir.path().join("src")).unwrap();
     std::fs::write(dir.path().join("src/lib.rs"), "").unwrap();
-    with_timeout(async {
+    with_timeout(Duration::from_secs(30), async {
         let mut h = Harness::new();
         h.initialize(dir.path()).await;
         let discover = h.request("knotmeter/discover", json!({})).await;
@@ -361,7 +335,7 @@ fn a_workspace_without_benchmarks_gives_an_empty_tree_and_empty_runs() {
 #[test]
 fn a_folder_without_a_cargo_manifest_is_reported() {
     let dir = tempfile::tempdir().unwrap();
-    with_timeout(async {
+    with_timeout(Duration::from_secs(30), async {
         let mut h = Harness::new();
         h.initialize(dir.path()).await;
         let message = h.next("window/showMessage").await;
@@ -382,7 +356,7 @@ fn a_cargo_manifest_created_after_start_is_loaded() {
     let root = fixture.root();
     let manifest = fixture.read("Cargo.toml");
     std::fs::remove_file(fixture.path("Cargo.toml")).unwrap();
-    with_timeout(async {
+    with_timeout(Duration::from_secs(30), async {
         let mut h = Harness::new();
         h.initialize(&root).await;
         let message = h.next("window/showMessage").await;
@@ -401,7 +375,7 @@ fn a_broken_cargo_manifest_mended_on_disk_is_loaded() {
     let fixture = common::fixture("basic");
     let manifest = fixture.read("Cargo.toml");
     fixture.write("Cargo.toml", &format!("{manifest}\n[[[ not toml\n"));
-    with_timeout(async {
+    with_timeout(Duration::from_secs(30), async {
         let mut h = Harness::new();
         h.initialize(&fixture.root()).await;
         let message = h.next("window/showMessage").await;

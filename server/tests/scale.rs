@@ -8,30 +8,16 @@
 mod common;
 
 use std::collections::HashMap;
-use std::future::Future;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use futures::StreamExt;
 use serde_json::{json, Value};
 use tower::{Service, ServiceExt};
 use tower_lsp_server::jsonrpc::Request;
-use tower_lsp_server::{ClientSocket, LspService};
+use tower_lsp_server::LspService;
 
-use knotmeter_server::lsp::{service, Backend};
-
-fn with_timeout<F: Future<Output = ()>>(body: F) {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap();
-    runtime.block_on(async {
-        tokio::time::timeout(Duration::from_secs(60), body)
-            .await
-            .expect("the test finished within 60 s");
-    });
-}
+use common::in_process::with_timeout;
+use knotmeter_server::lsp::Backend;
 
 /// An in-memory client that holds the tree as the protocol says a client should.
 struct Client {
@@ -49,10 +35,7 @@ struct Client {
 
 impl Client {
     fn new() -> Self {
-        common::isolate_this_process();
-        let (service, socket) = service();
-        let (tx, from_server) = tokio::sync::mpsc::unbounded_channel();
-        tokio::spawn(drain(socket, tx));
+        let (service, from_server) = common::in_process::connect();
         Self {
             service,
             from_server,
@@ -191,14 +174,6 @@ impl Client {
     }
 }
 
-async fn drain(mut socket: ClientSocket, tx: tokio::sync::mpsc::UnboundedSender<Value>) {
-    while let Some(message) = socket.next().await {
-        if tx.send(serde_json::to_value(&message).unwrap()).is_err() {
-            return;
-        }
-    }
-}
-
 fn by_id(items: &Value) -> HashMap<String, Value> {
     items
         .as_array()
@@ -273,7 +248,7 @@ fn tree_changes_add_up_to_the_tree_of_a_fresh_discover() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().canonicalize().unwrap();
     package(&root, "rnd", 4);
-    with_timeout(async move {
+    with_timeout(Duration::from_secs(60), async move {
         let mut rng = Rng(seed);
         let mut c = Client::new();
         c.initialize(&[&root]).await;
@@ -428,7 +403,7 @@ fn a_keystroke_sends_the_items_it_moved_not_the_whole_tree() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().canonicalize().unwrap();
     package(&root, "wide", 30);
-    with_timeout(async move {
+    with_timeout(Duration::from_secs(60), async move {
         let mut c = Client::new();
         c.initialize(&[&root]).await;
         c.receive(Duration::from_secs(20)).await;
@@ -488,7 +463,7 @@ fn every_workspace_folder_is_served_and_folders_come_and_go() {
     let clash = tempfile::tempdir().unwrap();
     let clash_root = clash.path().canonicalize().unwrap();
     package(&clash_root, "alpha", 2);
-    with_timeout(async move {
+    with_timeout(Duration::from_secs(60), async move {
         let mut c = Client::new();
         c.initialize(&[&roots[0], &roots[1]]).await;
         c.receive(Duration::from_secs(20)).await;
@@ -791,7 +766,7 @@ fn lenses_and_hovers_right_after_an_edit_answer_for_the_edited_text() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().canonicalize().unwrap();
     package(&root, "fresh", 3);
-    with_timeout(async move {
+    with_timeout(Duration::from_secs(60), async move {
         let mut c = Client::new();
         c.initialize(&[&root]).await;
         c.receive(Duration::from_secs(20)).await;
@@ -846,7 +821,7 @@ fn a_folder_without_cargo_beside_a_rust_folder_is_passed_over_quietly() {
     let web = tempfile::tempdir().unwrap();
     let web_root = web.path().canonicalize().unwrap();
     std::fs::write(web_root.join("index.html"), "<p>not rust</p>").unwrap();
-    with_timeout(async move {
+    with_timeout(Duration::from_secs(60), async move {
         let mut c = Client::new();
         c.initialize(&[&web_root, &rust_root]).await;
         c.receive(Duration::from_secs(20)).await;

@@ -3,6 +3,7 @@
 
 #![allow(dead_code)]
 
+pub mod in_process;
 pub mod scripted;
 
 use std::io::{BufRead, BufReader, Write};
