@@ -29,6 +29,7 @@
 pub mod csv;
 pub mod markdown;
 mod shown;
+pub mod suggest;
 mod tally;
 pub mod text;
 pub mod units;

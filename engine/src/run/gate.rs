@@ -11,6 +11,7 @@
 //!   compared: a gate never passes silently. `--baseline` alone says which cases the baseline
 //!   could not be compared with.
 
+use knotmeter_format::suggest::edit_distance;
 use knotmeter_history::machine_key;
 use knotmeter_protocol::{BenchResult, Manifest, Verdict};
 
@@ -139,36 +140,4 @@ pub(super) fn passes(options: &Options, compared: &Compared, results: &[BenchRes
         return false;
     }
     regressions.is_empty()
-}
-
-/// Levenshtein distance, for "did you mean".
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut diagonal = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let above = row[j + 1];
-            row[j + 1] = (above + 1)
-                .min(row[j] + 1)
-                .min(diagonal + usize::from(ca != *cb));
-            diagonal = above;
-        }
-    }
-    row[b.len()]
-}
-
-#[cfg(test)]
-mod tests {
-    use super::edit_distance;
-
-    #[test]
-    fn edit_distance_counts_insertions_deletions_and_substitutions() {
-        assert_eq!(edit_distance("main", "main"), 0);
-        assert_eq!(edit_distance("mian", "main"), 2);
-        assert_eq!(edit_distance("mai", "main"), 1);
-        assert_eq!(edit_distance("", "abc"), 3);
-        assert_eq!(edit_distance("nightly", "main"), 7);
-    }
 }

@@ -6,6 +6,7 @@
 //! Worktrees live in `<target dir>/knotmeter/compare/<commit>`: one per commit, made once and
 //! reused (cargo then finds its build fresh), repaired when it was left half made or changed.
 
+use knotmeter_format::suggest::edit_distance;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
@@ -236,22 +237,4 @@ fn stderr(out: &Output) -> String {
 
 fn path_text(path: &Path) -> String {
     path.to_string_lossy().into_owned()
-}
-
-/// Levenshtein distance, for "did you mean".
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut diagonal = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let above = row[j + 1];
-            row[j + 1] = (above + 1)
-                .min(row[j] + 1)
-                .min(diagonal + usize::from(ca != *cb));
-            diagonal = above;
-        }
-    }
-    row[b.len()]
 }
