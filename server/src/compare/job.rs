@@ -16,7 +16,7 @@
 use std::collections::HashSet;
 
 use knotmeter_protocol::editor::{ItemState, RunMode};
-use knotmeter_protocol::{CompareReport, CompareSide, CompareStatus, VERSION};
+use knotmeter_protocol::CompareStatus;
 use tokio_util::sync::CancellationToken;
 
 use super::measure::{self, MeasureEvent, MeasureOptions};
@@ -189,20 +189,7 @@ async fn compare(
         &mut events,
     )
     .await;
-    let mut report = CompareReport {
-        version: VERSION,
-        base: CompareSide {
-            manifest: measured.base_manifest.clone(),
-            ..sides.base_side()
-        },
-        head: CompareSide {
-            manifest: measured.head_manifest.clone(),
-            ..sides.head_side()
-        },
-        cases: measured.cases.clone(),
-        cancelled: measured.cancelled,
-        stored: None,
-    };
+    let mut report = sides.report(&measured);
     for text in finalize::finalize(&mut report, &measured, true, children).await {
         sink(JobEvent::Output { id: None, text });
     }

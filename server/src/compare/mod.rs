@@ -42,7 +42,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use anyhow::Context;
-use knotmeter_protocol::{CompareReport, CompareSide, VERSION};
+use knotmeter_protocol::CompareReport;
 use tokio_util::sync::CancellationToken;
 
 use crate::cli::{CompareArgs, CompareFormat};
@@ -130,20 +130,7 @@ async fn compare(
         emit(args.format, &report)?;
         return Ok(ExitCode::from(2));
     }
-    let mut report = CompareReport {
-        version: VERSION,
-        base: CompareSide {
-            manifest: measured.base_manifest.clone(),
-            ..sides.base_side()
-        },
-        head: CompareSide {
-            manifest: measured.head_manifest.clone(),
-            ..sides.head_side()
-        },
-        cases: measured.cases.clone(),
-        cancelled: measured.cancelled,
-        stored: None,
-    };
+    let mut report = sides.report(&measured);
     for note in finalize::finalize(&mut report, &measured, !args.no_history, children).await {
         eprintln!("knotmeter: {note}");
     }

@@ -7,10 +7,11 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context};
-use knotmeter_protocol::CompareSide;
+use knotmeter_protocol::{CompareReport, CompareSide, VERSION};
 
 use super::binary::Spec;
 use super::git;
+use super::measure::Measured;
 use crate::cli::CompareArgs;
 use crate::discovery::{workspace, TargetRef, Workspace};
 
@@ -59,6 +60,25 @@ impl Sides {
             commit: self.head_commit.clone(),
             dirty: self.dirty,
             manifest: None,
+        }
+    }
+
+    /// The report of `measured` between these sides, before it is finalised: both sides with
+    /// the manifests their bench binaries gave, and every case as measured.
+    pub fn report(&self, measured: &Measured) -> CompareReport {
+        CompareReport {
+            version: VERSION,
+            base: CompareSide {
+                manifest: measured.base_manifest.clone(),
+                ..self.base_side()
+            },
+            head: CompareSide {
+                manifest: measured.head_manifest.clone(),
+                ..self.head_side()
+            },
+            cases: measured.cases.clone(),
+            cancelled: measured.cancelled,
+            stored: None,
         }
     }
 
