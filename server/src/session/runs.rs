@@ -240,25 +240,19 @@ impl Session {
             };
             let _ = tx.send(event);
         });
-        if job.compare.is_some() {
-            tokio::spawn(crate::compare::execute_job(
-                job,
-                (*workspace).clone(),
-                self.run_options(),
-                self.children.clone(),
-                cancel,
-                sink,
-            ));
-        } else {
-            tokio::spawn(runs::execute(
-                job,
-                (*workspace).clone(),
-                self.run_options(),
-                self.children.clone(),
-                cancel,
-                sink,
-            ));
-        }
+        let (workspace, options, children) = (
+            (*workspace).clone(),
+            self.run_options(),
+            self.children.clone(),
+        );
+        // A comparison of two builds is a run too, carried out by `knotmeter compare`'s pipeline.
+        tokio::spawn(async move {
+            if job.compare.is_some() {
+                crate::compare::execute_job(job, workspace, options, children, cancel, sink).await
+            } else {
+                runs::execute(job, workspace, options, children, cancel, sink).await
+            }
+        });
     }
 
     /// Every item reached a final state: the run ends, the next starts.
