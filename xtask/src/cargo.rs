@@ -1,7 +1,7 @@
 //! Building targets with cargo and finding their executables.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Output};
 
 /// The repository root (the parent of `xtask/`).
 pub(crate) fn root() -> PathBuf {
@@ -11,12 +11,16 @@ pub(crate) fn root() -> PathBuf {
         .to_owned()
 }
 
-/// Builds with `cargo <args> --message-format=json` and returns the executables cargo reports,
-/// as `(target name, path)`.
-pub(crate) fn build(args: &[&str]) -> Result<Vec<(String, PathBuf)>, String> {
-    let out = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+/// The cargo that runs this xtask (`CARGO`), or `cargo` from `PATH`.
+pub(crate) fn program() -> String {
+    std::env::var("CARGO").unwrap_or_else(|_| "cargo".into())
+}
+
+/// Runs `command` (a cargo command) with `args` in the repository root; its output, or an error
+/// naming the command with what cargo said on standard error.
+pub(crate) fn run(command: &mut Command, args: &[&str]) -> Result<Output, String> {
+    let out = command
         .args(args)
-        .arg("--message-format=json")
         .current_dir(root())
         .output()
         .map_err(|e| format!("cannot run cargo: {e}"))?;
@@ -27,6 +31,14 @@ pub(crate) fn build(args: &[&str]) -> Result<Vec<(String, PathBuf)>, String> {
             String::from_utf8_lossy(&out.stderr)
         ));
     }
+    Ok(out)
+}
+
+/// Builds with `cargo <args> --message-format=json` and returns the executables cargo reports,
+/// as `(target name, path)`.
+pub(crate) fn build(args: &[&str]) -> Result<Vec<(String, PathBuf)>, String> {
+    let args = [args, &["--message-format=json"]].concat();
+    let out = run(&mut Command::new(program()), &args)?;
     let mut executables = Vec::new();
     for line in String::from_utf8_lossy(&out.stdout).lines() {
         let Ok(message) = serde_json::from_str::<serde_json::Value>(line) else {

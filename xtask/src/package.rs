@@ -19,7 +19,7 @@ use std::process::Command;
 
 use serde_json::Value;
 
-use crate::cargo::root;
+use crate::cargo;
 
 /// The crates the docs promise on crates.io (README, docs/criterion.md): they must stay
 /// publishable.
@@ -223,40 +223,20 @@ fn unexpected_files(name: &str, listed: &str) -> Vec<String> {
 }
 
 fn cargo_text(args: &[&str]) -> Result<String, String> {
-    let out = run_cargo(Command::new(cargo()).args(args), args)?;
+    let out = cargo::run(&mut Command::new(cargo::program()), args)?;
     Ok(String::from_utf8_lossy(&out.stdout).into_owned())
 }
 
 /// `cargo ARGS` building into `target`; returns what cargo said on standard error.
 fn cargo_report_in(target: &Path, args: &[&str]) -> Result<String, String> {
-    let mut command = Command::new(cargo());
+    let mut command = Command::new(cargo::program());
     // Verification builds each package alone, outside the workspace's profiles: without
     // debug info it takes a third of the disk and less time.
     command
-        .args(args)
         .env("CARGO_TARGET_DIR", target)
         .env("CARGO_PROFILE_DEV_DEBUG", "false");
-    let out = run_cargo(&mut command, args)?;
+    let out = cargo::run(&mut command, args)?;
     Ok(String::from_utf8_lossy(&out.stderr).into_owned())
-}
-
-fn cargo() -> String {
-    std::env::var("CARGO").unwrap_or_else(|_| "cargo".into())
-}
-
-fn run_cargo(command: &mut Command, args: &[&str]) -> Result<std::process::Output, String> {
-    let out = command
-        .current_dir(root())
-        .output()
-        .map_err(|e| format!("cannot run cargo: {e}"))?;
-    if !out.status.success() {
-        return Err(format!(
-            "cargo {} failed:\n{}",
-            args.join(" "),
-            String::from_utf8_lossy(&out.stderr)
-        ));
-    }
-    Ok(out)
 }
 
 fn cargo_json(args: &[&str]) -> Result<Value, String> {
