@@ -16,6 +16,7 @@
 mod cargo;
 mod compare;
 mod compare_builds;
+mod docs;
 mod package;
 mod perf;
 

@@ -15,6 +15,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 use crate::cargo;
+use crate::docs;
 use harness::{Executables, Harness, SingleReport, Verdict, HARNESSES};
 use process::{Invocation, Outcome};
 
@@ -56,7 +57,7 @@ pub(crate) struct Machine {
 pub(crate) fn run(args: &[String]) -> Result<(), String> {
     let (rounds, comparisons) = parse_args(args)?;
     let started = Instant::now();
-    let load_start = loadavg();
+    let load_start = docs::loadavg();
     let date = today();
     let root = cargo::root();
     let workspace = root.join("comparisons");
@@ -197,11 +198,16 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
         }
     }
 
-    measured.machine.load_end = loadavg();
+    measured.machine.load_end = docs::loadavg();
     measured.machine.total_s = started.elapsed().as_secs_f64();
     let text = render::render(&measured);
     print!("{text}");
-    render::write_section(&root.join("docs/comparison.md"), &text)
+    docs::write_section(
+        &root.join("docs/comparison.md"),
+        render::SECTION_MARKERS,
+        &text,
+        "# knotmeter against divan, criterion and tango-bench\n\n",
+    )
 }
 
 fn parse_args(args: &[String]) -> Result<(usize, usize), String> {
@@ -260,12 +266,6 @@ fn reference_steps(exe: &PathBuf) -> Result<BTreeMap<String, f64>, String> {
         return Err(format!("the reference printed {steps:?}"));
     }
     Ok(steps)
-}
-
-fn loadavg() -> String {
-    std::fs::read_to_string("/proc/loadavg")
-        .map(|l| l.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
-        .unwrap_or_else(|_| "unknown".into())
 }
 
 fn cpu_model() -> String {

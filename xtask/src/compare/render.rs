@@ -3,7 +3,6 @@
 //! the best).
 
 use std::fmt::Write as _;
-use std::path::Path;
 
 use super::harness::{Harness, SingleReport, Verdict, CASES, HARNESSES};
 use super::process::Outcome;
@@ -11,6 +10,8 @@ use super::Measured;
 
 const SECTION_BEGIN: &str = "<!-- xtask compare: begin -->";
 const SECTION_END: &str = "<!-- xtask compare: end -->";
+/// The markers of the section this command owns in docs/comparison.md.
+pub(crate) const SECTION_MARKERS: (&str, &str) = (SECTION_BEGIN, SECTION_END);
 
 /// Which way a row is better.
 #[derive(Clone, Copy)]
@@ -540,20 +541,4 @@ fn spread(values: &[f64]) -> f64 {
     let min = values.iter().copied().fold(f64::MAX, f64::min);
     let mean = values.iter().sum::<f64>() / values.len() as f64;
     (max - min) / mean
-}
-
-/// Replaces the section between the markers, or appends it, keeping the hand-written rest.
-pub(crate) fn write_section(path: &Path, section: &str) -> Result<(), String> {
-    let existing = std::fs::read_to_string(path)
-        .unwrap_or_else(|_| "# knotmeter against divan, criterion and tango-bench\n\n".to_owned());
-    let updated = match (existing.find(SECTION_BEGIN), existing.find(SECTION_END)) {
-        (Some(begin), Some(end)) if begin < end => format!(
-            "{}{}{}",
-            &existing[..begin],
-            section.trim_end(),
-            &existing[end + SECTION_END.len()..]
-        ),
-        _ => format!("{}\n\n{}", existing.trim_end(), section),
-    };
-    std::fs::write(path, updated).map_err(|e| format!("cannot write {}: {e}", path.display()))
 }

@@ -33,6 +33,7 @@ use std::time::Instant;
 use knotmeter_protocol::{CompareReport, Report, Verdict};
 
 use crate::cargo;
+use crate::docs;
 use fixture::{Fixture, CHANGED, UNCHANGED};
 
 const USAGE: &str =
@@ -150,7 +151,12 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
     let text = render::section(&scenarios, &settings, started.elapsed().as_secs_f64());
     let text = format!("{SECTION_BEGIN}\n{text}{SECTION_END}\n");
     print!("{text}");
-    write_section(&cargo::root().join("docs/compare.md"), &text)
+    docs::write_section(
+        &cargo::root().join("docs/compare.md"),
+        (SECTION_BEGIN, SECTION_END),
+        &text,
+        "",
+    )
 }
 
 fn parse(args: &[String]) -> Result<Settings, String> {
@@ -187,7 +193,7 @@ fn measure(
 ) -> Result<Scenario, String> {
     let mut scenario = Scenario {
         name: name.to_owned(),
-        load: (loadavg(), String::new()),
+        load: (docs::loadavg(), String::new()),
         ..Scenario::default()
     };
     let time: Vec<String> = settings
@@ -224,7 +230,7 @@ fn measure(
                 .push(before_after(&base_exe, &head_exe, &history, &time)?);
         }
     }
-    scenario.load.1 = loadavg();
+    scenario.load.1 = docs::loadavg();
     Ok(scenario)
 }
 
@@ -464,25 +470,4 @@ fn spin() -> Result<Child, String> {
         .args(["-c", "while :; do :; done"])
         .spawn()
         .map_err(|e| format!("cannot start the competing process: {e}"))
-}
-
-/// `/proc/loadavg`'s first three fields.
-fn loadavg() -> String {
-    std::fs::read_to_string("/proc/loadavg")
-        .map(|l| l.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
-        .unwrap_or_else(|_| "unknown".into())
-}
-
-fn write_section(path: &Path, section: &str) -> Result<(), String> {
-    let existing = std::fs::read_to_string(path).unwrap_or_default();
-    let updated = match (existing.find(SECTION_BEGIN), existing.find(SECTION_END)) {
-        (Some(begin), Some(end)) if begin < end => format!(
-            "{}{}{}",
-            &existing[..begin],
-            section.trim_end(),
-            &existing[end + SECTION_END.len()..]
-        ),
-        _ => format!("{}\n\n{}", existing.trim_end(), section),
-    };
-    std::fs::write(path, updated).map_err(|e| format!("cannot write {}: {e}", path.display()))
 }

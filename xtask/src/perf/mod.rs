@@ -17,6 +17,7 @@ use std::process::Command;
 use knotmeter_protocol::Report;
 
 use crate::cargo;
+use crate::docs;
 
 const SECTION_BEGIN: &str = "<!-- xtask perf: begin -->";
 const SECTION_END: &str = "<!-- xtask perf: end -->";
@@ -71,7 +72,12 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
     )?;
     let text = format!("{SECTION_BEGIN}\n{engine}\n{honesty}\n{comparisons}{SECTION_END}\n");
     print!("{text}");
-    write_section(&cargo::root().join("docs/performance.md"), &text)
+    docs::write_section(
+        &cargo::root().join("docs/performance.md"),
+        (SECTION_BEGIN, SECTION_END),
+        &text,
+        "# Performance\n\n",
+    )
 }
 
 /// Runs a bench binary with `--bench --format json --no-history` and parses its report.
@@ -128,21 +134,4 @@ fn met(ok: bool) -> &'static str {
     } else {
         "**missed**"
     }
-}
-
-/// Replaces the section between the markers, or appends it, keeping every other section.
-fn write_section(path: &Path, section: &str) -> Result<(), String> {
-    let existing = std::fs::read_to_string(path).unwrap_or_else(|_| "# Performance\n\n".to_owned());
-    let updated = match (existing.find(SECTION_BEGIN), existing.find(SECTION_END)) {
-        (Some(begin), Some(end)) if begin < end => {
-            format!(
-                "{}{}{}",
-                &existing[..begin],
-                section.trim_end(),
-                &existing[end + SECTION_END.len()..]
-            )
-        }
-        _ => format!("{}\n\n{}", existing.trim_end(), section),
-    };
-    std::fs::write(path, updated).map_err(|e| format!("cannot write {}: {e}", path.display()))
 }

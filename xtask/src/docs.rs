@@ -1,0 +1,69 @@
+//! Writing measured figures into `docs/`: each xtask owns one section of a page, between two
+//! markers, and rewrites only that section.
+
+use std::path::Path;
+
+/// Replaces the section of `path` between `begin` and `end` (markers `section` starts and ends
+/// with) by `section`, or appends it when the page has none; the rest of the page is kept. A
+/// missing page starts as `new_page`.
+pub(crate) fn write_section(
+    path: &Path,
+    (begin, end): (&str, &str),
+    section: &str,
+    new_page: &str,
+) -> Result<(), String> {
+    let existing = std::fs::read_to_string(path).unwrap_or_else(|_| new_page.to_owned());
+    let updated = match (existing.find(begin), existing.find(end)) {
+        (Some(b), Some(e)) if b < e => format!(
+            "{}{}{}",
+            &existing[..b],
+            section.trim_end(),
+            &existing[e + end.len()..]
+        ),
+        _ => format!("{}\n\n{}", existing.trim_end(), section),
+    };
+    std::fs::write(path, updated).map_err(|e| format!("cannot write {}: {e}", path.display()))
+}
+
+/// The machine's load averages over 1, 5 and 15 minutes, as `/proc/loadavg` gives them.
+pub(crate) fn loadavg() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .map(|l| l.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+        .unwrap_or_else(|_| "unknown".into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::write_section;
+
+    #[test]
+    fn a_section_is_replaced_in_place_or_appended_and_the_rest_kept() {
+        let dir = tempfile_dir();
+        let page = dir.join("page.md");
+        let markers = ("<!-- b -->", "<!-- e -->");
+        write_section(
+            &page,
+            markers,
+            "<!-- b -->\none\n<!-- e -->\n",
+            "# Page\n\nhand text\n",
+        )
+        .unwrap();
+        std::fs::write(
+            &page,
+            std::fs::read_to_string(&page).unwrap() + "\n\nafter\n",
+        )
+        .unwrap();
+        write_section(&page, markers, "<!-- b -->\ntwo\n<!-- e -->\n", "unused").unwrap();
+        assert_eq!(
+            std::fs::read_to_string(&page).unwrap(),
+            "# Page\n\nhand text\n\n<!-- b -->\ntwo\n<!-- e -->\n\n\nafter\n"
+        );
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    fn tempfile_dir() -> std::path::PathBuf {
+        let dir = std::env::temp_dir().join(format!("xtask-docs-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+}
