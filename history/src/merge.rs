@@ -248,8 +248,7 @@ fn add_run(tx: &Transaction<'_>, run: &SourceRun) -> rusqlite::Result<i64> {
         other => other,
     };
     tx.execute(
-        "INSERT INTO runs (timestamp, git_commit, machine_key, manifest, baseline, status, pid, \
-         ended_at, budget_ms, uid) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+        crate::write::INSERT_RUN,
         params![
             run.timestamp,
             run.git_commit,

@@ -259,6 +259,12 @@ struct RunRow {
     budget_ms: i64,
 }
 
+/// Adds a run: timestamp, commit, machine key, manifest, baseline, status, pid, end, budget and
+/// uid, in that order (a run of this process, or one merged from another history).
+pub(crate) const INSERT_RUN: &str = "INSERT INTO runs (timestamp, git_commit, machine_key, \
+    manifest, baseline, status, pid, ended_at, budget_ms, uid) \
+    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)";
+
 fn insert_run(
     tx: &Transaction<'_>,
     run: &RunRow,
@@ -266,8 +272,7 @@ fn insert_run(
     ended_at: Option<i64>,
 ) -> rusqlite::Result<RunId> {
     tx.execute(
-        "INSERT INTO runs (timestamp, git_commit, machine_key, manifest, baseline, status, pid, \
-         ended_at, budget_ms, uid) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+        INSERT_RUN,
         params![
             run.timestamp,
             run.git_commit,
