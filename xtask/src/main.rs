@@ -12,7 +12,11 @@
 //! * `cargo xtask compare-builds [--runs N] [--time SECS] [--no-load] [--no-before-after]`:
 //!   `knotmeter compare` on a fixture repository whose differences are known, against
 //!   before/after through the history and in-binary groups, written to `docs/compare.md`.
+//! * `cargo xtask build-time --before REV [--rounds N]`: the README's first command, cold on a
+//!   fresh clone, at `REV` and at `HEAD`, beside `cargo bench -p quickstart`, written to
+//!   `docs/performance.md`. A benchmark of the build: CI does not run it.
 
+mod build_time;
 mod cargo;
 mod compare;
 mod compare_builds;
@@ -29,10 +33,11 @@ fn main() -> ExitCode {
         Some("compare") => compare::run(&args[1..]),
         Some("package") => package::run(&args[1..]),
         Some("compare-builds") => compare_builds::run(&args[1..]),
+        Some("build-time") => build_time::run(&args[1..]),
         _ => Err(
             "usage: cargo xtask perf [--rounds N] [--pair-runs N] | compare [--rounds N] \
              [--comparisons N] | package | compare-builds [--runs N] [--time SECS] [--no-load] \
-             [--no-before-after]"
+             [--no-before-after] | build-time --before REV [--rounds N]"
                 .to_owned(),
         ),
     };
