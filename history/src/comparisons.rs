@@ -10,8 +10,20 @@
 use knotmeter_protocol::{CompareReport, ComparedCase};
 use rusqlite::params;
 
+use crate::uid::new_uid;
 use crate::write::{now, stored_form, verdict_text, write};
 use crate::{machine_key, History, HistoryError};
+
+/// The statement that adds a comparison, for new ones and merged ones alike: timestamp, base
+/// label and commit, head label and commit, head dirty, machine key, cancelled, report, uid.
+pub(crate) const INSERT_COMPARISON: &str = "INSERT INTO comparisons (timestamp, base_label, \
+    base_commit, head_label, head_commit, head_dirty, machine_key, cancelled, report, uid) \
+    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)";
+
+/// The statement that adds a case to a comparison: comparison id, case id, status, ratio,
+/// low, high, verdict, entry.
+pub(crate) const INSERT_COMPARED_CASE: &str = "INSERT INTO compared_cases (comparison_id, \
+    case_id, status, ratio, low, high, verdict, entry) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)";
 
 impl History {
     /// Records `report` (its cases included) as one comparison, in one transaction, and
@@ -51,9 +63,7 @@ impl History {
         let tx = write(&mut self.conn, &self.path)?;
         let sqlite = |e| HistoryError::sqlite(&self.path, e);
         tx.execute(
-            "INSERT INTO comparisons (timestamp, base_label, base_commit, head_label, head_commit, \
-             head_dirty, machine_key, cancelled, report) \
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+            INSERT_COMPARISON,
             params![
                 now(),
                 report.base.label,
@@ -63,17 +73,15 @@ impl History {
                 report.head.dirty,
                 key,
                 report.cancelled,
-                report_json
+                report_json,
+                new_uid()
             ],
         )
         .map_err(sqlite)?;
         let id = tx.last_insert_rowid();
         for (case, json) in &rows {
             let c = case.comparison.as_ref();
-            tx.prepare_cached(
-                "INSERT INTO compared_cases (comparison_id, case_id, status, ratio, low, high, \
-                 verdict, entry) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-            )
+            tx.prepare_cached(INSERT_COMPARED_CASE)
             .and_then(|mut insert| {
                 insert.execute(params![
                     id,

@@ -20,7 +20,7 @@
 //! * **A versioned schema.** `PRAGMA application_id` holds [`APPLICATION_ID`], so a file that
 //!   belongs to another program is recognised; `PRAGMA user_version` holds the schema version,
 //!   and opening for writing migrates an older file forward in place, keeping its data (see
-//!   the `schema` module for versions 1 to 4).
+//!   the `schema` module for versions 1 to 6).
 //! * **Never destroy, never wedge.** Whose a file is, is decided from its bytes before SQLite
 //!   opens it (SQLite creates companion files even for a read-only open): another program's
 //!   file, or a history of a newer knotmeter, is never opened, written, moved, or given
@@ -42,11 +42,13 @@
 //! * **Shards combine.** Every run has a uid, the same in every file it is copied to;
 //!   [`History::merge`] adds the runs and results another history holds and this one lacks,
 //!   so the histories of a sharded CI run become one, and merging twice changes nothing.
+//!   Comparisons of two builds travel the same way, by uids of their own.
 //! * **Comparisons of two builds** (`knotmeter compare`) are stored apart from runs
 //!   ([`History::record_comparison`], [`History::comparisons`]), both commits named, so the
 //!   other build's results never become this build's before/after predecessor.
 //! * **Bounded.** [`History::prune_plan`] and [`History::prune`] keep the newest results of
-//!   each case and every named baseline, and shrink the file.
+//!   each case, every named baseline and the newest comparisons of each pair of sides, and
+//!   shrink the file.
 
 #![deny(missing_docs)]
 
@@ -56,6 +58,7 @@ mod connect;
 mod error;
 mod machine;
 mod merge;
+mod merge_comparisons;
 mod model;
 mod os;
 mod path;
@@ -74,7 +77,7 @@ pub use machine::machine_key;
 pub use merge::Merged;
 pub use model::{BaselineRun, HistoryPoint, HistoryRun, RunId, RunStatus, StoredResult};
 pub use path::{resolve_path, target_dir_from_exe, HISTORY_ENV};
-pub use prune::{PrunePlan, Pruned, Retention};
+pub use prune::{PrunePlan, Pruned, Retention, DEFAULT_KEEP_COMPARISONS};
 pub use samples::{stored_samples, STORED_BASELINE_SAMPLES, STORED_WORKLOAD_SAMPLES};
 pub use schema::{APPLICATION_ID, SCHEMA_VERSION};
 pub use store::History;

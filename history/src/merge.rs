@@ -22,8 +22,12 @@
 //! `interrupted` that a source holds as `complete` or `cancelled` takes the source's status
 //! and results (with their verdicts, written at the run's end), its end and its process id.
 //!
-//! Every source must pass `PRAGMA quick_check`, every added manifest and result must read
-//! back, and the whole merge is one transaction: an error leaves this history as it was.
+//! Comparisons of two builds are carried too, matched by their own uid (the
+//! `merge_comparisons` module).
+//!
+//! Every source must pass `PRAGMA quick_check`, every added manifest and result and every
+//! comparison must read back, and the whole merge is one transaction: an error leaves this
+//! history as it was.
 
 use std::collections::HashSet;
 use std::path::PathBuf;
@@ -31,6 +35,7 @@ use std::path::PathBuf;
 use knotmeter_protocol::{BenchResult, Manifest, RunStatus};
 use rusqlite::{params, OptionalExtension, Transaction};
 
+use crate::merge_comparisons::carry_comparisons;
 use crate::read::status;
 use crate::store::quick_check;
 use crate::write::write;
@@ -55,6 +60,15 @@ pub struct Merged {
     /// Runs that share a uid with a run here but differ from it (another start, machine key
     /// or manifest), not merged: (source, its run id, what differs).
     pub conflicts: Vec<(PathBuf, RunId, String)>,
+    /// Comparisons of two builds added, with all their cases.
+    pub comparisons_added: u64,
+    /// The cases of the comparisons added.
+    pub compared_cases_added: u64,
+    /// Comparisons of the sources this history held already (matched by uid).
+    pub comparisons_present: u64,
+    /// Comparisons that share a uid with one here but differ from it (another time, machine
+    /// key or report), not merged: (source, its comparison id, what differs).
+    pub comparison_conflicts: Vec<(PathBuf, i64, String)>,
 }
 
 /// A run of a source, as stored there.
@@ -94,6 +108,7 @@ impl History {
             .canonicalize()
             .unwrap_or_else(|_| self.path.clone());
         let mut runs = Vec::new();
+        let mut comparisons = Vec::new();
         for (index, source) in sources.iter().enumerate() {
             let there = source
                 .path
@@ -108,9 +123,11 @@ impl History {
             }
             quick_check(&source.path, &source.conn)?;
             runs.extend(source.source_runs(index)?);
+            comparisons.extend(source.source_comparisons(index)?);
         }
         // Recording order: when each run started, each source's own order kept.
         runs.sort_by_key(|r| (r.timestamp, r.source, r.id));
+        comparisons.sort_by_key(|c| c.order());
 
         let mut merged = Merged::default();
         let path = self.path.clone();
@@ -166,6 +183,12 @@ impl History {
                 }
             }
         }
+        let paths: Vec<PathBuf> = sources.iter().map(|s| s.path.clone()).collect();
+        let carried = carry_comparisons(&tx, &comparisons, &paths).map_err(sqlite)?;
+        merged.comparisons_added = carried.added;
+        merged.compared_cases_added = carried.cases_added;
+        merged.comparisons_present = carried.present;
+        merged.comparison_conflicts = carried.conflicts;
         tx.commit().map_err(sqlite)?;
         Ok(merged)
     }

@@ -13,6 +13,14 @@
 //! * a run left with no result (a crash before its first case ended, or every result pruned)
 //!   is removed, unless it is a kept baseline or still running.
 //!
+//! Comparisons of two builds (`knotmeter compare`) are kept per pair of sides: the newest
+//! [`Retention::keep_comparisons`] comparisons of each (base label, head label) on each machine
+//! key, older ones removed with their cases. The labels are the question the user asked
+//! (`main` against the working tree, `origin/main` against a pull request's head): a pair of
+//! commits changes with every push, so keeping per commit pair would keep every comparison of
+//! a CI forever. Nothing reads an older comparison but the listing: no before/after verdict,
+//! noise estimate or chart uses them.
+//!
 //! Pruning also closes runs left `running` by a process that is gone (they become
 //! `interrupted`), rewrites results stored by knotmeter 0.1.0 with their raw samples in full
 //! into the compact form, and then `VACUUM`s the file so that it shrinks on disk.
@@ -34,11 +42,20 @@ use crate::{
 pub struct Retention {
     /// The newest results kept per case and machine key.
     pub keep_per_case: usize,
+    /// The newest comparisons kept per pair of sides (base label, head label) and machine key.
+    pub keep_comparisons: usize,
 }
+
+/// The comparisons kept per pair of sides unless told otherwise: a comparison holds two
+/// results of every case, and only the latest few are ever looked at again.
+pub const DEFAULT_KEEP_COMPARISONS: usize = 20;
 
 impl Default for Retention {
     fn default() -> Self {
-        Self { keep_per_case: 100 }
+        Self {
+            keep_per_case: 100,
+            keep_comparisons: DEFAULT_KEEP_COMPARISONS,
+        }
     }
 }
 
@@ -57,6 +74,13 @@ pub struct PrunePlan {
     pub running: Vec<RunId>,
     /// Runs left `running` by a process that is gone, to be closed as `interrupted`.
     pub to_close: Vec<RunId>,
+    /// Comparisons to remove with their cases (ids in this file): those beyond the newest
+    /// [`Retention::keep_comparisons`] of their pair of sides on their machine key.
+    pub comparisons: Vec<i64>,
+    /// The cases those comparisons hold.
+    pub compared_cases: u64,
+    /// Comparisons the history holds now.
+    pub comparisons_before: u64,
     /// Results kept whose raw samples are stored in full (by knotmeter 0.1.0), to be
     /// rewritten in the compact form.
     pub to_compact: u64,
@@ -71,6 +95,7 @@ impl PrunePlan {
     pub fn is_empty(&self) -> bool {
         self.results.is_empty()
             && self.runs.is_empty()
+            && self.comparisons.is_empty()
             && self.to_close.is_empty()
             && self.to_compact == 0
     }
@@ -87,6 +112,8 @@ pub struct Pruned {
     pub closed: u64,
     /// Results rewritten in the compact form.
     pub compacted: u64,
+    /// Comparisons removed, with their cases.
+    pub comparisons: u64,
     /// The file's size before, in bytes.
     pub bytes_before: u64,
     /// The file's size after `VACUUM`, in bytes.
@@ -180,6 +207,8 @@ impl History {
             .conn
             .query_row("SELECT count(*) FROM results", [], |r| r.get(0))
             .map_err(sqlite)?;
+        let (comparisons, compared_cases, comparisons_before) =
+            self.comparisons_to_prune(retention.keep_comparisons)?;
         Ok(PrunePlan {
             retention,
             results,
@@ -187,6 +216,9 @@ impl History {
             baselines,
             running,
             to_close,
+            comparisons,
+            compared_cases,
+            comparisons_before,
             to_compact,
             results_before: results_before.max(0) as u64,
             runs_before: counts.len() as u64,
@@ -206,6 +238,7 @@ impl History {
             runs: 0,
             closed: 0,
             compacted: 0,
+            comparisons: 0,
             bytes_before,
             bytes_after: bytes_before,
         };
@@ -236,6 +269,16 @@ impl History {
                 .map_err(sqlite)?;
             for run in &plan.to_close {
                 done.closed += close.execute(params![run.0]).map_err(sqlite)? as u64;
+            }
+            let mut delete_cases = tx
+                .prepare("DELETE FROM compared_cases WHERE comparison_id = ?1")
+                .map_err(sqlite)?;
+            let mut delete = tx
+                .prepare("DELETE FROM comparisons WHERE id = ?1")
+                .map_err(sqlite)?;
+            for id in &plan.comparisons {
+                delete_cases.execute(params![id]).map_err(sqlite)?;
+                done.comparisons += delete.execute(params![id]).map_err(sqlite)? as u64;
             }
             let mut read = tx
                 .prepare("SELECT result FROM results WHERE run_id = ?1 AND case_id = ?2")
@@ -274,7 +317,7 @@ impl History {
             }
         }
         tx.commit().map_err(sqlite)?;
-        if done.results + done.runs + done.compacted > 0 {
+        if done.results + done.runs + done.compacted + done.comparisons > 0 {
             // Rewrites the file without the free pages, then folds the WAL back into it.
             self.conn
                 .execute_batch("VACUUM; PRAGMA wal_checkpoint(TRUNCATE);")
@@ -282,6 +325,40 @@ impl History {
         }
         done.bytes_after = self.file_size();
         Ok(done)
+    }
+
+    /// The comparisons beyond the newest `keep` of their pair of sides on their machine key,
+    /// oldest first; the cases they hold; and how many comparisons there are.
+    fn comparisons_to_prune(&self, keep: usize) -> Result<(Vec<i64>, u64, u64), HistoryError> {
+        let sqlite = |e| self.sqlite(e);
+        let keep = i64::try_from(keep).unwrap_or(i64::MAX);
+        let ids: Vec<i64> = self
+            .conn
+            .prepare(
+                "SELECT id FROM (SELECT id, row_number() OVER (PARTITION BY machine_key, \
+                 base_label, head_label ORDER BY id DESC) AS newest FROM comparisons) \
+                 WHERE newest > ?1 ORDER BY id",
+            )
+            .and_then(|mut statement| {
+                statement
+                    .query_map(params![keep], |row| row.get(0))?
+                    .collect::<rusqlite::Result<Vec<i64>>>()
+            })
+            .map_err(sqlite)?;
+        let mut count = self
+            .conn
+            .prepare("SELECT count(*) FROM compared_cases WHERE comparison_id = ?1")
+            .map_err(sqlite)?;
+        let mut cases = 0u64;
+        for id in &ids {
+            let n: i64 = count.query_row([id], |r| r.get(0)).map_err(sqlite)?;
+            cases += n.max(0) as u64;
+        }
+        let total: i64 = self
+            .conn
+            .query_row("SELECT count(*) FROM comparisons", [], |r| r.get(0))
+            .map_err(sqlite)?;
+        Ok((ids, cases, total.max(0) as u64))
     }
 
     /// Each case's latest complete result saved under each baseline name on each machine key:

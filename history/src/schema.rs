@@ -66,6 +66,18 @@
 //!   row per case of a comparison; `entry` is the [`knotmeter_protocol::ComparedCase`] as
 //!   JSON, each side's raw samples in their compact form.
 //!
+//! # Version 6
+//!
+//! Comparisons travel between files like runs (`knotmeter history merge`):
+//!
+//! * `comparisons.uid`: a comparison's identity wherever it is copied (unique): 32 random hex
+//!   digits for a new comparison; for comparisons of version 5, `legacy-` and a digest of what
+//!   identifies them (their id in the file, time, both labels and commits, whether the head
+//!   had uncommitted changes, machine key, report), so two copies of one old file, migrated
+//!   apart, still agree.
+//! * `comparisons_by_pair`: the comparisons of each pair of sides on each machine key, newest
+//!   last, for the retention of `knotmeter history prune`.
+//!
 //! # Recognising a file
 //!
 //! Before SQLite opens a file, the `recognise` module decides from its bytes whether it is a
@@ -153,6 +165,12 @@ const MIGRATIONS: &[&str] = &[
         PRIMARY KEY (comparison_id, case_id)
     );
     CREATE INDEX compared_by_case ON compared_cases(case_id, comparison_id);",
+    // 5 -> 6: a comparison's identity across files (uids of earlier comparisons are filled in
+    // by `fill_legacy_comparison_uids`), and the index pruning walks.
+    "ALTER TABLE comparisons ADD COLUMN uid TEXT;
+    CREATE UNIQUE INDEX comparisons_by_uid ON comparisons(uid);
+    CREATE INDEX comparisons_by_pair
+        ON comparisons(machine_key, base_label, head_label, id);",
 ];
 
 /// The tables every version of the schema has.
@@ -234,10 +252,45 @@ pub(crate) fn migrate(conn: &Connection, from: i64) -> rusqlite::Result<()> {
     if from < 4 {
         fill_legacy_uids(conn)?;
     }
+    if from < 6 {
+        fill_legacy_comparison_uids(conn)?;
+    }
     // PRAGMA takes no parameters; both values are constants of this crate.
     conn.execute_batch(&format!(
         "PRAGMA application_id = {APPLICATION_ID}; PRAGMA user_version = {SCHEMA_VERSION};"
     ))
+}
+
+/// Gives every comparison without a uid (recorded before version 6) its legacy uid.
+fn fill_legacy_comparison_uids(conn: &Connection) -> rusqlite::Result<()> {
+    let mut select = conn.prepare(
+        "SELECT id, timestamp, base_label, base_commit, head_label, head_commit, head_dirty, \
+         machine_key, report FROM comparisons WHERE uid IS NULL",
+    )?;
+    let rows = select
+        .query_map([], |r| {
+            Ok((
+                r.get::<_, i64>(0)?,
+                crate::uid::legacy_uid(&[
+                    "comparison",
+                    &r.get::<_, i64>(0)?.to_string(),
+                    &r.get::<_, i64>(1)?.to_string(),
+                    &r.get::<_, String>(2)?,
+                    &r.get::<_, Option<String>>(3)?.unwrap_or_default(),
+                    &r.get::<_, String>(4)?,
+                    &r.get::<_, Option<String>>(5)?.unwrap_or_default(),
+                    &r.get::<_, bool>(6)?.to_string(),
+                    &r.get::<_, String>(7)?,
+                    &r.get::<_, String>(8)?,
+                ]),
+            ))
+        })?
+        .collect::<rusqlite::Result<Vec<_>>>()?;
+    let mut update = conn.prepare("UPDATE comparisons SET uid = ?2 WHERE id = ?1")?;
+    for (id, uid) in rows {
+        update.execute(rusqlite::params![id, uid])?;
+    }
+    Ok(())
 }
 
 /// Gives every run without a uid (recorded before version 4) its legacy uid.

@@ -3,67 +3,11 @@
 
 mod common;
 
-use common::{manifest, manifest_on, result, result_with_samples, temp_history};
+use common::comparisons::{case, downgrade, report};
+use common::{manifest, result, temp_history};
 use knotmeter_history::{machine_key, History, HistoryError, SCHEMA_VERSION};
-use knotmeter_protocol::{
-    CompareReport, CompareSide, CompareStatus, ComparedCase, Comparison, Verdict, VERSION,
-};
+use knotmeter_protocol::CompareStatus;
 use rusqlite::Connection;
-
-fn side(label: &str, commit: &str, cpu: Option<&str>) -> CompareSide {
-    CompareSide {
-        label: label.to_owned(),
-        commit: Some(commit.to_owned()),
-        dirty: false,
-        manifest: cpu.map(manifest_on),
-    }
-}
-
-fn case(id: &str, status: CompareStatus) -> ComparedCase {
-    let both = matches!(status, CompareStatus::Compared | CompareStatus::NotCompared);
-    ComparedCase {
-        id: id.to_owned(),
-        status,
-        base: (both || status == CompareStatus::Removed)
-            .then(|| result_with_samples(id, 100.0, 3_000)),
-        head: (both || status == CompareStatus::Added)
-            .then(|| result_with_samples(id, 103.0, 3_000)),
-        comparison: (status == CompareStatus::Compared).then(|| Comparison {
-            against: "main".to_owned(),
-            ratio: 1.031,
-            low: 1.026,
-            high: 1.037,
-            p_value: 1e-6,
-            verdict: Verdict::Slower,
-            kind: None,
-        }),
-        note: (status == CompareStatus::Failed)
-            .then(|| "the base build's case failed: boom".to_owned()),
-    }
-}
-
-fn report() -> CompareReport {
-    let mut head = side(
-        "working tree",
-        "feedface",
-        Some("AMD EPYC 7763 64-Core Processor"),
-    );
-    head.dirty = true;
-    CompareReport {
-        version: VERSION,
-        base: side("main", "0123abcd", Some("AMD EPYC 7763 64-Core Processor")),
-        head,
-        cases: vec![
-            case("q::a", CompareStatus::Compared),
-            case("q::b", CompareStatus::NotCompared),
-            case("q::new", CompareStatus::Added),
-            case("q::old", CompareStatus::Removed),
-            case("q::boom", CompareStatus::Failed),
-        ],
-        cancelled: false,
-        stored: None,
-    }
-}
 
 #[test]
 fn a_comparison_is_stored_whole_with_both_commits_and_read_back_newest_first() {
@@ -154,35 +98,16 @@ fn a_comparison_with_a_case_twice_or_without_a_manifest_is_rejected_and_nothing_
     history.record_comparison(&base_only).unwrap();
 }
 
-/// Turns a new history back into what an older knotmeter wrote: version 4 (run uids and the
-/// large-history indexes, no comparison tables) or version 3 (neither).
-fn downgrade(path: &std::path::Path, version: i64) {
-    let conn = Connection::open(path).unwrap();
-    conn.execute_batch("DROP TABLE compared_cases; DROP TABLE comparisons;")
-        .unwrap();
-    if version == 3 {
-        conn.execute_batch(
-            "DROP INDEX runs_by_uid;
-            ALTER TABLE runs DROP COLUMN uid;
-            DROP INDEX results_by_case_machine_partial_run;
-            DROP INDEX results_partial_by_run;
-            CREATE INDEX results_by_case_machine_run ON results(case_id, machine_key, run_id);",
-        )
-        .unwrap();
-    }
-    conn.execute_batch(&format!("PRAGMA user_version = {version};"))
-        .unwrap();
-}
-
 #[test]
-fn version_3_and_4_files_gain_the_comparison_tables_and_keep_their_runs() {
-    for version in [3, 4] {
+fn version_3_4_and_5_files_are_brought_up_to_date_and_keep_their_runs() {
+    for version in [3, 4, 5] {
         let (_dir, path) = temp_history();
-        let run = {
+        let (run, old_comparison) = {
             let mut history = History::open(&path).unwrap();
-            history
+            let run = history
                 .record_run(&manifest(), &[result("q::a", 90.0)], None)
-                .unwrap()
+                .unwrap();
+            (run, history.record_comparison(&report()).unwrap())
         };
         downgrade(&path, version);
         match History::open_read_only(&path) {
@@ -194,7 +119,18 @@ fn version_3_and_4_files_gain_the_comparison_tables_and_keep_their_runs() {
         let mut history =
             History::open(&path).unwrap_or_else(|e| panic!("open migrates version {version}: {e}"));
         let id = history.record_comparison(&report()).unwrap();
-        assert_eq!(history.comparisons(5).unwrap()[0].stored, Some(id));
+        let stored: Vec<Option<i64>> = history
+            .comparisons(5)
+            .unwrap()
+            .iter()
+            .map(|c| c.stored)
+            .collect();
+        // A version-5 file keeps its comparison; older ones never had any.
+        if version == 5 {
+            assert_eq!(stored, [Some(id), Some(old_comparison)]);
+        } else {
+            assert_eq!(stored, [Some(id)], "version {version}");
+        }
         let runs = history.runs(5).unwrap();
         assert_eq!(runs.len(), 1, "version {version}");
         assert_eq!(runs[0].run, run, "version {version}");
@@ -208,5 +144,18 @@ fn version_3_and_4_files_gain_the_comparison_tables_and_keep_their_runs() {
             .query_row("SELECT uid FROM runs", [], |r| r.get(0))
             .unwrap();
         assert!(uid.is_some(), "version {version}: the run has no uid");
+        // Every comparison has one: new ones random, a version-5 one derived from it.
+        let uids: Vec<Option<String>> = conn
+            .prepare("SELECT uid FROM comparisons ORDER BY id")
+            .unwrap()
+            .query_map([], |r| r.get(0))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        assert!(uids.iter().all(Option::is_some), "version {version}: {uids:?}");
+        if version == 5 {
+            assert!(uids[0].as_deref().unwrap().starts_with("legacy-"), "{uids:?}");
+            assert_eq!(uids[1].as_deref().unwrap().len(), 32, "{uids:?}");
+        }
     }
 }

@@ -398,7 +398,10 @@ fn prune_keeps_the_baseline_results_of_every_shard() {
             .unwrap();
     }
     let plan = history
-        .prune_plan(knotmeter_history::Retention { keep_per_case: 2 })
+        .prune_plan(knotmeter_history::Retention {
+            keep_per_case: 2,
+            ..Default::default()
+        })
         .unwrap();
     history.prune(&plan).unwrap();
     let key = machine_key(&m);

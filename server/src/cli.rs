@@ -321,6 +321,10 @@ pub struct PruneArgs {
     /// Results kept per case and machine (the editor's chart shows 100).
     #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u32).range(1..))]
     pub keep: u32,
+    /// Comparisons of two builds (`knotmeter compare`) kept per pair of sides (base and head
+    /// label) and machine.
+    #[arg(long, default_value_t = knotmeter_history::DEFAULT_KEEP_COMPARISONS as u32, value_parser = clap::value_parser!(u32).range(1..))]
+    pub keep_comparisons: u32,
     /// Say what would be removed, and change nothing.
     #[arg(long)]
     pub dry_run: bool,

@@ -10,6 +10,8 @@ use knotmeter_protocol::{
 };
 use tempfile::TempDir;
 
+pub mod comparisons;
+
 /// A fresh temporary directory and the history path inside it (not created yet).
 pub fn temp_history() -> (TempDir, PathBuf) {
     let dir = tempfile::tempdir().expect("create a temporary directory");

@@ -158,16 +158,18 @@ fn prune(args: PruneArgs) -> anyhow::Result<ExitCode> {
     };
     let retention = knotmeter_history::Retention {
         keep_per_case: args.keep as usize,
+        keep_comparisons: args.keep_comparisons as usize,
     };
     let plan = history.prune_plan(retention)?;
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     writeln!(
         out,
-        "{}: {} results in {} runs ({})",
+        "{}: {} results in {} runs, {} comparisons ({})",
         path.display(),
         plan.results_before,
         plan.runs_before,
+        plan.comparisons_before,
         bytes(history.file_size())
     )?;
     let kept: Vec<String> = plan
@@ -177,8 +179,10 @@ fn prune(args: PruneArgs) -> anyhow::Result<ExitCode> {
         .collect();
     writeln!(
         out,
-        "keeping the newest {} results of each case on each machine, profile and budget{}{}",
+        "keeping the newest {} results of each case on each machine, profile and budget, the \
+         newest {} comparisons of each pair of sides on each machine{}{}",
         args.keep,
+        args.keep_comparisons,
         if kept.is_empty() {
             String::new()
         } else {
@@ -203,6 +207,13 @@ fn prune(args: PruneArgs) -> anyhow::Result<ExitCode> {
             "run whose process is gone (as interrupted)",
         ),
         count(plan.to_compact, "compact the raw samples of", "result"),
+        count(plan.comparisons.len() as u64, "remove", "comparison").map(|text| {
+            format!(
+                "{text} ({} compared case{})",
+                plan.compared_cases,
+                if plan.compared_cases == 1 { "" } else { "s" }
+            )
+        }),
     ];
     let changes: Vec<String> = changes.into_iter().flatten().collect();
     writeln!(
@@ -218,9 +229,10 @@ fn prune(args: PruneArgs) -> anyhow::Result<ExitCode> {
     let done = history.prune(&plan)?;
     writeln!(
         out,
-        "done: removed {} results and {} runs, closed {}, rewrote {}; the file went from {} to {}",
+        "done: removed {} results, {} runs and {} comparisons, closed {}, rewrote {}; the file went from {} to {}",
         done.results,
         done.runs,
+        done.comparisons,
         done.closed,
         done.compacted,
         bytes(done.bytes_before),

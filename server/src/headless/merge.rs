@@ -1,5 +1,6 @@
-//! `knotmeter history merge FILE...`: the shards' histories of a CI run added to one history
-//! (`knotmeter_history::History::merge` does the work and keeps the guarantees).
+//! `knotmeter history merge FILE...`: the shards' histories of a CI run (their runs and their
+//! comparisons of two builds) added to one history (`knotmeter_history::History::merge` does
+//! the work and keeps the guarantees).
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -11,7 +12,7 @@ use crate::headless::history::history_target_dir;
 
 /// `knotmeter history merge`: every source is opened (read-only) and checked before anything
 /// is written; the merge is one transaction. Exit status 1 when a source cannot be read (and
-/// nothing was written) or a run could not be merged (the others were).
+/// nothing was written) or a run or comparison could not be merged (the others were).
 pub fn merge(args: MergeArgs) -> anyhow::Result<ExitCode> {
     let mut sources = Vec::with_capacity(args.sources.len());
     for path in &args.sources {
@@ -50,6 +51,13 @@ pub fn merge(args: MergeArgs) -> anyhow::Result<ExitCode> {
         merged.runs_present,
         merged.results_present,
     )?;
+    if merged.comparisons_added + merged.comparisons_present > 0 {
+        writeln!(
+            out,
+            "comparisons of two builds: added {} with {} case(s); {} were there already",
+            merged.comparisons_added, merged.compared_cases_added, merged.comparisons_present,
+        )?;
+    }
     if merged.runs_completed > 0 {
         writeln!(
             out,
@@ -70,7 +78,14 @@ pub fn merge(args: MergeArgs) -> anyhow::Result<ExitCode> {
             into.display()
         );
     }
-    Ok(if merged.conflicts.is_empty() {
+    for (source, comparison, why) in &merged.comparison_conflicts {
+        eprintln!(
+            "knotmeter: comparison {comparison} of {} was not merged: it shares its uid with a comparison of {} but {why}",
+            source.display(),
+            into.display()
+        );
+    }
+    Ok(if merged.conflicts.is_empty() && merged.comparison_conflicts.is_empty() {
         ExitCode::SUCCESS
     } else {
         ExitCode::FAILURE
