@@ -82,19 +82,19 @@ impl History {
         for (case, json) in &rows {
             let c = case.comparison.as_ref();
             tx.prepare_cached(INSERT_COMPARED_CASE)
-            .and_then(|mut insert| {
-                insert.execute(params![
-                    id,
-                    case.id,
-                    case.status.as_str(),
-                    c.map(|c| c.ratio),
-                    c.map(|c| c.low),
-                    c.map(|c| c.high),
-                    c.map(|c| verdict_text(c.verdict)),
-                    json
-                ])
-            })
-            .map_err(sqlite)?;
+                .and_then(|mut insert| {
+                    insert.execute(params![
+                        id,
+                        case.id,
+                        case.status.as_str(),
+                        c.map(|c| c.ratio),
+                        c.map(|c| c.low),
+                        c.map(|c| c.high),
+                        c.map(|c| verdict_text(c.verdict)),
+                        json
+                    ])
+                })
+                .map_err(sqlite)?;
         }
         tx.commit().map_err(sqlite)?;
         Ok(id)

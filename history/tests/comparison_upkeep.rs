@@ -126,7 +126,11 @@ fn prune_keeps_the_newest_comparisons_of_each_pair_of_sides_and_removes_older_on
         ..Retention::default()
     };
     let plan = history.prune_plan(retention).unwrap();
-    assert_eq!(plan.comparisons, main[..2], "the two oldest main comparisons");
+    assert_eq!(
+        plan.comparisons,
+        main[..2],
+        "the two oldest main comparisons"
+    );
     assert_eq!(plan.compared_cases, 2 * cases);
     assert_eq!(plan.comparisons_before, 7);
     assert!(!plan.is_empty());
@@ -175,7 +179,11 @@ fn comparisons_merge_once_whole_and_merging_twice_adds_nothing() {
         (3, 3 * cases, 0)
     );
     assert!(merged.comparison_conflicts.is_empty());
-    assert_eq!(comparisons(&into), expected, "each copied whole, uid and all");
+    assert_eq!(
+        comparisons(&into),
+        expected,
+        "each copied whole, uid and all"
+    );
     assert_eq!(history.comparisons(10).unwrap().len(), 4);
     assert!(history
         .comparisons(10)
@@ -184,10 +192,7 @@ fn comparisons_merge_once_whole_and_merging_twice_adds_nothing() {
         .any(|c| c.stored == Some(own)));
 
     let again = history.merge(&readers(&[&a, &b])).unwrap();
-    assert_eq!(
-        (again.comparisons_added, again.comparisons_present),
-        (0, 3)
-    );
+    assert_eq!((again.comparisons_added, again.comparisons_present), (0, 3));
     assert_eq!(comparisons(&into), expected, "merging twice adds nothing");
 }
 

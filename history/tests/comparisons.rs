@@ -152,9 +152,15 @@ fn version_3_4_and_5_files_are_brought_up_to_date_and_keep_their_runs() {
             .unwrap()
             .collect::<Result<_, _>>()
             .unwrap();
-        assert!(uids.iter().all(Option::is_some), "version {version}: {uids:?}");
+        assert!(
+            uids.iter().all(Option::is_some),
+            "version {version}: {uids:?}"
+        );
         if version == 5 {
-            assert!(uids[0].as_deref().unwrap().starts_with("legacy-"), "{uids:?}");
+            assert!(
+                uids[0].as_deref().unwrap().starts_with("legacy-"),
+                "{uids:?}"
+            );
             assert_eq!(uids[1].as_deref().unwrap().len(), 32, "{uids:?}");
         }
     }

@@ -261,7 +261,10 @@ fn prune_keeps_the_newest_results_and_the_named_baselines_and_a_dry_run_changes_
     let out = knotmeter(dir.path(), &path, &["history", "prune", "--keep", "2"]);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{text}");
-    assert!(text.contains("removed 3 results and 3 runs"), "{text}");
+    assert!(
+        text.contains("removed 3 results, 3 runs and 0 comparisons"),
+        "{text}"
+    );
     let runs: Vec<i64> = History::open_read_only(&path)
         .unwrap()
         .runs(10)

@@ -85,9 +85,11 @@ pub fn merge(args: MergeArgs) -> anyhow::Result<ExitCode> {
             into.display()
         );
     }
-    Ok(if merged.conflicts.is_empty() && merged.comparison_conflicts.is_empty() {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::FAILURE
-    })
+    Ok(
+        if merged.conflicts.is_empty() && merged.comparison_conflicts.is_empty() {
+            ExitCode::SUCCESS
+        } else {
+            ExitCode::FAILURE
+        },
+    )
 }
