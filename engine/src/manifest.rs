@@ -61,6 +61,7 @@ pub(crate) fn manifest(
             read_cost_ns: timer.read_cost_ns,
         },
         git_commit: git_commit(),
+        git_dirty: git_dirty(),
         timestamp: SystemTime::now()
             .duration_since(UNIX_EPOCH)
             .map_or(0, |d| d.as_secs()),
@@ -120,6 +121,22 @@ fn git_commit() -> Option<String> {
         .ok()?;
     let commit = String::from_utf8(out.stdout).ok()?.trim().to_owned();
     (out.status.success() && !commit.is_empty()).then_some(commit)
+}
+
+/// Whether tracked files differ from `HEAD` (`git status --porcelain --untracked-files=no`
+/// prints a line for each); `None` outside a git repository or when git cannot be run.
+/// Untracked files are left out: listing them walks every ignored directory, and a new file
+/// changes the build only through an edit to a tracked one (a `mod` line, `Cargo.toml`).
+fn git_dirty() -> Option<bool> {
+    let out = Command::new("git")
+        .args(["status", "--porcelain", "--untracked-files=no"])
+        .stdin(Stdio::null())
+        .stderr(Stdio::null())
+        .output()
+        .ok()?;
+    out.status
+        .success()
+        .then(|| out.stdout.iter().any(|b| !b.is_ascii_whitespace()))
 }
 
 #[cfg(test)]

@@ -22,7 +22,8 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use knotmeter_history::{
-    resolve_path, BaselineRun, History, HistoryError, RunId, RunStatus, StoredResult, BUSY_TIMEOUT,
+    resolve_path, BaselineRun, History, HistoryError, RunId, RunStatus, StoredMedian, StoredResult,
+    BUSY_TIMEOUT,
 };
 use knotmeter_protocol::{BenchResult, Manifest};
 
@@ -291,8 +292,13 @@ impl Store {
     }
 
     /// Up to `limit` stored medians of `case_id` on this machine, profile and budget, recorded
-    /// before this run, oldest first.
-    pub(crate) fn medians(&self, case_id: &str, machine_key: &str, limit: usize) -> Vec<f64> {
+    /// before this run, oldest first, each with the commit it measured.
+    pub(crate) fn medians(
+        &self,
+        case_id: &str,
+        machine_key: &str,
+        limit: usize,
+    ) -> Vec<StoredMedian> {
         let (Some(history), before) = (&self.history, self.run) else {
             return Vec::new();
         };

@@ -15,8 +15,8 @@
 use knotmeter_protocol::{BenchResult, BenchSummary, Outcome, Severity, Shown, ShownNote, Warning};
 
 use crate::text::{
-    allocations_text, complexity_text, optimized_away, precision_text, spread_text, stored_note,
-    verdict_text, warning_text, EMPTY_ESTIMATE,
+    allocations_text, complexity_text, optimized_away, precision_text, spread_source_text,
+    spread_text, stored_note, verdict_text, warning_text, EMPTY_ESTIMATE,
 };
 use crate::units::{
     format_duration_ns, format_rate, format_throughput, group_digits, ops_per_sec, MISSING,
@@ -169,6 +169,9 @@ fn detail(
             q.outliers
         )
     };
+    if !optimized_away(result) {
+        lines.extend(spread_source_text(result.reproducibility.as_ref()).map(str::to_owned));
+    }
     lines.push(format!(
         "{} samples × {} operations{spread}; cold first call {}",
         group_digits(result.samples),

@@ -3,7 +3,7 @@
 
 use knotmeter_protocol::{
     Allocations, BenchResult, CaseFailure, Comparison, ComplexityFit, FailureKind, Manifest,
-    Reproducibility, RunSummary, Severity, Verdict, Warning,
+    Reproducibility, RunSummary, Severity, SpreadSource, Verdict, Warning,
 };
 
 use crate::units::{format_bytes, format_duration_ns, group_digits, MISSING};
@@ -289,6 +289,22 @@ pub fn spread_text(reproducibility: Option<&Reproducibility>) -> String {
     }
 }
 
+/// Which earlier runs the spread between runs was learnt from, for a result's details; `None`
+/// while it is not known or was not said (a knotmeter that did not record it).
+pub fn spread_source_text(reproducibility: Option<&Reproducibility>) -> Option<&'static str> {
+    match reproducibility?.learnt_from? {
+        SpreadSource::SameCode => Some(
+            "spread between runs learnt from earlier runs of the same commit, without \
+             uncommitted changes",
+        ),
+        SpreadSource::AnyCode => Some(
+            "spread between runs learnt from consecutive earlier runs whatever their commit \
+             (too few runs of one commit without uncommitted changes): a change between \
+             commits counts as noise, so it errs wide",
+        ),
+    }
+}
+
 /// A run's measuring mode from its time budget per case: `quick` (100 ms, `--quick`), `full`
 /// (1 s, the default), the budget itself for any other (`2.5 s per case`), `—` when unknown.
 /// Runs of different budgets are never compared, and charts keep them apart.
@@ -410,6 +426,7 @@ mod tests {
                 read_cost_ns: 19.0,
             },
             git_commit: Some("0123456789abcdef".to_owned()),
+            git_dirty: None,
             timestamp: 0,
             seed: 0,
             budget_ms: 1000,
@@ -482,11 +499,13 @@ mod tests {
             spread: Some(0.012),
             runs: 9,
             runs_needed: 5,
+            learnt_from: Some(SpreadSource::SameCode),
         };
         let early = Reproducibility {
             spread: None,
             runs: 2,
             runs_needed: 5,
+            learnt_from: None,
         };
         assert_eq!(spread_cell(Some(&known)), "±1.2%");
         assert_eq!(spread_text(Some(&known)), "±1.2% between runs");
@@ -496,6 +515,18 @@ mod tests {
             "spread between runs not known yet: 2 of 5 runs"
         );
         assert_eq!(spread_cell(None), "not known (no history)");
+        assert!(spread_source_text(Some(&known))
+            .unwrap()
+            .contains("of the same commit"));
+        let across = Reproducibility {
+            learnt_from: Some(SpreadSource::AnyCode),
+            ..known
+        };
+        assert!(spread_source_text(Some(&across))
+            .unwrap()
+            .contains("errs wide"));
+        assert_eq!(spread_source_text(Some(&early)), None);
+        assert_eq!(spread_source_text(None), None);
         assert_eq!(spread_mark(Some(&known)), "±1.2%");
         assert_eq!(spread_mark(Some(&early)), "±?");
         assert_eq!(spread_mark(None), "±?");

@@ -139,6 +139,7 @@ fn a_member_is_never_said_to_have_nothing_to_compare_against() {
         spread: None,
         runs: 0,
         runs_needed: 5,
+        learnt_from: None,
     });
     let detail = shown(&result, None).detail;
     assert!(!detail.contains("compare"), "{detail}");

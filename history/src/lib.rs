@@ -75,7 +75,9 @@ pub use connect::BUSY_TIMEOUT;
 pub use error::HistoryError;
 pub use machine::machine_key;
 pub use merge::Merged;
-pub use model::{BaselineRun, HistoryPoint, HistoryRun, RunId, RunStatus, StoredResult};
+pub use model::{
+    BaselineRun, HistoryPoint, HistoryRun, RunId, RunStatus, StoredMedian, StoredResult,
+};
 pub use path::{resolve_path, target_dir_from_exe, HISTORY_ENV};
 pub use prune::{PrunePlan, Pruned, Retention, DEFAULT_KEEP_COMPARISONS};
 pub use samples::{stored_samples, STORED_BASELINE_SAMPLES, STORED_WORKLOAD_SAMPLES};

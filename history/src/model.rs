@@ -35,6 +35,29 @@ pub struct StoredResult {
     pub result: BenchResult,
 }
 
+/// The median of one earlier result of a case, and which code it measured: what the
+/// run-to-run noise of the case is learnt from ([`crate::History::medians`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct StoredMedian {
+    /// The result's median per operation, in nanoseconds.
+    pub median_ns: f64,
+    /// The run's `git rev-parse HEAD`, where there was one.
+    pub git_commit: Option<String>,
+    /// Whether the run's working directory had uncommitted changes; `None` where that is not
+    /// known (runs of a knotmeter that did not record it, or no git).
+    pub git_dirty: Option<bool>,
+}
+
+impl StoredMedian {
+    /// The commit of the code this result measured, when that is known for sure: a commit
+    /// recorded by a run whose working directory was known to be clean.
+    pub fn clean_commit(&self) -> Option<&str> {
+        (self.git_dirty == Some(false))
+            .then_some(self.git_commit.as_deref())
+            .flatten()
+    }
+}
+
 /// The latest run saved under a baseline name on one machine key.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BaselineRun {

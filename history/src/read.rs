@@ -10,7 +10,7 @@ use knotmeter_protocol::{BenchResult, HistoryRun, Manifest, RunStatus, Verdict};
 use rusqlite::{params, OptionalExtension, Row};
 use serde::de::DeserializeOwned;
 
-use crate::{BaselineRun, History, HistoryError, HistoryPoint, RunId, StoredResult};
+use crate::{BaselineRun, History, HistoryError, HistoryPoint, RunId, StoredMedian, StoredResult};
 
 /// The columns [`History::stored_result`] reads, in order.
 macro_rules! stored_columns {
@@ -34,9 +34,10 @@ const BASELINE: &str = concat!(
      AND r.run_id < ?4 AND r.partial = 0 ORDER BY r.run_id DESC LIMIT 1"
 );
 
-/// [`History::medians`].
-const MEDIANS: &str = "SELECT median_ns FROM results WHERE case_id = ?1 AND machine_key = ?2 \
-     AND run_id < ?3 AND partial = 0 ORDER BY run_id DESC LIMIT ?4";
+/// [`History::medians`]: the results from the index, each one's run by its primary key.
+const MEDIANS: &str = "SELECT r.median_ns, u.git_commit, json_extract(u.manifest, '$.git_dirty') \
+     FROM results r JOIN runs u ON u.id = r.run_id WHERE r.case_id = ?1 AND r.machine_key = ?2 \
+     AND r.run_id < ?3 AND r.partial = 0 ORDER BY r.run_id DESC LIMIT ?4";
 
 /// [`History::points`].
 const POINTS: &str = "SELECT r.run_id, u.timestamp, u.git_commit, r.machine_key, u.baseline, \
@@ -96,14 +97,16 @@ impl History {
     }
 
     /// The medians of up to `limit` complete results of `case_id` with the same
-    /// `machine_key`, recorded before run `before` (when given), **oldest first**.
+    /// `machine_key`, recorded before run `before` (when given), **oldest first**, each with
+    /// the commit its run measured and whether its working directory had uncommitted changes:
+    /// run-to-run noise is learnt from results of the same code.
     pub fn medians(
         &self,
         case_id: &str,
         machine_key: &str,
         before: Option<RunId>,
         limit: usize,
-    ) -> Result<Vec<f64>, HistoryError> {
+    ) -> Result<Vec<StoredMedian>, HistoryError> {
         let mut statement = self
             .conn
             .prepare_cached(MEDIANS)
@@ -111,9 +114,16 @@ impl History {
         let mut medians = statement
             .query_map(
                 params![case_id, machine_key, before_id(before), limit_of(limit)],
-                |r| r.get::<_, f64>(0),
+                |r| {
+                    Ok(StoredMedian {
+                        median_ns: r.get(0)?,
+                        git_commit: r.get(1)?,
+                        // A manifest whose flag is not a boolean reads as unknown.
+                        git_dirty: r.get::<_, Option<i64>>(2).ok().flatten().map(|v| v != 0),
+                    })
+                },
             )
-            .and_then(Iterator::collect::<rusqlite::Result<Vec<f64>>>)
+            .and_then(Iterator::collect::<rusqlite::Result<Vec<_>>>)
             .map_err(|e| self.sqlite(e))?;
         medians.reverse();
         Ok(medians)

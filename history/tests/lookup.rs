@@ -3,7 +3,7 @@
 mod common;
 
 use common::{manifest, manifest_on, result, temp_history};
-use knotmeter_history::{machine_key, History, RunId};
+use knotmeter_history::{machine_key, History, RunId, StoredMedian};
 
 #[test]
 fn machine_key_separates_machines_builds_and_budgets_only() {
@@ -175,4 +175,60 @@ fn points_are_newest_first_and_limited() {
     assert_eq!(history.points("q::x", 100).unwrap().len(), 4);
     assert!(history.points("q::x", 0).unwrap().is_empty());
     assert!(history.points("q::missing", 10).unwrap().is_empty());
+}
+
+/// Run-to-run noise is learnt from results of the same code: each median comes with its run's
+/// commit and whether its working tree had uncommitted changes (unknown for a manifest that
+/// does not say), oldest first, before the run given, on the same machine key only.
+#[test]
+fn medians_say_which_commit_each_measured_and_whether_it_had_uncommitted_changes() {
+    let (_dir, path) = temp_history();
+    let mut history = History::open(&path).unwrap();
+    let key = machine_key(&manifest());
+    let mut runs = Vec::new();
+    for (i, (commit, dirty)) in [
+        (Some("aaaa"), Some(false)),
+        (Some("bbbb"), Some(true)),
+        (Some("aaaa"), None),
+        (None, None),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let mut m = manifest();
+        m.git_commit = commit.map(str::to_owned);
+        m.git_dirty = dirty;
+        m.timestamp += i as u64;
+        runs.push(
+            history
+                .record_run(&m, &[result("q::a", 10.0 + i as f64)], None)
+                .unwrap(),
+        );
+    }
+    history
+        .record_run(&manifest_on("another cpu"), &[result("q::a", 99.0)], None)
+        .unwrap();
+    let median = |median_ns: f64, commit: Option<&str>, dirty: Option<bool>| StoredMedian {
+        median_ns,
+        git_commit: commit.map(str::to_owned),
+        git_dirty: dirty,
+    };
+    assert_eq!(
+        history.medians("q::a", &key, Some(runs[3]), 20).unwrap(),
+        [
+            median(10.0, Some("aaaa"), Some(false)),
+            median(11.0, Some("bbbb"), Some(true)),
+            median(12.0, Some("aaaa"), None),
+        ]
+    );
+    let latest = history.medians("q::a", &key, None, 2).unwrap();
+    assert_eq!(
+        latest,
+        [median(12.0, Some("aaaa"), None), median(13.0, None, None)]
+    );
+    assert_eq!(latest[0].clean_commit(), None, "not known to be clean");
+    assert_eq!(
+        history.medians("q::a", &key, None, 20).unwrap()[0].clean_commit(),
+        Some("aaaa")
+    );
 }

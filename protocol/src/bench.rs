@@ -129,7 +129,10 @@ impl Throughput {
 /// machine, build profile and time budget): three times the 75th percentile of the relative
 /// changes between consecutive stored medians. It is also the noise floor below which a
 /// before/after comparison calls a change `same`. Until enough runs are stored, `spread` is
-/// `null`: the within-run interval of the median says nothing about the next run.
+/// `null`: the within-run interval of the median says nothing about the next run. Only steps
+/// between runs of the same code are used once enough of them are stored
+/// ([`SpreadSource::SameCode`]): a user who alternates between two branches would otherwise
+/// take the difference between them for noise.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct Reproducibility {
@@ -140,6 +143,24 @@ pub struct Reproducibility {
     pub runs: u32,
     /// Comparable earlier runs needed before `spread` is known.
     pub runs_needed: u32,
+    /// Which earlier runs `spread` was learnt from; absent while it is not known (and from a
+    /// knotmeter that did not say).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub learnt_from: Option<SpreadSource>,
+}
+
+/// Which earlier runs the spread between runs was learnt from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
+#[serde(rename_all = "snake_case")]
+pub enum SpreadSource {
+    /// Runs of the same code: the steps between consecutive runs at one commit, none with
+    /// uncommitted changes. A real change between commits cannot inflate it.
+    SameCode,
+    /// Consecutive runs whatever code they measured: too few runs of one clean commit were
+    /// stored, or their commits are not known. A real change between two of them counts as
+    /// noise (the estimate is robust to one step in four), so it errs wide.
+    AnyCode,
 }
 
 /// Heap allocations made by one operation, counted outside the timed samples.

@@ -30,7 +30,8 @@ mod typescript;
 
 pub use bench::{
     Allocations, BenchResult, Comparison, ComparisonKind, Estimate, Overhead, Quantiles,
-    RawSamples, Reproducibility, Severity, Throughput, ThroughputUnit, Verdict, Warning,
+    RawSamples, Reproducibility, Severity, SpreadSource, Throughput, ThroughputUnit, Verdict,
+    Warning,
 };
 pub use driven::{
     CaseComparison, CompareReport, CompareSide, CompareStatus, ComparedCase, DrivenCommand,

@@ -28,6 +28,11 @@ pub struct Manifest {
     pub timer: TimerInfo,
     /// `git rev-parse HEAD` of the working directory, where there is one.
     pub git_commit: Option<String>,
+    /// Whether the working directory had uncommitted changes to tracked files (`git status`),
+    /// so that the code measured may differ from `git_commit`; absent where that is not known
+    /// (no git, or a knotmeter that did not record it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub git_dirty: Option<bool>,
     /// Seconds since the Unix epoch when the run started.
     pub timestamp: u64,
     /// Seed of the random sample-length jitter.

@@ -111,6 +111,7 @@ fn generate() -> String {
         ComparisonKind,
         Verdict,
         Reproducibility,
+        SpreadSource,
         Allocations,
         Manifest,
         TimerInfo,

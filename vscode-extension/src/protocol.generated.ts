@@ -919,7 +919,10 @@ export type Verdict = "faster" | "slower" | "same";
  * machine, build profile and time budget): three times the 75th percentile of the relative
  * changes between consecutive stored medians. It is also the noise floor below which a
  * before/after comparison calls a change `same`. Until enough runs are stored, `spread` is
- * `null`: the within-run interval of the median says nothing about the next run.
+ * `null`: the within-run interval of the median says nothing about the next run. Only steps
+ * between runs of the same code are used once enough of them are stored
+ * ([`SpreadSource::SameCode`]): a user who alternates between two branches would otherwise
+ * take the difference between them for noise.
  */
 export type Reproducibility = { 
 /**
@@ -934,7 +937,17 @@ runs: number,
 /**
  * Comparable earlier runs needed before `spread` is known.
  */
-runs_needed: number, };
+runs_needed: number, 
+/**
+ * Which earlier runs `spread` was learnt from; absent while it is not known (and from a
+ * knotmeter that did not say).
+ */
+learnt_from?: SpreadSource | null, };
+
+/**
+ * Which earlier runs the spread between runs was learnt from.
+ */
+export type SpreadSource = "same_code" | "any_code";
 
 /**
  * Heap allocations made by one operation, counted outside the timed samples.
@@ -993,6 +1006,12 @@ timer: TimerInfo,
  * `git rev-parse HEAD` of the working directory, where there is one.
  */
 git_commit: string | null, 
+/**
+ * Whether the working directory had uncommitted changes to tracked files (`git status`),
+ * so that the code measured may differ from `git_commit`; absent where that is not known
+ * (no git, or a knotmeter that did not record it).
+ */
+git_dirty?: boolean | null, 
 /**
  * Seconds since the Unix epoch when the run started.
  */

@@ -36,6 +36,7 @@ pub(crate) fn manifest() -> Manifest {
             read_cost_ns: 19.0,
         },
         git_commit: Some("0123456789abcdef0123456789abcdef01234567".to_owned()),
+        git_dirty: Some(false),
         timestamp: 1_700_000_000,
         seed: 42,
         budget_ms: 1000,
@@ -118,6 +119,7 @@ pub(crate) fn result(case: &ListEntry, median_ns: f64) -> BenchResult {
             spread: Some(0.0125),
             runs: 7,
             runs_needed: 5,
+            learnt_from: None,
         }),
         allocations: None,
         raw: RawSamples {
@@ -139,6 +141,7 @@ pub(crate) fn results() -> Vec<BenchResult> {
         spread: None,
         runs: 2,
         runs_needed: 5,
+        learnt_from: None,
     });
     let mut radix = result(&cases[3], 1268.0);
     radix.warnings.push(Warning::new(

@@ -36,6 +36,7 @@ pub fn manifest_on(cpu: &str) -> Manifest {
             read_cost_ns: 17.25,
         },
         git_commit: Some("0123456789abcdef0123456789abcdef01234567".to_owned()),
+        git_dirty: Some(false),
         timestamp: 1_760_000_000,
         seed: 0x5eed,
         budget_ms: 1000,
