@@ -246,9 +246,15 @@ pub struct HistoryArgs {
     /// The package or workspace whose history to read. Default: the current directory.
     #[arg(long)]
     pub path: Option<PathBuf>,
-    /// At most this many runs or results.
+    /// At most this many runs or results (and comparisons).
     #[arg(long, default_value_t = 20)]
     pub limit: u32,
+    /// Print the stored comparisons of two builds (`knotmeter compare`), newest first, each
+    /// case with its change: `+3.1% [2.6, 3.7] slower than main`. With `--format json`:
+    /// `{"comparisons": [...]}`, each as `knotmeter compare --format json` printed it (raw
+    /// samples in their stored, compact form).
+    #[arg(long, conflicts_with = "id")]
+    pub comparisons: bool,
     /// `pretty` (a table) or `json` (the `knotmeter/history` result, or a list of runs).
     #[arg(long, value_enum, default_value_t = ListFormat::Pretty)]
     pub format: ListFormat,

@@ -1,4 +1,5 @@
-//! Comparisons of two builds under `knotmeter history prune` and `knotmeter history merge`:
+//! Comparisons of two builds in `knotmeter history` (listed, newest first, each case with the
+//! phrase every surface uses), under `knotmeter history prune` and `knotmeter history merge`:
 //! what the commands say and do. Every test has its own history files.
 
 mod common;
@@ -7,7 +8,10 @@ use std::path::{Path, PathBuf};
 use std::process::Output;
 
 use knotmeter_history::History;
-use knotmeter_protocol::{CompareReport, CompareSide, CompareStatus, ComparedCase, Manifest};
+use knotmeter_protocol::{
+    CompareReport, CompareSide, CompareStatus, ComparedCase, Comparison, ComparisonKind, Manifest,
+    Verdict,
+};
 use serde_json::json;
 
 fn knotmeter(dir: &Path, history: &Path, args: &[&str]) -> Output {
@@ -175,4 +179,100 @@ fn merge_carries_the_comparisons_once_and_says_so() {
         "{text}"
     );
     assert_eq!(stored(&into).len(), 3, "merging twice adds nothing");
+}
+
+#[test]
+fn history_lists_the_stored_comparisons_newest_first_with_each_cases_change() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("history.db");
+    let mut report = comparison("main");
+    report.head.dirty = true;
+    report.cases.insert(
+        0,
+        ComparedCase {
+            id: "q::chain".to_owned(),
+            status: CompareStatus::Compared,
+            base: None,
+            head: None,
+            comparison: Some(Comparison {
+                against: "main".to_owned(),
+                ratio: 1.031,
+                low: 1.026,
+                high: 1.037,
+                p_value: 1e-6,
+                verdict: Verdict::Slower,
+                kind: Some(ComparisonKind::Builds),
+            }),
+            note: None,
+        },
+    );
+    {
+        let mut history = History::open(&path).unwrap();
+        history.record_comparison(&report).unwrap();
+        history.record_comparison(&comparison("v1.2")).unwrap();
+    }
+
+    let out = knotmeter(dir.path(), &path, &["history"]);
+    let (text, errors) = texts(&out);
+    assert!(out.status.success(), "{text}{errors}");
+    let listed: Vec<&str> = text
+        .lines()
+        .filter(|l| l.trim_start().starts_with("comparison "))
+        .collect();
+    assert_eq!(listed.len(), 2, "{text}");
+    assert!(
+        listed[0].contains("comparison 2, ") && listed[0].contains("against v1.2 (0123abcd)"),
+        "newest first: {text}"
+    );
+    assert!(
+        listed[1].contains(
+            "working tree (HEAD feedface, uncommitted changes) against main (0123abcd); \
+             1 compared (1 slower, 0 faster, 0 same), 2 added"
+        ),
+        "{text}"
+    );
+
+    let out = knotmeter(dir.path(), &path, &["history", "--comparisons"]);
+    let (text, errors) = texts(&out);
+    assert!(out.status.success(), "{text}{errors}");
+    assert!(
+        text.contains("  q::chain  +3.1% [2.6, 3.7] slower than main\n"),
+        "{text}"
+    );
+    assert!(text.contains("  q::a      added\n"), "{text}");
+
+    let out = knotmeter(
+        dir.path(),
+        &path,
+        &[
+            "history",
+            "--comparisons",
+            "--format",
+            "json",
+            "--limit",
+            "1",
+        ],
+    );
+    let (text, errors) = texts(&out);
+    assert!(out.status.success(), "{text}{errors}");
+    let document: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let reports: Vec<CompareReport> =
+        serde_json::from_value(document["comparisons"].clone()).unwrap();
+    assert_eq!(reports.len(), 1);
+    assert_eq!(
+        (reports[0].stored, reports[0].base.label.as_str()),
+        (Some(2), "v1.2")
+    );
+
+    // An empty history says so; a case id and --comparisons do not go together.
+    let empty = dir.path().join("empty.db");
+    drop(History::open(&empty).unwrap());
+    let out = knotmeter(dir.path(), &empty, &["history", "--comparisons"]);
+    assert!(
+        texts(&out).0.contains("no stored comparisons"),
+        "{:?}",
+        texts(&out)
+    );
+    let out = knotmeter(dir.path(), &path, &["history", "q::chain", "--comparisons"]);
+    assert_eq!(out.status.code(), Some(2), "{:?}", texts(&out));
 }

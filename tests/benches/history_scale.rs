@@ -23,7 +23,7 @@ fn manifest(run: u64) -> Manifest {
         "opt_level": "3", "debug_assertions": false, "target": "x86_64-unknown-linux-gnu",
         "cpu": "bench cpu", "cores": 2,
         "timer": {"kind": "instant", "precision_ns": 20.0, "read_cost_ns": 20.0},
-        "git_commit": "0123456789abcdef0123456789abcdef01234567",
+        "git_commit": "0123456789abcdef0123456789abcdef01234567", "git_dirty": false,
         "timestamp": 1_760_000_000 + run,
         "seed": 1, "budget_ms": 1000, "target_precision": 0.01, "warnings": []
     }))
@@ -93,6 +93,22 @@ fn lookups_of_one_case(b: &mut Bencher, results: u64) {
             history.baseline("main", &id, &key, before).unwrap(),
             history.medians(&id, &key, before, 20).unwrap(),
         )
+    });
+}
+
+/// The noise floor's lookup alone: one case's last 20 medians, each with its run's commit and
+/// whether its working tree had uncommitted changes (read from the run's manifest).
+#[bench(args = [10_000, 100_000])]
+fn medians_of_one_case(b: &mut Bencher, results: u64) {
+    let history = History::open_read_only(&history_of(results)).unwrap();
+    let key = machine_key(&manifest(0));
+    let mut case = 0;
+    b.iter(|| {
+        case = (case + 389) % CASES_PER_RUN;
+        let id = format!("bench::case_{case}");
+        history
+            .medians(&id, &key, Some(RunId(i64::MAX)), 20)
+            .unwrap()
     });
 }
 

@@ -1,5 +1,5 @@
-//! `knotmeter history [ID]` and `knotmeter history prune`; `merge` and `export` have files of
-//! their own.
+//! `knotmeter history [ID]`, `knotmeter history --comparisons` and `knotmeter history prune`;
+//! `merge` and `export` have files of their own, and so has the text of the comparisons.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -13,6 +13,8 @@ use crate::discovery::workspace;
 use crate::stored::{self, Stored};
 use crate::terminal;
 
+use super::comparisons;
+
 /// `knotmeter history [ID]` and `knotmeter history prune`.
 pub fn history(args: HistoryArgs) -> anyhow::Result<ExitCode> {
     match args.action {
@@ -25,6 +27,26 @@ pub fn history(args: HistoryArgs) -> anyhow::Result<ExitCode> {
     let limit = args.limit as usize;
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
+    if args.comparisons {
+        let Some(reports) = found(stored::read(target_dir.as_deref(), |h| {
+            h.comparisons(limit)
+        }))?
+        else {
+            return Ok(ExitCode::FAILURE);
+        };
+        if args.format == ListFormat::Json {
+            serde_json::to_writer_pretty(&mut out, &serde_json::json!({ "comparisons": reports }))?;
+            writeln!(out)?;
+        } else if reports.is_empty() {
+            writeln!(
+                out,
+                "no stored comparisons (`knotmeter compare` stores one)"
+            )?;
+        } else {
+            out.write_all(comparisons::detailed(&reports).as_bytes())?;
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
     match &args.id {
         Some(id) => {
             let Some(points) = found(stored::points(target_dir.as_deref(), id, limit))? else {
@@ -46,10 +68,24 @@ pub fn history(args: HistoryArgs) -> anyhow::Result<ExitCode> {
             if args.format == ListFormat::Json {
                 serde_json::to_writer_pretty(&mut out, &serde_json::json!({ "runs": runs }))?;
                 writeln!(out)?;
-            } else if runs.is_empty() {
-                writeln!(out, "no recorded runs")?;
             } else {
-                runs_table(&mut out, &runs)?;
+                if runs.is_empty() {
+                    writeln!(out, "no recorded runs")?;
+                } else {
+                    runs_table(&mut out, &runs)?;
+                }
+                // The comparisons below the runs; a history that cannot list them still
+                // listed its runs, and says why not.
+                match stored::read(target_dir.as_deref(), |h| h.comparisons(limit)) {
+                    Stored::Found(reports) if !reports.is_empty() => {
+                        writeln!(out)?;
+                        out.write_all(comparisons::listing(&reports).as_bytes())?;
+                    }
+                    Stored::Unreadable(why) => {
+                        eprintln!("knotmeter: the stored comparisons cannot be listed: {why}");
+                    }
+                    _ => {}
+                }
             }
         }
     }

@@ -9,9 +9,11 @@
 //!
 //! One file per command: `run` (the command, following its job, the progress view and the
 //! rendering of its results), `select` (which discovered cases PATH, FILTER, `--exact` and
-//! `--skip` choose), `list`, `history` (listings and `prune`), `merge` (`history merge`),
+//! `--skip` choose), `list`, `history` (listings and `prune`), `comparisons` (the stored comparisons of two
+//! builds in `history`'s listings), `merge` (`history merge`),
 //! `export` (`history export`), `github` (annotations and a step summary on GitHub Actions).
 
+mod comparisons;
 mod export;
 mod github;
 mod history;
