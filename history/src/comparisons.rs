@@ -5,7 +5,8 @@
 //! uncommitted changes) and keeps every case as the comparison reported it: its status, each
 //! side's result (raw samples in their compact form, as for runs) and the verdict. Its cases
 //! never count as runs: a later before/after comparison of a case only ever looks at runs, so
-//! the base build's result is never taken for the head's predecessor.
+//! the base build's result is never taken for the head's predecessor. Each has a uid (schema
+//! version 6), its identity in every file it is merged into.
 
 use knotmeter_protocol::{CompareReport, ComparedCase};
 use rusqlite::params;
@@ -26,8 +27,8 @@ pub(crate) const INSERT_COMPARED_CASE: &str = "INSERT INTO compared_cases (compa
     case_id, status, ratio, low, high, verdict, entry) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)";
 
 impl History {
-    /// Records `report` (its cases included) as one comparison, in one transaction, and
-    /// returns its id. The head side's manifest gives the machine key (the base side's, when
+    /// Records `report` (its cases included) as one comparison with a new uid, in one
+    /// transaction, and returns its id. The head side's manifest gives the machine key (the base side's, when
     /// the head has none).
     ///
     /// Rejected ([`HistoryError::Rejected`], nothing written) when a case id appears twice,

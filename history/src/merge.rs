@@ -97,11 +97,13 @@ struct HeldRun {
 }
 
 impl History {
-    /// Adds to this history every run of `sources` it does not hold, and the results it lacks
-    /// of runs it holds, in one transaction (see the module documentation for the rules).
+    /// Adds to this history every run of `sources` it does not hold, the results it lacks of
+    /// runs it holds, and every comparison of two builds it does not hold, in one transaction
+    /// (see the module documentation for the rules).
     ///
     /// Fails, writing nothing, when a source is this history's own file, fails `quick_check`
-    /// ([`HistoryError::Corrupt`]), or holds a manifest or result that does not read back.
+    /// ([`HistoryError::Corrupt`]), or holds a manifest, result or comparison that does not
+    /// read back.
     pub fn merge(&mut self, sources: &[History]) -> Result<Merged, HistoryError> {
         let here = self
             .path

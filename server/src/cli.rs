@@ -263,15 +263,17 @@ pub struct HistoryArgs {
 /// What `knotmeter history` can do besides printing.
 #[derive(Debug, Subcommand)]
 pub enum HistoryAction {
-    /// Remove old results and shrink the file: keeps the newest `--keep` results of each case
-    /// on each machine, profile and budget, every result of the latest run saved under each
-    /// baseline name, and runs still measuring.
+    /// Remove old results and comparisons and shrink the file: keeps the newest `--keep`
+    /// results of each case on each machine, profile and budget, every result of the latest
+    /// run saved under each baseline name, runs still measuring, and the newest
+    /// `--keep-comparisons` comparisons of two builds of each pair of sides on each machine.
     Prune(PruneArgs),
     /// Add to this history the runs of other history files it lacks (the shards of a CI run,
-    /// each measured into its own file), with all their results, in one transaction.
+    /// each measured into its own file), with all their results, and the comparisons of two
+    /// builds it lacks, with all their cases, in one transaction.
     ///
-    /// Runs are matched by their uid, so nothing is added twice and merging the same files
-    /// again changes nothing. Each run keeps its commit, machine, baseline name and status.
+    /// Runs and comparisons are matched by their uid, so nothing is added twice and merging
+    /// the same files again changes nothing. Each run keeps its commit, machine, baseline name and status.
     /// The history merged into is the workspace's (or `KNOTMETER_HISTORY`), created when
     /// there is none. Exit status 1 when a run could not be merged (it is named).
     Merge(MergeArgs),
