@@ -127,9 +127,16 @@ fn git_commit() -> Option<String> {
 /// prints a line for each); `None` outside a git repository or when git cannot be run.
 /// Untracked files are left out: listing them walks every ignored directory, and a new file
 /// changes the build only through an edit to a tracked one (a `mod` line, `Cargo.toml`).
+/// `--no-optional-locks`: a benchmark never writes to the user's repository (a plain `git
+/// status` may refresh the index).
 fn git_dirty() -> Option<bool> {
     let out = Command::new("git")
-        .args(["status", "--porcelain", "--untracked-files=no"])
+        .args([
+            "--no-optional-locks",
+            "status",
+            "--porcelain",
+            "--untracked-files=no",
+        ])
         .stdin(Stdio::null())
         .stderr(Stdio::null())
         .output()
