@@ -71,3 +71,42 @@ fn runs_with_uncommitted_changes_are_not_taken_for_the_same_code() {
     assert_eq!(learnt["learnt_from"], "any_code", "{learnt}");
     assert!(learnt["spread"].as_f64().unwrap() > 0.25, "{learnt}");
 }
+
+/// The manifest says whether the working tree the bench binary ran in had uncommitted changes
+/// to tracked files (what tells runs of the same code apart), and leaves it out outside git.
+#[test]
+fn the_manifest_says_whether_the_working_tree_had_uncommitted_changes() {
+    let h = TempHistory::new();
+    let repo = tempfile::tempdir().unwrap();
+    let git = |args: &[&str]| {
+        let out = std::process::Command::new("git")
+            .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
+            .args(args)
+            .current_dir(repo.path())
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "git {args:?}: {out:?}");
+    };
+    let dirty = || {
+        let out = h
+            .fixture_command(&["--exact", "plain", "--no-history"])
+            .current_dir(repo.path())
+            // Never the repository the temporary directory may sit in.
+            .env("GIT_CEILING_DIRECTORIES", repo.path().parent().unwrap())
+            .output()
+            .unwrap();
+        let manifest: Manifest = serde_json::from_value(h.json(&out)["manifest"].clone()).unwrap();
+        manifest.git_dirty
+    };
+    assert_eq!(dirty(), None, "not a git repository");
+    git(&["init", "-q"]);
+    std::fs::write(repo.path().join("lib.rs"), "fn a() {}\n").unwrap();
+    git(&["add", "lib.rs"]);
+    git(&["commit", "-q", "-m", "a"]);
+    assert_eq!(dirty(), Some(false));
+    // An untracked file is not a change to the code built.
+    std::fs::write(repo.path().join("notes.txt"), "todo\n").unwrap();
+    assert_eq!(dirty(), Some(false));
+    std::fs::write(repo.path().join("lib.rs"), "fn b() {}\n").unwrap();
+    assert_eq!(dirty(), Some(true));
+}
