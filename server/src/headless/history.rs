@@ -15,7 +15,8 @@ use crate::terminal;
 
 use super::comparisons;
 
-/// `knotmeter history [ID]` and `knotmeter history prune`.
+/// `knotmeter history [ID]`, `knotmeter history --comparisons`, and the actions (`prune`,
+/// `merge`, `export`).
 pub fn history(args: HistoryArgs) -> anyhow::Result<ExitCode> {
     match args.action {
         Some(HistoryAction::Prune(prune_args)) => return prune(prune_args),
