@@ -161,6 +161,21 @@ pub fn p_value_text(p_value: f64) -> String {
     }
 }
 
+/// The code of the warning a case of a comparison run carries when it was measured but not
+/// compared with the base (the base does not build, names nothing, or gave no verdict): the
+/// head's figure stands, and no surface shows it as a pass.
+pub const NOT_COMPARED: &str = "not_compared";
+
+/// The [`NOT_COMPARED`] warning, with why: `the base (main) does not build: error[E0425]: …`.
+/// Every surface words it `⚠ not_compared: <why>`.
+pub fn not_compared_warning(why: &str) -> Warning {
+    Warning {
+        code: NOT_COMPARED.to_owned(),
+        message: why.to_owned(),
+        severity: Severity::Warning,
+    }
+}
+
 /// The code of the warning that says a body cannot be told apart from an empty one.
 pub const OPTIMIZED_AWAY: &str = "optimized_away";
 

@@ -290,6 +290,177 @@ fn the_editor_compares_with_a_base_through_knotmeter_run() {
     );
 }
 
+/// A comparison run from the editor, through the real stdio LSP client: the run's states,
+/// every `window/showMessage` text and every output line once the run has ended.
+fn editor_compare(repo: &Repo, base: &str, include: &[&str]) -> EditorRun {
+    let history = repo.history();
+    let mut client = common::Client::spawn_with(&repo.root(), |c| {
+        c.env("KNOTMETER_HISTORY", &history)
+            .env_remove("CARGO_TARGET_DIR");
+    });
+    client.initialize(
+        &repo.root(),
+        serde_json::json!({"quickTimeSecs": 0.1, "caseTimeoutSecs": 60}),
+    );
+    let response = client.request(
+        "knotmeter/run",
+        serde_json::json!({"include": include, "mode": "quick", "compare": base}),
+    );
+    let run_id = response["result"]["runId"].as_i64().expect("a run id");
+    let states = client.run_to_end(run_id, std::time::Duration::from_secs(600));
+    let texts = |method: &str, field: &str| -> Vec<String> {
+        client
+            .log
+            .iter()
+            .filter(|r| r.message["method"] == method)
+            .filter_map(|r| r.message["params"][field].as_str().map(str::to_owned))
+            .collect()
+    };
+    EditorRun {
+        messages: texts("window/showMessage", "message"),
+        output: texts("knotmeter/output", "text").join("\n"),
+        finals: client.finals(run_id),
+        states,
+    }
+}
+
+struct EditorRun {
+    states: Vec<serde_json::Value>,
+    finals: Vec<(String, String)>,
+    messages: Vec<String>,
+    output: String,
+}
+
+impl EditorRun {
+    /// The last `passed` state of `id`.
+    fn passed(&self, id: &str) -> &serde_json::Value {
+        self.states
+            .iter()
+            .rev()
+            .find(|s| s["id"] == id && s["state"] == "passed")
+            .unwrap_or_else(|| panic!("{id} never passed: {:?}", self.finals))
+    }
+}
+
+#[test]
+fn editor_base_that_does_not_build_lost_the_heads_results() {
+    let repo = Repo::new(&["broken", "head"]);
+    let run = editor_compare(&repo, "HEAD~1", &["two::slower", "two::new"]);
+    // Every item ends with its own result, warned: never a pass, never an error.
+    for id in ["two::slower", "two::new"] {
+        assert!(
+            run.finals.contains(&(id.into(), "passed".into())),
+            "{:?}\n{}",
+            run.finals,
+            run.output
+        );
+        let state = run.passed(id);
+        assert!(
+            state["result"]["estimate"]["median_ns"].as_f64().unwrap() > 0.0,
+            "{state:#}"
+        );
+        let shown = &state["shown"];
+        assert_eq!(shown["outcome"], "warned", "{shown:#}");
+        let line = shown["line"].as_str().unwrap();
+        assert!(line.contains("⚠ not_compared"), "{line}");
+        let note = shown["notes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|n| n["code"] == "not_compared")
+            .unwrap_or_else(|| panic!("{shown:#}"));
+        let text = note["text"].as_str().unwrap();
+        assert!(
+            text.starts_with("⚠ not_compared: the base (HEAD~1) does not build: error"),
+            "{text}"
+        );
+        assert!(
+            text.contains("not_defined"),
+            "the first compiler error: {text}"
+        );
+    }
+    // The base's error is said once, as a message naming the base and its first error.
+    let said: Vec<&String> = run
+        .messages
+        .iter()
+        .filter(|m| m.contains("not compared"))
+        .collect();
+    assert_eq!(said.len(), 1, "{:?}", run.messages);
+    assert!(
+        said[0].contains("the base (HEAD~1) does not build") && said[0].contains("not_defined"),
+        "{}",
+        said[0]
+    );
+    // The whole error is in the run's output.
+    assert!(run.output.contains("does not build"), "{}", run.output);
+    // The head's results are in the history, as a run.
+    let history = knotmeter_history::History::open_read_only(&repo.history()).unwrap();
+    assert_eq!(history.runs(5).unwrap().len(), 1);
+}
+
+#[test]
+fn editor_base_that_predates_driven_mode_failed_the_heads_cases() {
+    let repo = Repo::new(&["predriven", "head"]);
+    let run = editor_compare(&repo, "HEAD~1", &["two::slower"]);
+    assert!(
+        run.finals
+            .contains(&("two::slower".into(), "passed".into())),
+        "{:?}\n{}",
+        run.finals,
+        run.output
+    );
+    let shown = &run.passed("two::slower")["shown"];
+    assert_eq!(shown["outcome"], "warned", "{shown:#}");
+    assert!(
+        shown["line"].as_str().unwrap().contains("⚠ not_compared"),
+        "{shown:#}"
+    );
+    let said: Vec<&String> = run
+        .messages
+        .iter()
+        .filter(|m| m.contains("not compared"))
+        .collect();
+    assert_eq!(said.len(), 1, "{:?}", run.messages);
+    assert!(
+        said[0].contains("the base (HEAD~1) cannot be compared with")
+            && said[0].contains("predates `knotmeter compare`"),
+        "{}",
+        said[0]
+    );
+    let history = knotmeter_history::History::open_read_only(&repo.history()).unwrap();
+    assert_eq!(history.runs(5).unwrap().len(), 1);
+}
+
+#[test]
+fn editor_base_that_names_nothing_errored_every_case_instead_of_naming_the_setting() {
+    let repo = Repo::new(&["base", "head"]);
+    let run = editor_compare(&repo, "mian", &["two::slower"]);
+    assert!(
+        run.finals
+            .contains(&("two::slower".into(), "passed".into())),
+        "{:?}\n{}",
+        run.finals,
+        run.output
+    );
+    let shown = &run.passed("two::slower")["shown"];
+    assert_eq!(shown["outcome"], "warned", "{shown:#}");
+    let said: Vec<&String> = run
+        .messages
+        .iter()
+        .filter(|m| m.contains("not compared"))
+        .collect();
+    assert_eq!(said.len(), 1, "{:?}", run.messages);
+    assert!(
+        said[0].contains("the setting `knotmeter.compare.base` is `mian`")
+            && said[0].contains("`mian` is not a commit, branch or tag")
+            && said[0].contains("did you mean `main`"),
+        "{}",
+        said[0]
+    );
+    let history = knotmeter_history::History::open_read_only(&repo.history()).unwrap();
+    assert_eq!(history.runs(5).unwrap().len(), 1);
+}
+
 #[test]
 fn a_package_inside_a_workspace_is_compared_by_its_path_from_anywhere_in_the_repository() {
     let repo = Repo::in_workspace(&["base", "head"], "crates/bench");

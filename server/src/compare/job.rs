@@ -12,6 +12,13 @@
 //! | only in the working tree | `skipped`: nothing to compare it with |
 //! | failed on one side, or its bench binary crashed or hung | `failed`, saying which side and why |
 //! | cancelled | `skipped` |
+//! | measured, but the base gave no verdict for it | `passed`, its result warned `not_compared` |
+//!
+//! When the base cannot be compared with at all — it does not build, its knotmeter predates
+//! driven mode, or `knotmeter.compare.base` names no commit — the head is not lost
+//! ([`head_alone`]): its cases are measured on their own, as a run stored in the history,
+//! each `passed` with its result warned `not_compared: the base (main) does not build: …`
+//! (a warning on every surface, never a pass), and the base's error is said once.
 
 use std::collections::HashSet;
 
@@ -19,8 +26,9 @@ use knotmeter_protocol::editor::{ItemState, RunMode};
 use knotmeter_protocol::CompareStatus;
 use tokio_util::sync::CancellationToken;
 
+use super::head_alone::{self, Unusable};
 use super::measure::{self, MeasureEvent, MeasureOptions};
-use super::{build, finalize, render, sides};
+use super::{binary, build, finalize, render, sides};
 use crate::cli::{CompareArgs, CompareFormat};
 use crate::discovery::Workspace;
 use crate::runs::process::Children;
@@ -41,7 +49,7 @@ pub async fn execute_job(
         sink(state(id, ItemState::Building, None, None));
     }
     let mut finals = HashSet::new();
-    if let Err(why) = compare(
+    let outcome = compare(
         &job,
         &workspace,
         &options,
@@ -50,16 +58,45 @@ pub async fn execute_job(
         &mut sink,
         &mut finals,
     )
-    .await
-    {
-        let message = format!("{why:#}");
-        sink(JobEvent::Output {
-            id: None,
-            text: format!("knotmeter compare: {message}"),
-        });
-        for id in &ids {
-            if finals.insert(id.clone()) {
-                sink(state(id, ItemState::Errored, None, Some(message.clone())));
+    .await;
+    match outcome {
+        Ok(Some(unusable)) if !cancel.is_cancelled() => {
+            let rest = Job {
+                targets: job
+                    .targets
+                    .iter()
+                    .map(|(target, ids)| {
+                        let ids = ids.iter().filter(|id| !finals.contains(*id)).cloned();
+                        (target.clone(), ids.collect::<Vec<_>>())
+                    })
+                    .filter(|(_, ids)| !ids.is_empty())
+                    .collect(),
+                compare: None,
+                ..job.clone()
+            };
+            finals.extend(rest.ids().cloned());
+            head_alone::execute(
+                rest,
+                workspace,
+                options,
+                children,
+                cancel.clone(),
+                &unusable,
+                &mut sink,
+            )
+            .await;
+        }
+        Ok(_) => {}
+        Err(why) => {
+            let message = format!("{why:#}");
+            sink(JobEvent::Output {
+                id: None,
+                text: format!("knotmeter compare: {message}"),
+            });
+            for id in &ids {
+                if finals.insert(id.clone()) {
+                    sink(state(id, ItemState::Errored, None, Some(message.clone())));
+                }
             }
         }
     }
@@ -88,6 +125,8 @@ fn state(
     }
 }
 
+/// Compares the job's cases; `Ok(Some(_))` when the base cannot be compared with at all, so
+/// the cases not yet final are to be measured on their own.
 async fn compare(
     job: &Job,
     workspace: &Workspace,
@@ -96,11 +135,12 @@ async fn compare(
     cancel: &CancellationToken,
     sink: &mut Sink,
     finals: &mut HashSet<String>,
-) -> anyhow::Result<()> {
+) -> anyhow::Result<Option<Unusable>> {
     let quick = job.mode == RunMode::Quick;
     let base = job.compare.clone().filter(|rev| !rev.trim().is_empty());
     let args = CompareArgs {
         words: base
+            .clone()
             .into_iter()
             .chain([workspace.root.display().to_string()])
             .collect(),
@@ -120,9 +160,13 @@ async fn compare(
     };
     // git and cargo metadata block: off the runtime's threads.
     let resolving = args.clone();
-    let sides = tokio::task::spawn_blocking(move || sides::resolve(&resolving))
+    let resolved = tokio::task::spawn_blocking(move || sides::resolve(&resolving))
         .await
-        .map_err(|e| anyhow::anyhow!("resolving the sides failed: {e}"))??;
+        .map_err(|e| anyhow::anyhow!("resolving the sides failed: {e}"))?;
+    let sides = match resolved {
+        Ok(sides) => sides,
+        Err(why) => return Ok(Some(Unusable::unresolved(base.as_deref(), &why))),
+    };
     let heading = format!(
         "comparing {} with {}",
         render::side(&sides.head_side()),
@@ -141,7 +185,7 @@ async fn compare(
     let built = build::build(&sides, children, cancel, &mut note).await?;
     sink(JobEvent::Built { errors: Vec::new() });
     if let Some(why) = &built.base_failure {
-        anyhow::bail!("{why}");
+        return Ok(Some(Unusable::unbuilt(&sides.base_label, why)));
     }
     let wanted: HashSet<String> = job.ids().cloned().collect();
     let plans = built.plans(&sides, &args);
@@ -155,6 +199,13 @@ async fn compare(
         MeasureEvent::Note(text) => sink(JobEvent::Output { id: None, text }),
         MeasureEvent::Started(id) => sink(state(&id, ItemState::Started, None, None)),
         MeasureEvent::Progress { id, fraction } => sink(JobEvent::Progress { id, fraction }),
+        // A base whose knotmeter predates driven mode fails every case it lists: those are
+        // measured on their own afterwards, not ended here.
+        MeasureEvent::Case(case)
+            if case
+                .note
+                .as_deref()
+                .is_some_and(|n| n.contains(binary::PREDATES_DRIVEN_MODE)) => {}
         MeasureEvent::Case(case) => {
             let (item, message) = match case.status {
                 CompareStatus::Compared | CompareStatus::NotCompared => (ItemState::Passed, None),
@@ -175,7 +226,13 @@ async fn compare(
                     text: format!("{}: {note}", case.id),
                 });
             }
-            sink(state(&case.id, item, case.head.clone(), message));
+            let mut head = case.head.clone();
+            if case.status == CompareStatus::NotCompared {
+                if let (Some(head), Some(note)) = (head.as_mut(), case.note.as_deref()) {
+                    head_alone::warn(head, &format!("{note} (base: {base_label})"));
+                }
+            }
+            sink(state(&case.id, item, head, message));
             finals.insert(case.id.clone());
         }
     };
@@ -189,9 +246,28 @@ async fn compare(
         &mut events,
     )
     .await;
+    if let Some(why) = &measured.base_predates_driven_mode {
+        return Ok(Some(Unusable::undriven(&sides.base_label, why)));
+    }
     let mut report = sides.report(&measured);
+    let paired: HashSet<String> = report
+        .cases
+        .iter()
+        .filter(|c| c.status == CompareStatus::Compared)
+        .map(|c| c.id.clone())
+        .collect();
     for text in finalize::finalize(&mut report, &measured, true, children).await {
         sink(JobEvent::Output { id: None, text });
+    }
+    // A pair whose verdict could not be decided was reported `passed`: now it says why.
+    for case in &report.cases {
+        if case.status == CompareStatus::NotCompared && paired.contains(&case.id) {
+            let mut head = case.head.clone();
+            if let (Some(head), Some(note)) = (head.as_mut(), case.note.as_deref()) {
+                head_alone::warn(head, &format!("{note} (base: {})", sides.base_label));
+            }
+            sink(state(&case.id, ItemState::Passed, head, None));
+        }
     }
     for case in &report.cases {
         if let Some(comparison) = &case.comparison {
@@ -209,5 +285,5 @@ async fn compare(
         id: None,
         text: render::summary(&report),
     });
-    Ok(())
+    Ok(None)
 }

@@ -31,6 +31,7 @@ mod build;
 mod finalize;
 mod gate;
 mod git;
+mod head_alone;
 mod job;
 mod measure;
 mod pin;

@@ -442,7 +442,10 @@ impl View {
             Problem::Refused { target, .. } => {
                 self.refused = Some(target.clone());
             }
-            Problem::Crashed { .. } | Problem::Hung { .. } | Problem::FailedExit { .. } => {}
+            Problem::Crashed { .. }
+            | Problem::Hung { .. }
+            | Problem::FailedExit { .. }
+            | Problem::NotCompared { .. } => {}
         }
         self.problems.push(problem);
     }
@@ -583,6 +586,7 @@ impl View {
                     "knotmeter: the bench binary of `{}` ended its run with status {code}",
                     target.target
                 ),
+                Problem::NotCompared { message } => format!("knotmeter: not compared: {message}"),
                 Problem::Build { .. } | Problem::Harness { .. } | Problem::Refused { .. } => {
                     continue
                 }

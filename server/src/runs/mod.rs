@@ -156,6 +156,13 @@ pub enum Problem {
         /// Its exit status.
         code: i32,
     },
+    /// A comparison run's base cannot be compared with (it does not build, its knotmeter
+    /// predates driven mode, or no commit is named by it): the head's cases are measured on
+    /// their own, each warned `not_compared`.
+    NotCompared {
+        /// One line naming the base and why: `the base (main) does not build: error[E0425]: …`.
+        message: String,
+    },
 }
 
 /// What a job reports, in order.

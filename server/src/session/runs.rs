@@ -371,8 +371,17 @@ impl Session {
             }
             JobEvent::Problem(problem) => {
                 tracing::info!(?problem, "run {run_id}");
-                if let runs::Problem::Harness { target, .. } = problem {
-                    self.libtest_built(target);
+                match problem {
+                    runs::Problem::Harness { target, .. } => self.libtest_built(target),
+                    // Said once, where the user looks: every case of the run is warned too.
+                    runs::Problem::NotCompared { message } => self.out.push(Out::ShowMessage(
+                        MessageType::WARNING,
+                        format!(
+                            "knotmeter: not compared: {message}. The working tree's benchmarks \
+                             were measured on their own (the run's output has the whole error)."
+                        ),
+                    )),
+                    _ => {}
                 }
             }
             JobEvent::Summary(summary) => {
