@@ -26,6 +26,7 @@
 
 #![deny(missing_docs)]
 
+pub mod compared;
 pub mod csv;
 pub mod markdown;
 mod shown;

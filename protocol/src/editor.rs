@@ -24,6 +24,7 @@
 //! | `knotmeter/history` | request to the daemon | [`HistoryParams`] | [`HistoryResult`] |
 //! | `knotmeter/stored` | notification to the editor | [`StoredParams`] | |
 //! | `knotmeter/samples` | request to the daemon | [`SamplesParams`] | [`SamplesResult`] |
+//! | `knotmeter/compared` | notification to the editor | [`ComparedParams`] | |
 //!
 //! `knotmeter/treeChanged` and `knotmeter/runStates` are sent to clients that announce them in
 //! `initialize` ([`Features`], under `capabilities.experimental.knotmeter`); others get whole
@@ -31,7 +32,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::{BenchResult, BenchSummary, HistoryPoint, RawSamples, Shown};
+use crate::{BenchResult, BenchSummary, HistoryPoint, RawSamples, Shown, ShownComparison};
 
 /// A request: a method name with the shapes of its parameters and result.
 pub trait Request {
@@ -160,6 +161,19 @@ pub enum StoredNotification {}
 impl Notification for StoredNotification {
     const METHOD: &'static str = "knotmeter/stored";
     type Params = StoredParams;
+}
+
+/// `knotmeter/compared`: a comparison run ("Compare with base") is over: the whole
+/// comparison, every case with both sides' figures, the change with its interval and the
+/// verdict against the base, or why it was not compared. Sent once per comparison run, before
+/// its `knotmeter/runEnd`; a client that does not know it loses nothing the run's states and
+/// output do not say.
+#[derive(Debug)]
+pub enum ComparedNotification {}
+
+impl Notification for ComparedNotification {
+    const METHOD: &'static str = "knotmeter/compared";
+    type Params = ComparedParams;
 }
 
 /// `knotmeter/samples`: the raw samples of a case's latest result. Results in
@@ -477,6 +491,17 @@ pub struct StoredParams {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     #[cfg_attr(feature = "typescript", ts(as = "Option<Vec<Shown>>", optional))]
     pub shown: Vec<Shown>,
+}
+
+/// Params of `knotmeter/compared`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct ComparedParams {
+    /// The comparison run.
+    pub run_id: u32,
+    /// The comparison as every surface shows it (knotmeter-format).
+    pub comparison: ShownComparison,
 }
 
 /// Params of `knotmeter/samples`.

@@ -43,7 +43,7 @@ pub use ids::{canonical_arg, case_id};
 pub use list::{ListDocument, ListEntry};
 pub use manifest::{Manifest, TimerInfo};
 pub use partition::{partition_unit, unit_hash, Partition, PartitionKind};
-pub use shown::{Outcome, Shown, ShownNote};
+pub use shown::{Outcome, Shown, ShownComparedCase, ShownComparison, ShownNote};
 pub use summary::{BenchSummary, ClassFit, ComplexityFit, ScalingPoint};
 
 use serde::{Deserialize, Serialize};

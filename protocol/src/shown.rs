@@ -7,7 +7,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::Severity;
+use crate::{CompareStatus, Severity, Verdict};
 
 /// How a measured case stands once its warnings (its own and its benchmark's) are counted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -72,4 +72,53 @@ pub struct Shown {
     /// The whole account, several lines: the median with this run's 95% interval, the spread
     /// between runs, the comparison, the sampling, the overhead, allocations and every note.
     pub detail: String,
+}
+
+/// A comparison of two builds (`knotmeter compare`, the editor's "Compare with base") as every
+/// surface shows it: decided once, by the knotmeter-format crate, laid out by each surface (the
+/// terminal table, the results panel).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct ShownComparison {
+    /// Both sides: `working tree (HEAD 1a2b3c4d5e, uncommitted changes) against main
+    /// (9f8e7d6c5b)`.
+    pub heading: String,
+    /// What the base is called in verdicts: `main`, `HEAD~1`.
+    pub base: String,
+    /// Every case, in the order the comparison took them.
+    pub rows: Vec<ShownComparedCase>,
+    /// The counts: `2 compared (1 slower, 0 faster, 1 same), 1 added, 1 removed`.
+    pub summary: String,
+    /// Cut short by a cancel: the cases not reached are `skipped`.
+    pub cancelled: bool,
+}
+
+/// One case of a [`ShownComparison`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct ShownComparedCase {
+    /// The case id.
+    pub id: String,
+    /// How the case ended in the comparison.
+    pub status: CompareStatus,
+    /// The base's median per operation (`2.41 µs`, `≈ 0 (indistinguishable from empty)`), or
+    /// `—` when the base has no result.
+    pub base: String,
+    /// The head's, the same way.
+    pub head: String,
+    /// The change of the head's time over the base's with its 95% interval, `+3.1% [2.6,
+    /// 3.7]`; empty when not compared.
+    pub change: String,
+    /// The engine's verdict, with a compared case.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "typescript", ts(optional))]
+    pub verdict: Option<Verdict>,
+    /// The verdict against the base, `slower than main`, or the status: `not compared`,
+    /// `added`, `removed`, `failed`, `skipped`.
+    pub outcome: String,
+    /// Why a case was not compared (or failed), and what `added` and `removed` mean here; empty
+    /// for a compared case.
+    pub why: String,
 }

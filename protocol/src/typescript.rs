@@ -56,6 +56,7 @@ fn generate() -> String {
     method::<editor::HistoryRequest>("history", &mut out);
     notification::<editor::StoredNotification>("stored", &mut out);
     method::<editor::SamplesRequest>("samples", &mut out);
+    notification::<editor::ComparedNotification>("compared", &mut out);
     out.push_str("} as const;\n\n");
     out.push_str(&format!(
         "/** The command of the \"▶ Run\" code lens; its argument is a `RunParams`. */\n\
@@ -91,6 +92,9 @@ fn generate() -> String {
         editor::SamplesParams,
         editor::SamplesResult,
         editor::SamplesSource,
+        editor::ComparedParams,
+        ShownComparison,
+        ShownComparedCase,
         editor::Features,
         editor::Settings,
         editor::Problems,

@@ -271,6 +271,53 @@ fn the_editor_compares_with_a_base_through_knotmeter_run() {
     assert!(states
         .iter()
         .any(|s| s["id"] == "two::slower" && s["state"] == "started"));
+    // The results panel's table: both figures, the change with its interval, the verdict
+    // against the base, and the case only the working tree has.
+    let compared = client.notification(
+        "knotmeter/compared",
+        std::time::Duration::from_secs(5),
+        |p| p["runId"] == run_id,
+    )["comparison"]
+        .clone();
+    let row = |id: &str| {
+        compared["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["id"] == id)
+            .cloned()
+            .unwrap_or_else(|| panic!("no row {id}: {compared:#}"))
+    };
+    let slower = row("two::slower");
+    assert_eq!(slower["outcome"], "slower than HEAD~1", "{slower:#}");
+    assert_eq!(slower["verdict"], "slower", "{slower:#}");
+    let change = slower["change"].as_str().unwrap();
+    let phrase = knotmeter_format::text::builds_change_text(
+        &serde_json::from_value(comparison.clone()).unwrap(),
+    );
+    assert!(
+        phrase.starts_with(change) && change.contains("% ["),
+        "the table and the lens read alike: {change} / {phrase}"
+    );
+    for side in ["base", "head"] {
+        assert!(slower[side].as_str().unwrap().ends_with('s'), "{slower:#}");
+    }
+    let new = row("two::new");
+    assert_eq!(
+        (&new["outcome"], &new["why"]),
+        (
+            &serde_json::json!("added"),
+            &serde_json::json!("only the head build has it")
+        ),
+        "{new:#}"
+    );
+    assert!(
+        compared["heading"]
+            .as_str()
+            .unwrap()
+            .contains("against HEAD~1"),
+        "{compared:#}"
+    );
     // The lens reads as `knotmeter compare` prints it.
     let lenses = client.request(
         "textDocument/codeLens",
@@ -316,7 +363,21 @@ fn editor_compare(repo: &Repo, base: &str, include: &[&str]) -> EditorRun {
             .filter_map(|r| r.message["params"][field].as_str().map(str::to_owned))
             .collect()
     };
+    let compared: Vec<serde_json::Value> = client
+        .log
+        .iter()
+        .filter(|r| {
+            r.message["method"] == "knotmeter/compared" && r.message["params"]["runId"] == run_id
+        })
+        .map(|r| r.message["params"]["comparison"].clone())
+        .collect();
+    assert_eq!(
+        compared.len(),
+        1,
+        "one knotmeter/compared per comparison run"
+    );
     EditorRun {
+        compared: compared[0].clone(),
         messages: texts("window/showMessage", "message"),
         output: texts("knotmeter/output", "text").join("\n"),
         finals: client.finals(run_id),
@@ -326,12 +387,24 @@ fn editor_compare(repo: &Repo, base: &str, include: &[&str]) -> EditorRun {
 
 struct EditorRun {
     states: Vec<serde_json::Value>,
+    /// The run's `knotmeter/compared`: the comparison as the results panel shows it.
+    compared: serde_json::Value,
     finals: Vec<(String, String)>,
     messages: Vec<String>,
     output: String,
 }
 
 impl EditorRun {
+    /// The row of `id` in the run's comparison.
+    fn row(&self, id: &str) -> &serde_json::Value {
+        self.compared["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["id"] == id)
+            .unwrap_or_else(|| panic!("no row {id}: {:#}", self.compared))
+    }
+
     /// The last `passed` state of `id`.
     fn passed(&self, id: &str) -> &serde_json::Value {
         self.states
@@ -393,6 +466,20 @@ fn editor_base_that_does_not_build_lost_the_heads_results() {
     );
     // The whole error is in the run's output.
     assert!(run.output.contains("does not build"), "{}", run.output);
+    // The results panel's table says the same, with the head's figure and no change.
+    let row = run.row("two::slower");
+    assert_eq!(row["status"], "not_compared", "{row:#}");
+    assert_eq!(row["outcome"], "not compared", "{row:#}");
+    assert_eq!(row["change"], "", "{row:#}");
+    assert_eq!(row["base"], "—", "{row:#}");
+    assert!(row["head"].as_str().unwrap().ends_with('s'), "{row:#}");
+    assert!(
+        row["why"]
+            .as_str()
+            .unwrap()
+            .starts_with("the base (HEAD~1) does not build"),
+        "{row:#}"
+    );
     // The head's results are in the history, as a run.
     let history = knotmeter_history::History::open_read_only(&repo.history()).unwrap();
     assert_eq!(history.runs(5).unwrap().len(), 1);

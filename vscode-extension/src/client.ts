@@ -102,6 +102,10 @@ export async function startClient(ctx: Ctx, settings: ServerSettings, hooks: Hoo
   });
   client.onNotification(ext.output, (p) => ctx.output.fire(p));
   client.onNotification(ext.runEnd, (p) => ctx.runEnded.fire(p));
+  client.onNotification(ext.compared, (p) => {
+    ctx.comparison = p;
+    ctx.compared.fire(p);
+  });
   // The last stored result of each case, after the daemon starts, with the daemon's
   // presentation of it (its line says when it was stored); a result measured since wins.
   client.onNotification(ext.stored, (p) => {

@@ -7,7 +7,7 @@ import * as vscode from "vscode";
 import type * as lc from "vscode-languageclient/node";
 import { readConfig, type Config } from "./config";
 import { ResultStore } from "./store";
-import type { TestItem, OutputParams, RunEndParams, RunStateParams, TreeChangedParams } from "./wire";
+import type { ComparedParams, TestItem, OutputParams, RunEndParams, RunStateParams, TreeChangedParams } from "./wire";
 
 /** A tree message from the daemon: the whole tree, or what changed since a version. */
 export type TreeMessage = { kind: "whole"; items: TestItem[]; version: number } | { kind: "change"; change: TreeChangedParams };
@@ -35,6 +35,10 @@ export class Ctx implements vscode.Disposable {
   readonly runState = this.own(new vscode.EventEmitter<RunStateParams>());
   readonly output = this.own(new vscode.EventEmitter<OutputParams>());
   readonly runEnded = this.own(new vscode.EventEmitter<RunEndParams>());
+  /** A comparison run ("Compare with base") is over: the whole comparison, as the daemon shows it. */
+  readonly compared = this.own(new vscode.EventEmitter<ComparedParams>());
+  /** The latest comparison run's table, for the results panel. */
+  comparison: ComparedParams | undefined;
   /** The client started (true) or stopped (false). */
   readonly clientState = this.own(new vscode.EventEmitter<boolean>());
   /** A line for the "knotmeter" output channel that belongs to no run. */

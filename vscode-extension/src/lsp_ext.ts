@@ -6,6 +6,7 @@ import * as lc from "vscode-languageclient/node";
 import {
   Methods,
   type CancelParams,
+  type ComparedParams,
   type DiscoveredParams,
   type DiscoverParams,
   type DiscoverResult,
@@ -35,3 +36,4 @@ export const stored = new lc.NotificationType<StoredParams>(Methods.stored);
 export const treeChanged = new lc.NotificationType<TreeChangedParams>(Methods.treeChanged);
 export const runStates = new lc.NotificationType<RunStatesParams>(Methods.runStates);
 export const samples = new lc.RequestType<SamplesParams, SamplesResult, void>(Methods.samples);
+export const compared = new lc.NotificationType<ComparedParams>(Methods.compared);

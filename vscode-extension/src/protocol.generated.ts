@@ -15,6 +15,7 @@ export const Methods = {
   history: "knotmeter/history",
   stored: "knotmeter/stored",
   samples: "knotmeter/samples",
+  compared: "knotmeter/compared",
 } as const;
 
 /** The command of the "▶ Run" code lens; its argument is a `RunParams`. */
@@ -418,6 +419,88 @@ source?: SamplesSource | null, };
  * Where the samples of a `knotmeter/samples` answer come from.
  */
 export type SamplesSource = "measured" | "stored";
+
+/**
+ * Params of `knotmeter/compared`.
+ */
+export type ComparedParams = { 
+/**
+ * The comparison run.
+ */
+runId: number, 
+/**
+ * The comparison as every surface shows it (knotmeter-format).
+ */
+comparison: ShownComparison, };
+
+/**
+ * A comparison of two builds (`knotmeter compare`, the editor's "Compare with base") as every
+ * surface shows it: decided once, by the knotmeter-format crate, laid out by each surface (the
+ * terminal table, the results panel).
+ */
+export type ShownComparison = { 
+/**
+ * Both sides: `working tree (HEAD 1a2b3c4d5e, uncommitted changes) against main
+ * (9f8e7d6c5b)`.
+ */
+heading: string, 
+/**
+ * What the base is called in verdicts: `main`, `HEAD~1`.
+ */
+base: string, 
+/**
+ * Every case, in the order the comparison took them.
+ */
+rows: Array<ShownComparedCase>, 
+/**
+ * The counts: `2 compared (1 slower, 0 faster, 1 same), 1 added, 1 removed`.
+ */
+summary: string, 
+/**
+ * Cut short by a cancel: the cases not reached are `skipped`.
+ */
+cancelled: boolean, };
+
+/**
+ * One case of a [`ShownComparison`].
+ */
+export type ShownComparedCase = { 
+/**
+ * The case id.
+ */
+id: string, 
+/**
+ * How the case ended in the comparison.
+ */
+status: CompareStatus, 
+/**
+ * The base's median per operation (`2.41 µs`, `≈ 0 (indistinguishable from empty)`), or
+ * `—` when the base has no result.
+ */
+base: string, 
+/**
+ * The head's, the same way.
+ */
+head: string, 
+/**
+ * The change of the head's time over the base's with its 95% interval, `+3.1% [2.6,
+ * 3.7]`; empty when not compared.
+ */
+change: string, 
+/**
+ * The engine's verdict, with a compared case.
+ */
+verdict?: Verdict, 
+/**
+ * The verdict against the base, `slower than main`, or the status: `not compared`,
+ * `added`, `removed`, `failed`, `skipped`.
+ */
+outcome: string, 
+/**
+ * Why a case was not compared (or failed), and what `added` and `removed` mean here; empty
+ * for a compared case.
+ */
+why: string, };
 
 /**
  * What one side of the connection supports beyond the methods every client and daemon have,

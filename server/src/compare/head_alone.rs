@@ -6,9 +6,11 @@
 //! a pass. The base's error is said once: whole in the run's output, and in one line as a
 //! message (a [`Problem::NotCompared`]).
 
-use knotmeter_protocol::BenchResult;
+use knotmeter_protocol::editor::ItemState;
+use knotmeter_protocol::{BenchResult, CompareReport, CompareSide, CompareStatus, ComparedCase};
 use tokio_util::sync::CancellationToken;
 
+use super::sides::Sides;
 use crate::discovery::Workspace;
 use crate::runs::process::Children;
 use crate::runs::{self, Job, JobEvent, Problem, RunOptions, Sink};
@@ -24,6 +26,10 @@ pub struct Unusable {
     pub reason: String,
     /// The whole account, for the run's output: every compiler error, or git's answer.
     pub detail: String,
+    /// The base, as far as it is known.
+    pub base: CompareSide,
+    /// The head.
+    pub head: CompareSide,
 }
 
 impl Unusable {
@@ -50,33 +56,56 @@ impl Unusable {
                  `{BASE_SETTING}` to a branch, tag or commit, or leave it empty to compare with \
                  HEAD (uncommitted changes) or the upstream's merge base."
             ),
+            base: CompareSide {
+                label: rev.map_or_else(|| "the default base".to_owned(), |rev| format!("`{rev}`")),
+                commit: None,
+                dirty: false,
+                manifest: None,
+            },
+            head: CompareSide {
+                label: "working tree".to_owned(),
+                commit: None,
+                dirty: false,
+                manifest: None,
+            },
         }
     }
 
     /// The base did not build: `why` is the build's account, a heading line and then each
     /// target's failure, whose first line names the first compiler error.
-    pub fn unbuilt(base_label: &str, why: &str) -> Unusable {
-        let first = why
-            .lines()
-            .nth(1)
-            .map(|line| line.strip_prefix("the build failed: ").unwrap_or(line))
-            .unwrap_or_default();
+    pub fn unbuilt(sides: &Sides, why: &str) -> Unusable {
+        let base_label = &sides.base_label;
+        let first = first_error(why);
         Unusable {
             reason: format!("the base ({base_label}) does not build: {first}"),
             detail: format!("knotmeter compare: {why}"),
+            base: sides.base_side(),
+            head: sides.head_side(),
         }
     }
 
     /// The base's bench binaries cannot be driven: its knotmeter predates driven mode.
-    pub fn undriven(base_label: &str, why: &str) -> Unusable {
+    pub fn undriven(sides: &Sides, why: &str) -> Unusable {
+        let base_label = &sides.base_label;
         Unusable {
             reason: format!(
                 "the base ({base_label}) cannot be compared with: {}",
                 why.lines().next().unwrap_or_default()
             ),
             detail: format!("knotmeter compare: {why}"),
+            base: sides.base_side(),
+            head: sides.head_side(),
         }
     }
+}
+
+/// The first compiler error of a build's account (`compare::build`'s: a heading line, then
+/// each target's failure, which starts with the first error).
+fn first_error(why: &str) -> &str {
+    why.lines()
+        .nth(1)
+        .map(|line| line.strip_prefix("the build failed: ").unwrap_or(line))
+        .unwrap_or_default()
 }
 
 /// Marks `result` as not compared, saying why (once).
@@ -122,7 +151,9 @@ pub async fn execute(
     let inner: Sink = Box::new(move |event| {
         let _ = tx.send(event);
     });
+    let cancelled = cancel.clone();
     let run = runs::execute(job, workspace, options, children, cancel, inner);
+    let mut cases = Vec::new();
     let relay = async {
         while let Some(event) = rx.recv().await {
             match event {
@@ -136,6 +167,15 @@ pub async fn execute(
                     if let Some(result) = result.as_mut() {
                         warn(result, &unusable.reason);
                     }
+                    if state.is_final() {
+                        cases.push(case(
+                            &id,
+                            state,
+                            result.as_deref(),
+                            message.as_deref(),
+                            unusable,
+                        ));
+                    }
                     sink(JobEvent::State {
                         id,
                         state,
@@ -148,6 +188,44 @@ pub async fn execute(
         }
     };
     tokio::join!(run, relay);
+    let report = CompareReport {
+        version: knotmeter_protocol::VERSION,
+        base: unusable.base.clone(),
+        head: unusable.head.clone(),
+        cases,
+        cancelled: cancelled.is_cancelled(),
+        stored: None,
+    };
+    sink(JobEvent::Comparison(Box::new(
+        knotmeter_format::compared::compared(&report),
+    )));
+}
+
+/// An item's final state as a case of the comparison: measured but not compared, failed, or
+/// skipped.
+fn case(
+    id: &str,
+    state: ItemState,
+    result: Option<&BenchResult>,
+    message: Option<&str>,
+    unusable: &Unusable,
+) -> ComparedCase {
+    let status = match state {
+        ItemState::Passed => CompareStatus::NotCompared,
+        ItemState::Skipped => CompareStatus::Skipped,
+        _ => CompareStatus::Failed,
+    };
+    ComparedCase {
+        id: id.to_owned(),
+        status,
+        base: None,
+        head: result.cloned(),
+        comparison: None,
+        note: Some(match message {
+            Some(m) if status != CompareStatus::NotCompared => format!("{m}; {}", unusable.reason),
+            _ => unusable.reason.clone(),
+        }),
+    }
 }
 
 #[cfg(test)]
@@ -155,17 +233,14 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_base_that_does_not_build_is_named_with_its_first_compiler_error() {
+    fn the_first_compiler_error_is_read_from_the_builds_account() {
         let why = "the base, main (9f8e7d6c5b), does not build, so nothing can be compared with \
                    it:\nthe build failed: error[E0425]: cannot find value `x` in this scope at \
                    benches/two.rs:5:9\nerror[E0425]: cannot find value `x`\n --> benches/two.rs";
-        let unusable = Unusable::unbuilt("main", why);
         assert_eq!(
-            unusable.reason,
-            "the base (main) does not build: error[E0425]: cannot find value `x` in this scope \
-             at benches/two.rs:5:9"
+            first_error(why),
+            "error[E0425]: cannot find value `x` in this scope at benches/two.rs:5:9"
         );
-        assert!(unusable.detail.contains(" --> benches/two.rs"));
     }
 
     #[test]

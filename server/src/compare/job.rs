@@ -185,7 +185,7 @@ async fn compare(
     let built = build::build(&sides, children, cancel, &mut note).await?;
     sink(JobEvent::Built { errors: Vec::new() });
     if let Some(why) = &built.base_failure {
-        return Ok(Some(Unusable::unbuilt(&sides.base_label, why)));
+        return Ok(Some(Unusable::unbuilt(&sides, why)));
     }
     let wanted: HashSet<String> = job.ids().cloned().collect();
     let plans = built.plans(&sides, &args);
@@ -247,7 +247,7 @@ async fn compare(
     )
     .await;
     if let Some(why) = &measured.base_predates_driven_mode {
-        return Ok(Some(Unusable::undriven(&sides.base_label, why)));
+        return Ok(Some(Unusable::undriven(&sides, why)));
     }
     let mut report = sides.report(&measured);
     let paired: HashSet<String> = report
@@ -285,5 +285,8 @@ async fn compare(
         id: None,
         text: render::summary(&report),
     });
+    sink(JobEvent::Comparison(Box::new(
+        knotmeter_format::compared::compared(&report),
+    )));
     Ok(None)
 }

@@ -6,11 +6,9 @@
 
 use std::fmt::Write as _;
 
-use knotmeter_protocol::{
-    CompareReport, CompareSide, CompareStatus, ComparedCase, Comparison, Verdict,
-};
+use knotmeter_protocol::{CompareReport, ComparedCase, Comparison, Verdict};
 
-use knotmeter_format::units::format_duration_ns as duration;
+use knotmeter_format::compared::compared;
 
 /// The change as a percentage with its 95% interval and the verdict, against the base's
 /// label: `+3.1% [2.6, 3.7] slower than main`, `-5.0% [-5.4, -4.6] faster than main`,
@@ -19,70 +17,7 @@ pub fn change(comparison: &Comparison) -> String {
     knotmeter_format::text::builds_change_text(comparison)
 }
 
-/// `+3.1% [2.6, 3.7]`: the change in percent and its interval.
-pub fn change_figures(comparison: &Comparison) -> String {
-    let percent = |ratio: f64| (ratio - 1.0) * 100.0;
-    format!(
-        "{:+.1}% [{:.1}, {:.1}]",
-        percent(comparison.ratio),
-        percent(comparison.low),
-        percent(comparison.high)
-    )
-}
-
-/// One side in a heading: `main (9f8e7d6)`, `working tree (HEAD 1a2b3c4, uncommitted changes)`.
-pub fn side(side: &CompareSide) -> String {
-    let commit = side.commit.as_deref().map(short);
-    match (commit, side.dirty) {
-        (Some(c), true) => format!("{} (HEAD {c}, uncommitted changes)", side.label),
-        (Some(c), false) if side.label.starts_with(c) => side.label.clone(),
-        (Some(c), false) => format!("{} ({c})", side.label),
-        (None, _) => side.label.clone(),
-    }
-}
-
-fn short(commit: &str) -> &str {
-    &commit[..commit.len().min(10)]
-}
-
-fn median(case: &ComparedCase, head: bool) -> String {
-    let result = if head { &case.head } else { &case.base };
-    result
-        .as_ref()
-        .map_or_else(|| "—".to_owned(), |r| duration(r.estimate.median_ns))
-}
-
-/// Counts for the summary line: `4 compared (1 slower, 1 faster, 2 same), 1 added`.
-pub fn summary(report: &CompareReport) -> String {
-    let count = |status: CompareStatus| report.cases.iter().filter(|c| c.status == status).count();
-    let verdicts = |v: Verdict| {
-        report
-            .cases
-            .iter()
-            .filter(|c| c.comparison.as_ref().is_some_and(|c| c.verdict == v))
-            .count()
-    };
-    let mut parts = vec![format!(
-        "{} compared ({} slower, {} faster, {} same)",
-        count(CompareStatus::Compared),
-        verdicts(Verdict::Slower),
-        verdicts(Verdict::Faster),
-        verdicts(Verdict::Same)
-    )];
-    for (status, word) in [
-        (CompareStatus::NotCompared, "not compared"),
-        (CompareStatus::Added, "added"),
-        (CompareStatus::Removed, "removed"),
-        (CompareStatus::Failed, "failed"),
-        (CompareStatus::Skipped, "skipped"),
-    ] {
-        let n = count(status);
-        if n > 0 {
-            parts.push(format!("{n} {word}"));
-        }
-    }
-    parts.join(", ")
-}
+pub use knotmeter_format::compared::{change_figures, side, summary};
 
 /// The terminal table.
 pub fn pretty(report: &CompareReport) -> String {
@@ -95,21 +30,14 @@ pub fn pretty(report: &CompareReport) -> String {
         "change [95% interval]".to_owned(),
         "verdict".to_owned(),
     ];
-    let rows: Vec<[String; 5]> = report
-        .cases
-        .iter()
-        .map(|case| {
-            let (figures, verdict) = match &case.comparison {
-                Some(c) => (change_figures(c), verdict_word(c.verdict).to_owned()),
-                None => (String::new(), case.status.as_str().replace('_', " ")),
-            };
-            [
-                case.id.clone(),
-                median(case, false),
-                median(case, true),
-                figures,
-                verdict,
-            ]
+    let rows: Vec<[String; 5]> = compared(report)
+        .rows
+        .into_iter()
+        .map(|row| {
+            let verdict = row
+                .verdict
+                .map_or(row.outcome, |v| verdict_word(v).to_owned());
+            [row.id, row.base, row.head, row.change, verdict]
         })
         .collect();
     let width = |i: usize| {
@@ -168,25 +96,16 @@ pub fn markdown(report: &CompareReport) -> String {
         "| case | base | head | change [95% interval] | verdict |"
     );
     let _ = writeln!(out, "|---|---:|---:|---|---|");
-    for case in &report.cases {
-        let (figures, verdict) = match &case.comparison {
-            Some(c) => {
-                let figures = change_figures(c);
-                let figures = if c.verdict == Verdict::Same {
-                    figures
-                } else {
-                    format!("**{figures}**")
-                };
-                (figures, verdict_word(c.verdict).to_owned())
-            }
-            None => (String::new(), case.status.as_str().replace('_', " ")),
+    for row in compared(report).rows {
+        let (figures, verdict) = match row.verdict {
+            Some(Verdict::Same) => (row.change, verdict_word(Verdict::Same).to_owned()),
+            Some(v) => (format!("**{}**", row.change), verdict_word(v).to_owned()),
+            None => (String::new(), row.outcome),
         };
         let _ = writeln!(
             out,
             "| `{}` | {} | {} | {figures} | {verdict} |",
-            case.id,
-            median(case, false),
-            median(case, true)
+            row.id, row.base, row.head
         );
     }
     let notes: Vec<&ComparedCase> = report.cases.iter().filter(|c| c.note.is_some()).collect();

@@ -394,6 +394,8 @@ impl View {
             // What the bench binary wrote itself: the benchmark's prints, the engine's messages.
             JobEvent::Printed { text, .. } => self.note(&text),
             JobEvent::Problem(problem) => self.problem(problem),
+            // Only the editor's comparison runs send it; `knotmeter compare` prints its own.
+            JobEvent::Comparison(_) => {}
             JobEvent::Progress { id, fraction } => {
                 self.fraction.insert(id.clone(), fraction);
                 if let Some(bar) = &self.bar {

@@ -217,6 +217,8 @@ pub enum JobEvent {
         /// The comparison with its verdict.
         comparison: Comparison,
     },
+    /// A comparison run ("Compare with base") is over: the whole comparison as shown.
+    Comparison(Box<knotmeter_protocol::ShownComparison>),
     /// Measurement progress of a case.
     Progress {
         /// The leaf id.

@@ -13,9 +13,10 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use knotmeter_protocol::editor::{
-    self, DiscoveredNotification, DiscoveredParams, OutputNotification, OutputParams,
-    RunEndNotification, RunEndParams, RunStateNotification, RunStateParams, RunStatesNotification,
-    RunStatesParams, StoredNotification, StoredParams, TreeChangedNotification, TreeChangedParams,
+    self, ComparedNotification, ComparedParams, DiscoveredNotification, DiscoveredParams,
+    OutputNotification, OutputParams, RunEndNotification, RunEndParams, RunStateNotification,
+    RunStateParams, RunStatesNotification, RunStatesParams, StoredNotification, StoredParams,
+    TreeChangedNotification, TreeChangedParams,
 };
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -67,6 +68,8 @@ pub enum Out {
     RunEnd(RunEndParams),
     /// `knotmeter/stored`.
     Stored(StoredParams),
+    /// `knotmeter/compared`.
+    Compared(ComparedParams),
     /// `textDocument/publishDiagnostics`.
     Diagnostics(PathBuf, Vec<Diagnostic>),
     /// `window/logMessage`.
@@ -201,6 +204,11 @@ impl Sender {
             Out::Stored(params) => {
                 client
                     .send_notification::<Wire<StoredNotification>>(params)
+                    .await
+            }
+            Out::Compared(params) => {
+                client
+                    .send_notification::<Wire<ComparedNotification>>(params)
                     .await
             }
             Out::Diagnostics(path, diagnostics) => {

@@ -413,6 +413,13 @@ impl Session {
                     self.report_again(run_id, &id);
                 }
             }
+            JobEvent::Comparison(comparison) => {
+                self.out
+                    .push(Out::Compared(knotmeter_protocol::editor::ComparedParams {
+                        run_id,
+                        comparison: *comparison,
+                    }));
+            }
             JobEvent::Progress { .. } | JobEvent::Manifest(_) => {}
             JobEvent::Finished => {
                 if self.current.as_ref().is_some_and(|c| c.run_id == run_id) {

@@ -5,7 +5,7 @@
 // Pure (no `vscode`, no DOM) and unit-tested.
 
 import { formatRatio, modeLabel } from "../format";
-import type { BenchResult, BenchSummary, HistoryPoint, Outcome, Severity, Shown, Verdict } from "../wire";
+import type { BenchResult, BenchSummary, HistoryPoint, Outcome, Severity, Shown, ShownComparedCase, ShownComparison, Verdict } from "../wire";
 
 /** A note as the panel lists it: its mark and words are the daemon's. */
 export interface PanelNote {
@@ -79,6 +79,24 @@ export interface PanelData {
   cases: PanelCase[];
   group?: { name: string; rows: GroupRow[] };
   scaling?: ScalingView;
+  /** The latest comparison run ("Compare with base") that took this benchmark's cases. */
+  comparison?: ComparisonView;
+}
+
+/**
+ * A comparison run's table for the panel: the daemon's words and figures (knotmeter-format),
+ * laid out here. Only the selected benchmark's rows; the heading and counts are the run's.
+ */
+export interface ComparisonView {
+  /** `working tree (HEAD 1a2b3c4d5e) against main (9f8e7d6c5b)`. */
+  heading: string;
+  /** The base's label: `main`. */
+  base: string;
+  /** The whole run's counts: `2 compared (1 slower, 0 faster, 1 same), 1 added`. */
+  summary: string;
+  cancelled: boolean;
+  /** Compared cases first, in the run's order, then the rest (not compared, added, removed, failed, skipped). */
+  rows: ShownComparedCase[];
 }
 
 export type ToWebview = { type: "data"; data: PanelData };
@@ -282,4 +300,21 @@ export function histogram(samples: readonly number[], maxBins = 60): Histogram {
     counts[i]!++;
   }
   return { edges: counts.map((_, i) => lo + i * width), width, counts, above, below };
+}
+
+/** Whether a case id (`pkg::bench/args`) or benchmark id belongs to the benchmark `benchId`. */
+function ofBench(id: string, benchId: string): boolean {
+  return id === benchId || id.startsWith(`${benchId}/`);
+}
+
+/**
+ * The comparison table of `benchId` from a comparison run, or `undefined` when the run took
+ * none of its cases. Nothing is reworded: a row is the daemon's.
+ */
+export function comparisonView(shown: ShownComparison, benchId: string): ComparisonView | undefined {
+  const mine = shown.rows.filter((r) => ofBench(r.id, benchId));
+  if (mine.length === 0) return undefined;
+  const compared = mine.filter((r) => r.status === "compared");
+  const rest = mine.filter((r) => r.status !== "compared");
+  return { heading: shown.heading, base: shown.base, summary: shown.summary, cancelled: shown.cancelled, rows: [...compared, ...rest] };
 }

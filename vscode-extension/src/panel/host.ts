@@ -10,7 +10,7 @@ import type { Ctx } from "../ctx";
 import * as ext from "../lsp_ext";
 import { functionName } from "../model";
 import type { HistoryPoint, RawSamples } from "../wire";
-import { groupRows, panelCase, scalingView, type FromWebview, type PanelData, type ToWebview } from "./data";
+import { comparisonView, groupRows, panelCase, scalingView, type FromWebview, type PanelData, type ToWebview } from "./data";
 
 export class ResultsPanel implements vscode.Disposable {
   private panel: vscode.WebviewPanel | undefined;
@@ -27,6 +27,9 @@ export class ResultsPanel implements vscode.Disposable {
         if (this.panel && this.benchId && this.concerns(id)) this.scheduleRefresh();
       }),
       ctx.runEnded.event(() => {
+        if (this.panel) this.scheduleRefresh();
+      }),
+      ctx.compared.event(() => {
         if (this.panel) this.scheduleRefresh();
       }),
     );
@@ -105,6 +108,8 @@ export class ResultsPanel implements vscode.Disposable {
         ? "No result yet in this session: run the benchmark (the Run button, the gutter, or the Test Explorer)."
         : "This workspace is not trusted, so knotmeter does not run its benchmarks.";
     }
+    const comparison = this.ctx.comparison && comparisonView(this.ctx.comparison.comparison, benchId);
+    if (comparison) data.comparison = comparison;
     const group = entries.find((e) => e.result.group)?.result.group;
     if (group) data.group = { name: group, rows: groupRows(this.ctx.store.group(group)) };
     const summary = this.ctx.store.bench(benchId);

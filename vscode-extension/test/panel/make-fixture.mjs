@@ -56,4 +56,16 @@ const args = {
 };
 args.cases[1].notes = [{ severity: "warning", text: "⚠ imprecise: the interval is wider than ±5%: run longer or on a quieter machine" }];
 args.cases[1].outcome = "warned";
+// The latest "Compare with base" run took these cases (words as knotmeter-format gives them).
+args.comparison = {
+  heading: "working tree (HEAD 1a2b3c4d5e, uncommitted changes) against main (9f8e7d6c5b)",
+  base: "main",
+  summary: "2 compared (1 slower, 0 faster, 1 same), 1 not compared",
+  cancelled: false,
+  rows: [
+    { id: "quickstart::chain_n/10", status: "compared", base: "18.5 ns", head: "19.0 ns", change: "+3.1% [2.6, 3.7]", verdict: "slower", outcome: "slower than main", why: "" },
+    { id: "quickstart::chain_n/100", status: "compared", base: "190 ns", head: "190 ns", change: "+0.1% [-0.3, 0.4]", verdict: "same", outcome: "same as main", why: "" },
+    { id: "quickstart::chain_n/1000", status: "not_compared", base: "≈ 0 (indistinguishable from empty)", head: "1.90 µs", change: "", outcome: "not compared", why: "the base build's body is indistinguishable from an empty one (base: main)" },
+  ],
+};
 writeFileSync(new URL("./fixture-data.json", import.meta.url), JSON.stringify({ group: data, args }));

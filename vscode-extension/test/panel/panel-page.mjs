@@ -178,6 +178,22 @@ try {
       await page.waitForTimeout(200);
       const after = await page.evaluate(() => ({ summary: document.querySelector(".summary")?.textContent, warnings: document.querySelectorAll(".warning").length }));
       check(`${label}: selecting a case shows it with its warning`, /^100:/.test(after.summary ?? "") && after.warnings === 1, after.summary);
+      const compare = await page.evaluate(() => ({
+        heading: document.querySelector("section.comparison h2")?.textContent,
+        rows: [...document.querySelectorAll("table.compare tbody tr")].map((tr) => [...tr.querySelectorAll("td")].map((td) => td.textContent)),
+        warned: [...document.querySelectorAll("table.compare .outcome.warned")].map((td) => getComputedStyle(td).color),
+      }));
+      check(`${label}: the comparison table names both sides`, compare.heading === `Compared: ${fixture.args.comparison.heading}`, compare.heading);
+      check(
+        `${label}: each compared case reads base, head, change [interval], verdict against the base`,
+        JSON.stringify(compare.rows[0]) === JSON.stringify(["quickstart::chain_n/10", "18.5 ns", "19.0 ns", "+3.1% [2.6, 3.7]", "slower than main"]),
+        JSON.stringify(compare.rows),
+      );
+      check(
+        `${label}: a case not compared shows no change, says why, and is drawn as a warning`,
+        compare.rows[2]?.[3] === "" && /^not compared\s*the base build's body/.test(compare.rows[2]?.[4] ?? "") && compare.warned.length === 1,
+        JSON.stringify(compare),
+      );
       const scaling = await page.evaluate(() => document.querySelector("section.scaling h2")?.textContent);
       check(`${label}: the scaling view names the fitted class`, scaling === "Scaling: O(n)", scaling);
     }

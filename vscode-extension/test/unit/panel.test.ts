@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { axisNs } from "../../src/format";
-import { correctedSamples, groupRows, histogram, historySeries, panelCase, ratioScale, scalingView } from "../../src/panel/data";
-import type { BenchSummary, HistoryPoint } from "../../src/wire";
+import { comparisonView, correctedSamples, groupRows, histogram, historySeries, panelCase, ratioScale, scalingView } from "../../src/panel/data";
+import type { BenchSummary, HistoryPoint, ShownComparison } from "../../src/wire";
 import { result, shown } from "./fixtures";
 
 test("per-operation samples are corrected by the overhead and capped at zero", () => {
@@ -117,4 +117,37 @@ test("axis labels keep neighbouring ticks apart", () => {
   assert.deepEqual(axisNs([2800, 3000, 3200]), ["2.8 µs", "3.0 µs", "3.2 µs"]);
   assert.deepEqual(axisNs([0, 500, 1000, 1500]), ["0.0 µs", "0.5 µs", "1.0 µs", "1.5 µs"]);
   assert.deepEqual(axisNs([10, 20]), ["10 ns", "20 ns"]);
+});
+
+// As knotmeter-format's `compared` words a comparison run (format/src/compared.rs).
+const comparison: ShownComparison = {
+  heading: "working tree (HEAD 1a2b3c4d5e, uncommitted changes) against main (9f8e7d6c5b)",
+  base: "main",
+  summary: "1 compared (1 slower, 0 faster, 0 same), 1 not compared, 1 added, 1 removed",
+  cancelled: false,
+  rows: [
+    { id: "q::parse/csv", status: "removed", base: "830 ns", head: "—", change: "", outcome: "removed", why: "only in main" },
+    { id: "q::chain/1000", status: "not_compared", base: "—", head: "2.48 µs", change: "", outcome: "not compared", why: "the base (main) does not build: error[E0425]: cannot find value `x`" },
+    { id: "q::chain/10", status: "compared", base: "2.41 µs", head: "2.48 µs", change: "+3.1% [2.6, 3.7]", verdict: "slower", outcome: "slower than main", why: "" },
+    { id: "q::other", status: "compared", base: "1.00 µs", head: "1.00 µs", change: "+0.0% [-0.1, 0.1]", verdict: "same", outcome: "same as main", why: "" },
+  ],
+};
+
+test("the comparison table: the benchmark's rows as the daemon words them, compared first, each unverdicted one with why", () => {
+  const view = comparisonView(comparison, "q::chain");
+  assert.ok(view);
+  assert.equal(view.heading, comparison.heading);
+  assert.equal(view.summary, comparison.summary);
+  assert.deepEqual(
+    view.rows.map((r) => [r.id, r.base, r.head, r.change, r.outcome]),
+    [
+      ["q::chain/10", "2.41 µs", "2.48 µs", "+3.1% [2.6, 3.7]", "slower than main"],
+      ["q::chain/1000", "—", "2.48 µs", "", "not compared"],
+    ],
+  );
+  assert.match(view.rows[1]!.why, /^the base \(main\) does not build/);
+  // A removed case belongs to its benchmark too; another benchmark's rows do not.
+  assert.deepEqual(comparisonView(comparison, "q::parse")?.rows.map((r) => r.why), ["only in main"]);
+  assert.equal(comparisonView(comparison, "q::unrelated"), undefined);
+  assert.equal(comparisonView(comparison, "q::chai"), undefined, "a prefix of another benchmark's name is not it");
 });

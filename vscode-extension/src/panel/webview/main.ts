@@ -8,7 +8,7 @@
 // theme changes.
 
 import uPlot from "uplot";
-import { histogram, ratioScale, type FromWebview, type GroupRow, type HistorySeries, type PanelCase, type PanelData, type ScalingView, type ToWebview } from "../data";
+import { histogram, ratioScale, type ComparisonView, type FromWebview, type GroupRow, type HistorySeries, type PanelCase, type PanelData, type ScalingView, type ToWebview } from "../data";
 import { axisNs, formatNs, formatRatio } from "../../format";
 
 declare function acquireVsCodeApi(): { postMessage(msg: FromWebview): void; getState(): unknown; setState(s: unknown): void };
@@ -117,6 +117,7 @@ function render(): void {
   root.append(header);
 
   if (data.empty) root.append(el("p", { class: "empty" }, data.empty));
+  if (data.comparison) root.append(comparisonTable(data.comparison));
   const c = data.cases.find((x) => x.id === selected) ?? data.cases[0];
   // Two charts side by side when there is room; each figure adds 18 px of padding and border.
   const columns = root.clientWidth > 760 ? 2 : 1;
@@ -336,6 +337,40 @@ function drawScaling(target: HTMLElement, s: ScalingView, width: number): void {
   };
   plots.push(new uPlot(opts, [xs, medians, curve] as uPlot.AlignedData, target));
   target.setAttribute("aria-label", `median against n: ${s.points.map((p) => `n = ${p.label}: ${formatNs(p.median)}`).join("; ")}; ${s.complexity}`);
+}
+
+/**
+ * A comparison run's table: base and head figures, the change with its 95% interval and the
+ * verdict against the base, or why a case was not compared. Every word is the daemon's.
+ */
+function comparisonTable(c: ComparisonView): HTMLElement {
+  const table = el("table", { class: "compare" });
+  table.append(
+    el(
+      "thead",
+      {},
+      el(
+        "tr",
+        {},
+        el("th", {}, "case"),
+        el("th", { class: "num" }, `base (${c.base})`),
+        el("th", { class: "num" }, "head"),
+        el("th", { class: "num" }, "change [95% interval]"),
+        el("th", {}, "verdict"),
+      ),
+    ),
+  );
+  const body = el("tbody");
+  for (const r of c.rows) {
+    // A case without a verdict is a warning, never a quiet blank.
+    const kind = r.verdict ?? (r.status === "added" || r.status === "removed" ? "only" : "warned");
+    const verdict = el("td", { class: `outcome ${kind}` }, r.outcome);
+    if (r.why) verdict.append(el("div", { class: "why" }, r.why));
+    body.append(el("tr", { "data-status": r.status }, el("td", {}, r.id), el("td", { class: "num" }, r.base), el("td", { class: "num" }, r.head), el("td", { class: "num" }, r.change), verdict));
+  }
+  table.append(body);
+  const counts = c.cancelled ? `${c.summary} (cancelled)` : c.summary;
+  return el("section", { class: "comparison" }, el("h2", {}, `Compared: ${c.heading}`), el("p", { class: "note" }, `The whole run: ${counts}`), table);
 }
 
 function groupTable(name: string, rows: GroupRow[]): HTMLElement {
