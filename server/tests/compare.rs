@@ -519,6 +519,42 @@ fn editor_base_that_predates_driven_mode_failed_the_heads_cases() {
 }
 
 #[test]
+fn editor_compare_cancelled_while_building_errored_every_case() {
+    let repo = Repo::new(&["base", "head"]);
+    let history = repo.history();
+    let mut client = common::Client::spawn_with(&repo.root(), |c| {
+        c.env("KNOTMETER_HISTORY", &history)
+            .env_remove("CARGO_TARGET_DIR");
+    });
+    client.initialize(
+        &repo.root(),
+        serde_json::json!({"quickTimeSecs": 0.1, "caseTimeoutSecs": 60}),
+    );
+    let response = client.request(
+        "knotmeter/run",
+        serde_json::json!({"include": ["two::slower", "two::same"], "mode": "quick", "compare": "HEAD~1"}),
+    );
+    let run_id = response["result"]["runId"].as_i64().expect("a run id");
+    client.notification(
+        "knotmeter/runState",
+        std::time::Duration::from_secs(60),
+        |p| p["runId"] == run_id && p["state"] == "building",
+    );
+    client.request("knotmeter/cancel", serde_json::json!({"runId": run_id}));
+    client.run_to_end(run_id, std::time::Duration::from_secs(300));
+    // Cancelled is not broken: nothing failed, nothing was measured.
+    let mut finals = client.finals(run_id);
+    finals.sort();
+    assert_eq!(
+        finals,
+        vec![
+            ("two::same".to_owned(), "skipped".to_owned()),
+            ("two::slower".to_owned(), "skipped".to_owned())
+        ]
+    );
+}
+
+#[test]
 fn editor_base_that_names_nothing_errored_every_case_instead_of_naming_the_setting() {
     let repo = Repo::new(&["base", "head"]);
     let run = editor_compare(&repo, "mian", &["two::slower"]);

@@ -87,6 +87,9 @@ pub async fn execute_job(
             .await;
         }
         Ok(_) => {}
+        // Cancelled before measuring (while resolving or building): the items are skipped
+        // below, as in any cancelled run; nothing went wrong with them.
+        Err(_) if cancel.is_cancelled() => {}
         Err(why) => {
             let message = format!("{why:#}");
             sink(JobEvent::Output {
