@@ -555,6 +555,49 @@ fn editor_compare_cancelled_while_building_errored_every_case() {
 }
 
 #[test]
+fn editor_pair_without_a_verdict_passed_silently() {
+    // The base's `same` is optimised away: measured on both sides, compared with nothing.
+    let repo = Repo::new(&["emptied", "head"]);
+    let run = editor_compare(&repo, "HEAD~1", &["two::same", "two::slower"]);
+    assert!(
+        run.finals.contains(&("two::same".into(), "passed".into())),
+        "{:?}\n{}",
+        run.finals,
+        run.output
+    );
+    let state = run.passed("two::same");
+    assert!(
+        state["result"]["estimate"]["median_ns"].as_f64().unwrap() > 0.0,
+        "the head's figure is kept: {state:#}"
+    );
+    assert!(state["result"]["comparison"].is_null(), "{state:#}");
+    let shown = &state["shown"];
+    assert_eq!(shown["outcome"], "warned", "never a pass: {shown:#}");
+    let note = shown["notes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|n| n["code"] == "not_compared")
+        .unwrap_or_else(|| panic!("{shown:#}"));
+    let text = note["text"].as_str().unwrap();
+    assert!(
+        text.contains("indistinguishable") && text.ends_with("(base: HEAD~1)"),
+        "{text}"
+    );
+    assert_eq!(run.row("two::same")["status"], "not_compared");
+    // The case compared alongside it keeps its verdict and no such warning.
+    let slower = &run.passed("two::slower")["shown"];
+    assert_eq!(slower["outcome"], "passed", "{slower:#}");
+    assert!(
+        slower["verdict"]
+            .as_str()
+            .unwrap()
+            .ends_with("slower than HEAD~1"),
+        "{slower:#}"
+    );
+}
+
+#[test]
 fn editor_base_that_names_nothing_errored_every_case_instead_of_naming_the_setting() {
     let repo = Repo::new(&["base", "head"]);
     let run = editor_compare(&repo, "mian", &["two::slower"]);
