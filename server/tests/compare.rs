@@ -598,6 +598,50 @@ fn editor_pair_without_a_verdict_passed_silently() {
 }
 
 #[test]
+fn editor_head_that_does_not_build_showed_no_diagnostics() {
+    let repo = Repo::new(&["base", "head"]);
+    // Uncommitted edits that do not build: the working tree is the head.
+    repo.checkout_version("broken");
+    let history = repo.history();
+    let mut client = common::Client::spawn_with(&repo.root(), |c| {
+        c.env("KNOTMETER_HISTORY", &history)
+            .env_remove("CARGO_TARGET_DIR");
+    });
+    client.initialize(
+        &repo.root(),
+        serde_json::json!({"quickTimeSecs": 0.1, "caseTimeoutSecs": 60}),
+    );
+    let response = client.request(
+        "knotmeter/run",
+        serde_json::json!({"include": ["two::slower"], "mode": "quick", "compare": "HEAD"}),
+    );
+    let run_id = response["result"]["runId"].as_i64().expect("a run id");
+    client.run_to_end(run_id, std::time::Duration::from_secs(600));
+    assert_eq!(
+        client.finals(run_id),
+        vec![("two::slower".to_owned(), "errored".to_owned())]
+    );
+    // The compiler's error is where it is, in the user's file, as after any run.
+    let file = repo.root().join("benches/two.rs");
+    let diagnostics = client.notification(
+        "textDocument/publishDiagnostics",
+        std::time::Duration::from_secs(5),
+        |p| {
+            p["uri"]
+                .as_str()
+                .is_some_and(|u| u.ends_with("benches/two.rs"))
+                && !p["diagnostics"].as_array().unwrap().is_empty()
+        },
+    );
+    let message = diagnostics["diagnostics"][0]["message"].as_str().unwrap();
+    assert!(
+        message.contains("not_defined"),
+        "{message} in {}",
+        file.display()
+    );
+}
+
+#[test]
 fn editor_base_that_names_nothing_errored_every_case_instead_of_naming_the_setting() {
     let repo = Repo::new(&["base", "head"]);
     let run = editor_compare(&repo, "mian", &["two::slower"]);

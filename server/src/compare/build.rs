@@ -31,7 +31,7 @@ use tokio_util::sync::CancellationToken;
 use super::measure::TargetPlan;
 use super::render;
 use super::sides::Sides;
-use crate::cargo_build::{self, BuildEvent, BuildOutcome};
+use crate::cargo_build::{self, BuildEvent, BuildOutcome, CompilerError};
 use crate::cli::CompareArgs;
 use crate::discovery::{Discovery, TargetRef, Workspace};
 use crate::runs::process::Children;
@@ -48,6 +48,9 @@ pub struct Built {
     pub base: HashMap<TargetRef, Result<PathBuf, String>>,
     /// Set when the base did not build at all.
     pub base_failure: Option<String>,
+    /// The head's compiler errors (of targets that did not build), for the editor's
+    /// diagnostics: the head is the user's own code.
+    pub head_errors: Vec<CompilerError>,
     /// The locks of the comparison's own target directories, held until the comparison ends.
     pub _locks: Vec<std::fs::File>,
 }
@@ -63,6 +66,24 @@ fn matching_targets(ws: &Workspace, filter: Option<&str>) -> Vec<TargetRef> {
         .map(|(target, _)| target)
         .collect()
 }
+
+/// The head does not build, so there is nothing to compare: the error of [`build`], with the
+/// compiler errors for the editor's diagnostics.
+#[derive(Debug)]
+pub struct HeadUnbuilt {
+    /// What to tell the user: the head named, and each target's failure.
+    pub message: String,
+    /// Every compiler error of the head's build.
+    pub errors: Vec<CompilerError>,
+}
+
+impl std::fmt::Display for HeadUnbuilt {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for HeadUnbuilt {}
 
 /// Whether `ws` has the bench target `target`.
 fn has_target(ws: &Workspace, target: &TargetRef) -> bool {
@@ -110,6 +131,7 @@ pub async fn build(
     if cancel.is_cancelled() {
         bail!("cancelled while building");
     }
+    let head_errors = head.errors.clone();
     let head = executables(&head, &head_targets, &sides.head_ws.root);
     if head.values().all(Result::is_err) && !head.is_empty() {
         let errors: BTreeSet<&str> = head
@@ -117,10 +139,14 @@ pub async fn build(
             .filter_map(|r| r.as_ref().err())
             .map(String::as_str)
             .collect();
-        bail!(
-            "the head, {head_name}, does not build, so there is nothing to compare:\n{}",
-            errors.into_iter().collect::<Vec<_>>().join("\n")
-        );
+        return Err(HeadUnbuilt {
+            message: format!(
+                "the head, {head_name}, does not build, so there is nothing to compare:\n{}",
+                errors.into_iter().collect::<Vec<_>>().join("\n")
+            ),
+            errors: head_errors,
+        }
+        .into());
     }
     note(&format!("knotmeter: building the base, {base_name}"));
     let (tree, commit) = &sides.base_tree;
@@ -147,6 +173,7 @@ pub async fn build(
         head,
         base,
         base_failure,
+        head_errors,
         _locks: locks,
     })
 }

@@ -91,6 +91,12 @@ pub async fn execute_job(
         // below, as in any cancelled run; nothing went wrong with them.
         Err(_) if cancel.is_cancelled() => {}
         Err(why) => {
+            // The head is the user's code: its compiler errors are shown where they are.
+            if let Some(unbuilt) = why.downcast_ref::<build::HeadUnbuilt>() {
+                sink(JobEvent::Built {
+                    errors: unbuilt.errors.clone(),
+                });
+            }
             let message = format!("{why:#}");
             sink(JobEvent::Output {
                 id: None,
@@ -186,7 +192,9 @@ async fn compare(
         })
     };
     let built = build::build(&sides, children, cancel, &mut note).await?;
-    sink(JobEvent::Built { errors: Vec::new() });
+    sink(JobEvent::Built {
+        errors: built.head_errors.clone(),
+    });
     if let Some(why) = &built.base_failure {
         return Ok(Some(Unusable::unbuilt(&sides, why)));
     }
