@@ -642,6 +642,78 @@ fn editor_head_that_does_not_build_showed_no_diagnostics() {
 }
 
 #[test]
+fn editor_compare_cancelled_mid_pair_keeps_what_was_measured_and_concludes_nothing_of_it() {
+    let repo = Repo::new(&["base", "head"]);
+    let history = repo.history();
+    let mut client = common::Client::spawn_with(&repo.root(), |c| {
+        c.env("KNOTMETER_HISTORY", &history)
+            .env_remove("CARGO_TARGET_DIR");
+    });
+    // A long budget, so that the cancel lands in the middle of the first pair.
+    client.initialize(
+        &repo.root(),
+        serde_json::json!({"fullTimeSecs": 20, "caseTimeoutSecs": 60}),
+    );
+    let response = client.request(
+        "knotmeter/run",
+        serde_json::json!({"include": ["two::slower", "two::same"], "mode": "full", "compare": "HEAD~1"}),
+    );
+    let run_id = response["result"]["runId"].as_i64().expect("a run id");
+    let first = client.notification(
+        "knotmeter/runState",
+        std::time::Duration::from_secs(300),
+        |p| p["runId"] == run_id && p["state"] == "started",
+    )["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    client.request("knotmeter/cancel", serde_json::json!({"runId": run_id}));
+    let states = client.run_to_end(run_id, std::time::Duration::from_secs(120));
+    let finals = client.finals(run_id);
+    // The pair cut short keeps its figure, shown partial and not compared: no verdict.
+    assert!(
+        finals.contains(&(first.clone(), "passed".into())),
+        "{finals:?}"
+    );
+    let cut = states
+        .iter()
+        .rev()
+        .find(|s| s["id"] == first.as_str() && s["state"] == "passed")
+        .unwrap();
+    assert_eq!(cut["result"]["partial"], true, "{cut:#}");
+    assert!(cut["result"]["comparison"].is_null(), "{cut:#}");
+    assert_eq!(cut["shown"]["outcome"], "partial", "{cut:#}");
+    // The other was never reached.
+    let other = if first == "two::slower" {
+        "two::same"
+    } else {
+        "two::slower"
+    };
+    assert!(
+        finals.contains(&(other.into(), "skipped".into())),
+        "{finals:?}"
+    );
+    let compared = client.notification(
+        "knotmeter/compared",
+        std::time::Duration::from_secs(5),
+        |p| p["runId"] == run_id,
+    )["comparison"]
+        .clone();
+    assert_eq!(compared["cancelled"], true, "{compared:#}");
+    let row = compared["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["id"] == first.as_str())
+        .unwrap();
+    assert_eq!(
+        row["change"], "",
+        "no verdict from a pair cut short: {row:#}"
+    );
+}
+
+#[test]
 fn editor_base_that_names_nothing_errored_every_case_instead_of_naming_the_setting() {
     let repo = Repo::new(&["base", "head"]);
     let run = editor_compare(&repo, "mian", &["two::slower"]);
