@@ -7,7 +7,7 @@ import { pushSettings, startClient, type Hooks, type ServerSettings } from "./cl
 import { onConfigChange, readConfig } from "./config";
 import { Ctx } from "./ctx";
 import { installHint } from "./locate";
-import { runOnSavePlan, serverSettings } from "./model";
+import { lensRun, runOnSavePlan, serverSettings } from "./model";
 import { Output } from "./output";
 import { ResultsPanel } from "./panel/host";
 import { StatusBar } from "./statusBar";
@@ -47,11 +47,12 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     run: (params) => {
       const items = (params?.include ?? []).map((id) => explorer.item(id)).filter((i): i is vscode.TestItem => i !== undefined);
       const exclude = (params?.exclude ?? []).map((id) => explorer.item(id)).filter((i): i is vscode.TestItem => i !== undefined);
-      const mode = params?.mode === "quick" ? "quick" : "full";
-      const profile = mode === "quick" ? explorer.quickProfile : explorer.fullProfile;
+      // "⇄ Compare with base" is a comparison run, like the "Compare with base" profile.
+      const { mode, compare } = lensRun(params, readConfig().compareBase);
+      const profile = compare !== undefined ? explorer.compareProfile : mode === "quick" ? explorer.quickProfile : explorer.fullProfile;
       const request = new vscode.TestRunRequest(items.length > 0 ? items : undefined, exclude, profile);
       const cts = new vscode.CancellationTokenSource();
-      void explorer.run(request, cts.token, mode, false).finally(() => cts.dispose());
+      void explorer.run(request, cts.token, mode, false, compare).finally(() => cts.dispose());
     },
     codeLenses: (lenses) => resultsLenses(lenses),
   };

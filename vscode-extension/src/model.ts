@@ -13,6 +13,7 @@ import type {
   Range,
   RunMode,
   RunOnSave,
+  RunParams,
   ItemState,
   RunStateParams,
   Settings,
@@ -432,4 +433,23 @@ export function functionName(id: string): string {
   const path = id.split("/")[0] ?? id;
   const segs = path.split("::");
   return segs[segs.length - 1] ?? path;
+}
+
+/** What a lens's `knotmeter.run` asks for, as the Test Explorer runs it. */
+export interface LensRun {
+  mode: RunMode;
+  /** Set for "⇄ Compare with base": the base to compare with (empty: the default base). */
+  compare?: string;
+}
+
+/**
+ * The run a lens asks for. "⇄ Compare with base" carries `compare: ""` (the daemon does not
+ * know the editor's settings): the base is then `knotmeter.compare.base`, as for the "Compare
+ * with base" run profile. A lens that names a base keeps it.
+ */
+export function lensRun(params: RunParams | undefined, compareBase: string): LensRun {
+  const mode: RunMode = params?.mode === "quick" ? "quick" : "full";
+  const compare = params?.compare;
+  if (compare === undefined || compare === null) return { mode };
+  return { mode, compare: compare || compareBase };
 }

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { tallyText } from "../../src/format";
-import { mapRunState, panicLocation, RunRouter, RunTracker, type RunAction } from "../../src/model";
+import { lensRun, mapRunState, panicLocation, RunRouter, RunTracker, type RunAction } from "../../src/model";
 import type { RunStateParams, ShownNote } from "../../src/wire";
 import { result, shown } from "./fixtures";
 
@@ -151,4 +151,15 @@ test("an info note (severity `info`) is worth knowing, not a defect: the case pa
   const note: ShownNote = { severity: "info", code: "multimodal", text: "ℹ multimodal: two modes", bench: false };
   const a = mapRunState(state({ state: "passed", result: result(), shown: shown({ notes: [note] }) }));
   assert.equal(show(a), 'passed 1250ms "12.3 ns ±1.5% between runs · 3.1% faster than run 7"');
+});
+
+test("compare_lens_ran_a_plain_measurement: the ⇄ Compare with base lens compares, with knotmeter.compare.base", () => {
+  // The daemon's lens: `compare: ""` (it does not know the editor's settings).
+  const lens = { include: ["quickstart::sort_unstable"], compare: "" };
+  assert.deepEqual(lensRun(lens, "main"), { mode: "full", compare: "main" });
+  assert.deepEqual(lensRun(lens, ""), { mode: "full", compare: "" }, "empty setting: the daemon's default base");
+  assert.deepEqual(lensRun({ ...lens, compare: "v1.2" }, "main"), { mode: "full", compare: "v1.2" }, "a base the lens names is kept");
+  // "▶ Run" stays a plain run.
+  assert.deepEqual(lensRun({ include: ["quickstart::sort_unstable"] }, "main"), { mode: "full" });
+  assert.deepEqual(lensRun({ include: ["x"], mode: "quick", compare: null }, "main"), { mode: "quick" });
 });
