@@ -109,10 +109,11 @@ mod tests {
 
     static NEVER: AtomicBool = AtomicBool::new(false);
 
-    /// A sampler reporting `per_op(i)` nanoseconds per operation for its i-th sample, after
-    /// really sleeping `sleep` (to make the budget run out).
+    /// A sampler reporting `per_op(i)` nanoseconds per operation for its i-th sample, plus
+    /// `fixed_ns` per sample, after really sleeping `sleep` (to make the budget run out).
     struct Fake<F: FnMut(usize) -> f64> {
         per_op: F,
+        fixed_ns: f64,
         calls: usize,
         sleep: Duration,
         /// When each workload batch began.
@@ -123,6 +124,7 @@ mod tests {
         fn new(per_op: F, sleep: Duration) -> Self {
             Fake {
                 per_op,
+                fixed_ns: 20_000.0,
                 calls: 0,
                 sleep,
                 starts: Vec::new(),
@@ -138,7 +140,7 @@ mod tests {
             self.calls += 1;
             self.starts.push(Instant::now());
             std::thread::sleep(self.sleep);
-            (self.per_op)(self.calls) * ops as f64 + 20_000.0
+            (self.per_op)(self.calls) * ops as f64 + self.fixed_ns
         }
         fn baseline(&mut self, ops: u64) -> f64 {
             ops as f64 * 0.25
@@ -164,7 +166,14 @@ mod tests {
         let cfg = config(Duration::from_millis(500));
         let started = Instant::now();
         let sleep = Duration::from_micros(20);
-        let m = measure(&cfg, &mut |_| {}, &mut Fake::new(|_| 10.0, sleep));
+        // Steady: every sample the same time per operation. (With the fake's fixed 20 µs per
+        // sample on 10 ns of work, a coarse clock under load tuned 8 operations, the lengths
+        // jittered between 8 and 9, and the per-operation times between two values 12% apart,
+        // whose median never narrows: the run hit the budget, in CI once. No real sample
+        // carries a fixed cost that large beside its work: tuning lengthens such samples.)
+        let mut fake = Fake::new(|_| 10.0, sleep);
+        fake.fixed_ns = 0.0;
+        let m = measure(&cfg, &mut |_| {}, &mut fake);
         let elapsed = started.elapsed();
         assert!(!m.budget_exhausted, "{m:?}");
         assert!(
