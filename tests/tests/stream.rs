@@ -145,3 +145,56 @@ fn print_without_newline_forged_events_threads_and_children_cannot_corrupt_prett
         .sum();
     assert_eq!(measured, 5, "{stdout}");
 }
+
+/// The consumer's side of the marks (docs/json-format.md, "Standard output and standard
+/// error"): in `--format jsonl` every case's start and end are marked on standard error, in
+/// run order, and what each benchmark printed lies between its own marks, so a consumer reading
+/// two pipes at its own pace still knows whose output a line is.
+#[test]
+fn what_each_case_printed_lies_between_its_marks_on_standard_error() {
+    use knotmeter_protocol::OutputMark;
+
+    let out = run("jsonl");
+    assert!(out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let mut current: Option<String> = None;
+    let mut marks = Vec::new();
+    let mut printed_by: Vec<(Option<String>, String)> = Vec::new();
+    for line in stderr.lines() {
+        let (text, mark) = OutputMark::split(line);
+        if !text.is_empty() {
+            printed_by.push((current.clone(), text.to_owned()));
+        }
+        match mark {
+            Some(OutputMark::CaseStarted(id)) => {
+                assert_eq!(current, None, "{id} started inside another case:\n{stderr}");
+                marks.push(format!("start {id}"));
+                current = Some(id);
+            }
+            Some(OutputMark::CaseEnded(id)) => {
+                assert_eq!(current.as_deref(), Some(id.as_str()), "{stderr}");
+                marks.push(format!("end {id}"));
+                current = None;
+            }
+            None => {}
+        }
+    }
+    let expected: Vec<String> = CASES
+        .iter()
+        .flat_map(|id| [format!("start {id}"), format!("end {id}")])
+        .collect();
+    assert_eq!(marks, expected, "{stderr}");
+    for (case, printed) in CASES.iter().zip(PRINTED) {
+        let owners: Vec<_> = printed_by
+            .iter()
+            // `x` alone is the whole text of its line: it is glued to its case's end mark.
+            .filter(|(_, text)| text == printed || (printed.len() > 1 && text.contains(printed)))
+            .map(|(owner, _)| owner.as_deref())
+            .collect();
+        assert!(!owners.is_empty(), "{printed:?} not found:\n{stderr}");
+        assert!(
+            owners.iter().all(|owner| *owner == Some(*case)),
+            "{printed:?} attributed to {owners:?}, not {case}"
+        );
+    }
+}

@@ -16,6 +16,7 @@ use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 use super::hang::Silence;
+use super::printed::Printing;
 use super::process::Children;
 use super::{JobEvent, Problem, RunOptions, Tracker};
 use crate::discovery::TargetRef;
@@ -280,6 +281,7 @@ async fn follow(
     let mut silence = Silence::new(launch.options.silence_limit, Instant::now());
     let mut kill_at: Option<Instant> = None;
     let (mut out_open, mut err_open) = (true, true);
+    let mut printing = Printing::default();
     let mut cancelling = false;
     while out_open || err_open {
         let kill_deadline = kill_at.unwrap_or_else(|| Instant::now() + Duration::from_secs(86_400));
@@ -291,10 +293,12 @@ async fn follow(
             },
             line = stderr.next_line(), if err_open => match line {
                 Some(line) => {
-                    tracker.printed(ended.current.as_deref(), line.clone());
-                    ended.stderr_tail.push(line);
-                    if ended.stderr_tail.len() > 20 {
-                        ended.stderr_tail.remove(0);
+                    if let Some((case, text)) = printing.line(&line, ended.current.as_deref()) {
+                        tracker.printed(case.as_deref(), text.clone());
+                        ended.stderr_tail.push(text);
+                        if ended.stderr_tail.len() > 20 {
+                            ended.stderr_tail.remove(0);
+                        }
                     }
                 }
                 None => err_open = false,

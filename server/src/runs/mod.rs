@@ -21,6 +21,7 @@
 
 mod binary;
 pub mod hang;
+mod printed;
 pub mod process;
 
 pub(crate) use binary::{describe, LineReader};
