@@ -4,7 +4,8 @@
 # examples/quickstart (plus a flat and a slow benchmark, test/e2e/flat.rs), lists its benchmarks in the
 # Test Explorer, runs them, checks what a user sees (results, a flat benchmark never green, a
 # group member's verdict, one hover, the status bar's counts after a cancel, an inline
-# annotation), re-runs on save with continuous run on, and opens the results panel.
+# annotation), re-runs on save with continuous run on, opens the results panel, and compares
+# with a base from a code lens (in a folder without git: measured alone, warned not_compared).
 # Screenshots go to vscode-extension/test-artifacts/.
 #
 #   scripts/e2e.sh            (from vscode-extension/, or anywhere)

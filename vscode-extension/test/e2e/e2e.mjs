@@ -275,6 +275,34 @@ try {
   }, null, 15_000);
   check("the knotmeter output channel shows overhead diagnostics", output, output?.slice(0, 200));
   await screenshot("output");
+
+  // 7. "⇄ Compare with base" from a code lens, in a folder that is not a git repository: there
+  // is no base, so the working tree's cases are measured alone, each warned `not_compared`
+  // (never a green tick), and one message says why. Monaco acts on a lens on a real mouse
+  // press at its place, not on a DOM click.
+  await openFile("benches/quickstart.rs");
+  await goToLine(8);
+  const lens = page.locator(".monaco-editor .codelens-decoration a", { hasText: "Compare with base" }).first();
+  const box = await lens.boundingBox().catch(() => null);
+  must("a benchmark has a \"Compare with base\" code lens", box, await lens.count());
+  await page.mouse.click(box.x + box.width / 2, box.y + box.height / 2);
+  const said = await until(() => {
+    const toasts = [...document.querySelectorAll(".notifications-toasts .notification-list-item-message")].map((e) => e.textContent ?? "");
+    return toasts.find((t) => /not compared/.test(t));
+  }, null, 120_000, 1000);
+  check("the comparison says once, in a message, why nothing was compared", /no base to compare with/.test(said ?? ""), said);
+  await palette("Testing: Focus on Test Explorer View");
+  const warned = await until(() => {
+    const rs = [...document.querySelectorAll(".test-explorer .monaco-list-row")].map((r) => ({ aria: r.getAttribute("aria-label") ?? "", text: r.textContent ?? "" }));
+    const marked = rs.filter((r) => /not_compared/.test(r.text));
+    return marked.length > 0 ? marked : undefined;
+  }, null, 120_000, 1000);
+  check(
+    "the cases measured without a base are warned not_compared, never a green tick",
+    warned && warned.every((r) => !/Passed/.test(r.aria)),
+    warned?.map((r) => `${r.aria} :: ${r.text}`).join(" | "),
+  );
+  await screenshot("compare-without-base");
 } catch (e) {
   check("no unexpected error", false, e?.stack ?? String(e));
   await screenshot("error").catch(() => undefined);
