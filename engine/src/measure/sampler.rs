@@ -90,3 +90,82 @@ where
         )
     }
 }
+
+#[cfg(test)]
+mod tests {
+    //! What falls inside the two clock reads of a [`RoutineSampler`]: the routine, and neither
+    //! the set-up that makes its inputs nor the drop of its outputs (criterion's
+    //! `iter_batched`, `iter_with_setup` and `iter_with_large_drop` rely on both).
+
+    use std::time::{Duration, Instant};
+
+    use super::*;
+    use crate::measure::TimerKind;
+
+    /// How long the expensive set-up, drop or body below each keep the CPU busy.
+    const SPIN: Duration = Duration::from_micros(20);
+    /// Operations per sample.
+    const OPS: u64 = 8;
+
+    /// Keeps the CPU busy for [`SPIN`].
+    fn spin() {
+        let started = Instant::now();
+        while started.elapsed() < SPIN {
+            std::hint::spin_loop();
+        }
+    }
+
+    /// A value whose drop costs [`SPIN`].
+    struct SlowDrop;
+
+    impl Drop for SlowDrop {
+        fn drop(&mut self) {
+            spin();
+        }
+    }
+
+    /// The median per-operation time of nine workload samples: a preemption of the test
+    /// process during one sample cannot move it.
+    fn median_per_op(sampler: &mut dyn Sampler) -> f64 {
+        let mut per_op: Vec<f64> = (0..9).map(|_| sampler.workload(OPS) / OPS as f64).collect();
+        per_op.sort_by(f64::total_cmp);
+        per_op[4]
+    }
+
+    fn timer() -> Timer {
+        Timer::calibrate(TimerKind::Instant).unwrap()
+    }
+
+    #[test]
+    fn an_expensive_setup_and_output_drop_are_not_timed() {
+        // Each operation's input costs 20 µs to make and its output 20 µs to drop; the routine
+        // itself only moves one into the other. A figure of microseconds would mean one of
+        // them was inside the clock.
+        let mut sampler = RoutineSampler::new(
+            timer(),
+            || {
+                spin();
+                SlowDrop
+            },
+            |input: SlowDrop| input,
+            |input: SlowDrop| input,
+        );
+        let per_op = median_per_op(&mut sampler);
+        assert!(
+            per_op < SPIN.as_nanos() as f64 / 10.0,
+            "{per_op} ns per operation: the set-up or the drop was timed"
+        );
+    }
+
+    #[test]
+    fn the_same_cost_inside_the_routine_is_timed() {
+        // The control for the test above: the same 20 µs spent in the body is measured, so a
+        // timer that read nothing would not pass as "set-up not counted".
+        let mut sampler = RoutineSampler::new(timer(), || (), |()| spin(), |()| ());
+        let per_op = median_per_op(&mut sampler);
+        assert!(
+            per_op >= SPIN.as_nanos() as f64,
+            "{per_op} ns per operation for a 20 µs body"
+        );
+    }
+}

@@ -59,7 +59,14 @@ where
 
 #[cfg(test)]
 mod tests {
+    use std::sync::atomic::AtomicBool;
+
     use super::*;
+    use crate::analysis::corrected;
+    use crate::measure::{measure, MeasureConfig, Timer, TimerKind};
+    use crate::stats;
+
+    static NEVER: AtomicBool = AtomicBool::new(false);
 
     #[test]
     fn the_routine_gets_the_operation_count_and_its_duration_is_the_sample() {
@@ -73,5 +80,49 @@ mod tests {
         assert_eq!(sampler.cold(), 3.0);
         assert!(sampler.self_timed());
         assert_eq!(*asked.borrow(), [1000, 1]);
+    }
+
+    #[test]
+    fn iter_custom_reporting_ten_ns_per_iteration_reads_exactly_ten_ns() {
+        // criterion's `iter_custom` contract: the routine runs `iters` iterations and returns
+        // their total time. Whatever count the pipeline asks for (tuned, then stretched by
+        // jitter), a routine whose iterations cost exactly 10 ns must read 10 ns: no count is
+        // divided by another, and no overhead is subtracted.
+        let cfg = MeasureConfig {
+            timer: Timer::calibrate(TimerKind::Instant).unwrap(),
+            budget: Duration::from_millis(50),
+            target_precision: 0.01,
+            seed: 11,
+            run_once: false,
+            cancel: &NEVER,
+        };
+        let asked = std::cell::RefCell::new(Vec::new());
+        let mut sampler = SelfTimedSampler::new(|iters| {
+            asked.borrow_mut().push(iters);
+            Duration::from_nanos(iters * 10)
+        });
+        let m = measure(&cfg, &mut |_| {}, &mut sampler);
+        assert!(m.self_timed);
+        assert_eq!(m.cold_ns, 10.0);
+        assert!(
+            m.workload_ns.len() >= 100,
+            "{} samples",
+            m.workload_ns.len()
+        );
+        assert!(
+            m.workload_ns.iter().all(|&ns| ns == 10.0),
+            "per-iteration samples: {:?}",
+            &m.workload_ns[..10]
+        );
+        let counts = asked.borrow();
+        assert!(
+            counts.iter().any(|&iters| iters > m.ops_per_sample),
+            "the jittered counts differ from the tuned one, so a division by the wrong one \
+             would show: {:?}",
+            &counts[counts.len() - 10..]
+        );
+        let corrected = corrected(&m.workload_ns, &m.baseline_ns);
+        assert_eq!(corrected.overhead_ns, 0.0);
+        assert_eq!(stats::median(&stats::sorted(&corrected.samples)), 10.0);
     }
 }
