@@ -7,7 +7,8 @@
 //! prints the median and the minimum per-operation time, with the cost of an empty pair of clock
 //! reads (measured the same way) subtracted. The batch sizes cover what each harness uses:
 //! knotmeter's tuned `ops_per_sample` (tens to thousands) and criterion's batches (thousands to
-//! hundreds of thousands; `iter_batched` keeps a tenth of a sample's iterations alive at once), so the table shows whether the figure depends on the batch size.
+//! hundreds of thousands; `iter_batched` keeps a tenth of a sample's iterations alive at once),
+//! so the table shows whether the figure depends on the batch size.
 //!
 //!     cargo bench --manifest-path comparisons/Cargo.toml --bench ground_truth
 //!
@@ -117,7 +118,12 @@ fn custom(iters: u64) -> f64 {
 fn shift_code<const PAD: usize>() {
     // SAFETY: no-ops only; no registers, memory or flags are touched.
     unsafe {
-        asm!(".p2align 6", ".fill {pad}, 1, 0x90", pad = const PAD, options(nomem, nostack, preserves_flags))
+        asm!(
+            ".p2align 6",
+            ".fill {pad}, 1, 0x90",
+            pad = const PAD,
+            options(nomem, nostack, preserves_flags)
+        )
     };
 }
 

@@ -1,0 +1,65 @@
+//! knotmeter-criterion's figures for routines whose cost is known by construction
+//! (`src/bin/criterion_accuracy.rs`): `iter_custom`'s durations are divided by the count the
+//! routine was asked for, and the set-ups and drops that criterion keeps out of its clock stay
+//! out of knotmeter's, for every loop that promises it. docs/criterion.md ("The level") says why
+//! this matters: the two harnesses' figures were compared, and a gap had to be explained.
+
+use std::collections::HashMap;
+use std::process::Command;
+
+use serde_json::Value;
+
+/// Measures every benchmark of the fixture (`--quick`), with its own history, and returns each
+/// one's median in nanoseconds by id.
+fn medians() -> HashMap<String, f64> {
+    let history = tempfile::tempdir().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_criterion_accuracy"))
+        .args(["--bench", "--quick", "--format", "json", "--no-history"])
+        .env("KNOTMETER_HISTORY", history.path().join("history.db"))
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: Value = serde_json::from_str(&stdout).unwrap();
+    report["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            let id = r["id"].as_str().unwrap();
+            let name = id.rsplit("::").next().unwrap().to_owned();
+            (name, r["estimate"]["median_ns"].as_f64().unwrap())
+        })
+        .collect()
+}
+
+/// 20 µs, what each slow set-up, drop and body in the fixture costs, in nanoseconds.
+const SPIN_NS: f64 = 20_000.0;
+
+#[test]
+fn criterion_loops_time_the_routine_and_leave_set_up_and_drops_out() {
+    let medians = medians();
+    assert_eq!(medians.len(), 6, "{medians:?}");
+    // `iter_custom`: nothing subtracted, nothing divided by the wrong count.
+    assert_eq!(medians["custom_10ns"], 10.0, "{medians:?}");
+    // 20 µs per operation of set-up or drop outside the clock: a trivial routine reads far
+    // below it. Inside the clock, it would read 20 µs or more.
+    for outside in [
+        "batched_slow_setup",
+        "with_setup_slow_setup",
+        "batched_ref_slow_drop",
+        "large_drop_slow_drop",
+    ] {
+        assert!(
+            medians[outside] < SPIN_NS / 10.0,
+            "{outside} read {} ns: its set-up or drop was timed ({medians:?})",
+            medians[outside]
+        );
+    }
+    // The control: the same 20 µs in the body is measured.
+    assert!(medians["body_20us"] >= SPIN_NS, "{medians:?}");
+}
