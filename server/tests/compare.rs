@@ -233,13 +233,8 @@ fn switching_the_base_between_commits_never_takes_the_other_commits_binary() {
 #[test]
 fn the_editor_compares_with_a_base_through_knotmeter_run() {
     let repo = Repo::new(&["base", "head"]);
-    let history = repo.history();
-    let mut client = common::Client::spawn_with(&repo.root(), |c| {
-        c.env("KNOTMETER_HISTORY", &history)
-            .env_remove("CARGO_TARGET_DIR");
-    });
-    client.initialize(
-        &repo.root(),
+    let mut client = editor(
+        &repo,
         serde_json::json!({"quickTimeSecs": 0.1, "caseTimeoutSecs": 60}),
     );
     let response = client.request(
@@ -337,16 +332,23 @@ fn the_editor_compares_with_a_base_through_knotmeter_run() {
     );
 }
 
-/// A comparison run from the editor, through the real stdio LSP client: the run's states,
-/// every `window/showMessage` text and every output line once the run has ended.
-fn editor_compare(repo: &Repo, base: &str, include: &[&str]) -> EditorRun {
+/// A daemon on `repo` with the settings `settings`, its history the repository's own and its
+/// builds in the repository's target directory whatever the environment says.
+fn editor(repo: &Repo, settings: serde_json::Value) -> common::Client {
     let history = repo.history();
     let mut client = common::Client::spawn_with(&repo.root(), |c| {
         c.env("KNOTMETER_HISTORY", &history)
             .env_remove("CARGO_TARGET_DIR");
     });
-    client.initialize(
-        &repo.root(),
+    client.initialize(&repo.root(), settings);
+    client
+}
+
+/// A comparison run from the editor, through the real stdio LSP client: the run's states,
+/// every `window/showMessage` text and every output line once the run has ended.
+fn editor_compare(repo: &Repo, base: &str, include: &[&str]) -> EditorRun {
+    let mut client = editor(
+        repo,
         serde_json::json!({"quickTimeSecs": 0.1, "caseTimeoutSecs": 60}),
     );
     let response = client.request(
@@ -521,13 +523,8 @@ fn editor_base_that_predates_driven_mode_failed_the_heads_cases() {
 #[test]
 fn editor_compare_cancelled_while_building_errored_every_case() {
     let repo = Repo::new(&["base", "head"]);
-    let history = repo.history();
-    let mut client = common::Client::spawn_with(&repo.root(), |c| {
-        c.env("KNOTMETER_HISTORY", &history)
-            .env_remove("CARGO_TARGET_DIR");
-    });
-    client.initialize(
-        &repo.root(),
+    let mut client = editor(
+        &repo,
         serde_json::json!({"quickTimeSecs": 0.1, "caseTimeoutSecs": 60}),
     );
     let response = client.request(
@@ -602,13 +599,8 @@ fn editor_head_that_does_not_build_showed_no_diagnostics() {
     let repo = Repo::new(&["base", "head"]);
     // Uncommitted edits that do not build: the working tree is the head.
     repo.checkout_version("broken");
-    let history = repo.history();
-    let mut client = common::Client::spawn_with(&repo.root(), |c| {
-        c.env("KNOTMETER_HISTORY", &history)
-            .env_remove("CARGO_TARGET_DIR");
-    });
-    client.initialize(
-        &repo.root(),
+    let mut client = editor(
+        &repo,
         serde_json::json!({"quickTimeSecs": 0.1, "caseTimeoutSecs": 60}),
     );
     let response = client.request(
@@ -644,14 +636,9 @@ fn editor_head_that_does_not_build_showed_no_diagnostics() {
 #[test]
 fn editor_compare_cancelled_mid_pair_keeps_what_was_measured_and_concludes_nothing_of_it() {
     let repo = Repo::new(&["base", "head"]);
-    let history = repo.history();
-    let mut client = common::Client::spawn_with(&repo.root(), |c| {
-        c.env("KNOTMETER_HISTORY", &history)
-            .env_remove("CARGO_TARGET_DIR");
-    });
     // A long budget, so that the cancel lands in the middle of the first pair.
-    client.initialize(
-        &repo.root(),
+    let mut client = editor(
+        &repo,
         serde_json::json!({"fullTimeSecs": 20, "caseTimeoutSecs": 60}),
     );
     let response = client.request(
