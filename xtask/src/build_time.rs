@@ -21,6 +21,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
+use crate::stats::median;
 use crate::{cargo, docs};
 
 /// The command every floor measurement runs.
@@ -307,16 +308,6 @@ fn tail(text: &str, lines: usize) -> String {
     all[all.len().saturating_sub(lines)..].join("\n")
 }
 
-fn median(mut values: Vec<f64>) -> f64 {
-    values.sort_by(f64::total_cmp);
-    let n = values.len();
-    if n % 2 == 1 {
-        values[n / 2]
-    } else {
-        (values[n / 2 - 1] + values[n / 2]) / 2.0
-    }
-}
-
 fn minutes(seconds: f64) -> String {
     let s = seconds.round() as u64;
     if s >= 60 {
@@ -365,13 +356,12 @@ fn render(
         );
     }
     let of = |kind: Kind, pick: fn(&Measurement) -> f64| {
-        median(
-            measurements
-                .iter()
-                .filter(|m| m.kind == kind)
-                .map(pick)
-                .collect(),
-        )
+        let values: Vec<f64> = measurements
+            .iter()
+            .filter(|m| m.kind == kind)
+            .map(pick)
+            .collect();
+        median(&values)
     };
     let wall = |m: &Measurement| m.wall;
     let cpu = |m: &Measurement| m.cpu;

@@ -23,6 +23,7 @@ mod compare_builds;
 mod docs;
 mod package;
 mod perf;
+mod stats;
 
 use std::process::ExitCode;
 

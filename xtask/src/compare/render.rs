@@ -7,6 +7,7 @@ use std::fmt::Write as _;
 use super::harness::{Harness, SingleReport, Verdict, CASES, HARNESSES};
 use super::process::Outcome;
 use super::Measured;
+use crate::stats::median;
 
 const SECTION_BEGIN: &str = "<!-- xtask compare: begin -->";
 const SECTION_END: &str = "<!-- xtask compare: end -->";
@@ -518,20 +519,6 @@ fn seconds(s: f64) -> String {
         format!("{:.1} ms", s * 1e3)
     } else {
         format!("{s:.2} s")
-    }
-}
-
-pub(crate) fn median(values: &[f64]) -> f64 {
-    if values.is_empty() {
-        return f64::NAN;
-    }
-    let mut sorted = values.to_vec();
-    sorted.sort_by(f64::total_cmp);
-    let mid = sorted.len() / 2;
-    if sorted.len() % 2 == 1 {
-        sorted[mid]
-    } else {
-        (sorted[mid - 1] + sorted[mid]) / 2.0
     }
 }
 

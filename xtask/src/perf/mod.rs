@@ -18,6 +18,7 @@ use knotmeter_protocol::Report;
 
 use crate::cargo;
 use crate::docs;
+use crate::stats::median;
 
 const SECTION_BEGIN: &str = "<!-- xtask perf: begin -->";
 const SECTION_END: &str = "<!-- xtask perf: end -->";
@@ -104,18 +105,6 @@ fn spread(values: &[f64]) -> f64 {
     let min = values.iter().copied().fold(f64::MAX, f64::min);
     let mean = values.iter().sum::<f64>() / values.len() as f64;
     (max - min) / mean
-}
-
-/// The median of `values`.
-fn median(values: &[f64]) -> f64 {
-    let mut sorted = values.to_vec();
-    sorted.sort_by(f64::total_cmp);
-    let mid = sorted.len() / 2;
-    if sorted.len() % 2 == 1 {
-        sorted[mid]
-    } else {
-        (sorted[mid - 1] + sorted[mid]) / 2.0
-    }
 }
 
 /// `values` with `decimals` decimals, joined with " / ".
