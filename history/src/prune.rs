@@ -270,14 +270,12 @@ impl History {
             for run in &plan.to_close {
                 done.closed += close.execute(params![run.0]).map_err(sqlite)? as u64;
             }
-            let mut delete_cases = tx
-                .prepare("DELETE FROM compared_cases WHERE comparison_id = ?1")
-                .map_err(sqlite)?;
+            // Their cases go with them (`compared_cases` references them `ON DELETE CASCADE`,
+            // and every connection turns foreign keys on).
             let mut delete = tx
                 .prepare("DELETE FROM comparisons WHERE id = ?1")
                 .map_err(sqlite)?;
             for id in &plan.comparisons {
-                delete_cases.execute(params![id]).map_err(sqlite)?;
                 done.comparisons += delete.execute(params![id]).map_err(sqlite)? as u64;
             }
             let mut read = tx
