@@ -77,6 +77,13 @@ fn stamp_of(path: &Path) -> PathBuf {
     PathBuf::from(name)
 }
 
+/// The id of the case a lookup bench reads next: 389 cases on from `case` (which it advances),
+/// so that consecutive lookups read different cases.
+fn next_case(case: &mut u64) -> String {
+    *case = (*case + 389) % CASES_PER_RUN;
+    format!("bench::case_{case}")
+}
+
 /// What the engine looks up for one case of a run against this history: its previous
 /// result, its result in the baseline `main`, and its last 20 medians (the noise floor).
 #[bench(args = [10_000, 100_000])]
@@ -85,8 +92,7 @@ fn lookups_of_one_case(b: &mut Bencher, results: u64) {
     let key = machine_key(&manifest(0));
     let mut case = 0;
     b.iter(|| {
-        case = (case + 389) % CASES_PER_RUN;
-        let id = format!("bench::case_{case}");
+        let id = next_case(&mut case);
         let before = Some(RunId(i64::MAX));
         (
             history.previous(&id, &key, before).unwrap(),
@@ -104,8 +110,7 @@ fn medians_of_one_case(b: &mut Bencher, results: u64) {
     let key = machine_key(&manifest(0));
     let mut case = 0;
     b.iter(|| {
-        case = (case + 389) % CASES_PER_RUN;
-        let id = format!("bench::case_{case}");
+        let id = next_case(&mut case);
         history
             .medians(&id, &key, Some(RunId(i64::MAX)), 20)
             .unwrap()
