@@ -330,28 +330,23 @@ impl History {
     fn comparisons_to_prune(&self, keep: usize) -> Result<(Vec<i64>, u64, u64), HistoryError> {
         let sqlite = |e| self.sqlite(e);
         let keep = i64::try_from(keep).unwrap_or(i64::MAX);
-        let ids: Vec<i64> = self
+        // Each comparison to remove with the number of its cases, in one statement.
+        let pruned: Vec<(i64, i64)> = self
             .conn
             .prepare(
-                "SELECT id FROM (SELECT id, row_number() OVER (PARTITION BY machine_key, \
-                 base_label, head_label ORDER BY id DESC) AS newest FROM comparisons) \
-                 WHERE newest > ?1 ORDER BY id",
+                "SELECT c.id, (SELECT count(*) FROM compared_cases WHERE comparison_id = c.id) \
+                 FROM (SELECT id, row_number() OVER (PARTITION BY machine_key, base_label, \
+                 head_label ORDER BY id DESC) AS newest FROM comparisons) AS c \
+                 WHERE c.newest > ?1 ORDER BY c.id",
             )
             .and_then(|mut statement| {
                 statement
-                    .query_map(params![keep], |row| row.get(0))?
-                    .collect::<rusqlite::Result<Vec<i64>>>()
+                    .query_map(params![keep], |row| Ok((row.get(0)?, row.get(1)?)))?
+                    .collect::<rusqlite::Result<Vec<_>>>()
             })
             .map_err(sqlite)?;
-        let mut count = self
-            .conn
-            .prepare("SELECT count(*) FROM compared_cases WHERE comparison_id = ?1")
-            .map_err(sqlite)?;
-        let mut cases = 0u64;
-        for id in &ids {
-            let n: i64 = count.query_row([id], |r| r.get(0)).map_err(sqlite)?;
-            cases += n.max(0) as u64;
-        }
+        let cases = pruned.iter().map(|(_, n)| (*n).max(0) as u64).sum();
+        let ids = pruned.into_iter().map(|(id, _)| id).collect();
         let total: i64 = self
             .conn
             .query_row("SELECT count(*) FROM comparisons", [], |r| r.get(0))
