@@ -1,9 +1,9 @@
 //! Phrases every surface uses: labels, the manifest line, failures, warnings, verdicts,
-//! spreads, complexity and the closing summary.
+//! spreads and complexity. The closing summary is [`crate::Tally`]'s.
 
 use knotmeter_protocol::{
     Allocations, BenchResult, CaseFailure, Comparison, ComplexityFit, FailureKind, Manifest,
-    Reproducibility, RunSummary, Severity, SpreadSource, Verdict, Warning,
+    Reproducibility, Severity, SpreadSource, Verdict, Warning,
 };
 
 use crate::units::{format_bytes, format_duration_ns, group_digits, MISSING};
@@ -346,26 +346,6 @@ pub fn allocations_text(allocations: &Allocations) -> String {
     )
 }
 
-/// The closing line: `10 passed, 1 failed in 8.40 s`, noting a cancelled run and the cases it
-/// cut short (`3 passed, 1 partial, 1 failed, cancelled after 8.40 s`). Reporters that know each
-/// case's outcome print [`crate::Tally::closing_line`] instead, which counts warned cases apart.
-pub fn summary_line(summary: &RunSummary) -> String {
-    let counts = if summary.partial > 0 {
-        format!(
-            "{} passed, {} partial, {} failed",
-            summary.passed, summary.partial, summary.failed
-        )
-    } else {
-        format!("{} passed, {} failed", summary.passed, summary.failed)
-    };
-    let wall = format_duration_ns(summary.wall_ns);
-    if summary.cancelled {
-        format!("{counts}, cancelled after {wall}")
-    } else {
-        format!("{counts} in {wall}")
-    }
-}
-
 /// `YYYY-MM-DD HH:MM` of a Unix time, in UTC.
 pub fn time_text(seconds: u64) -> String {
     let days = (seconds / 86_400) as i64;
@@ -567,7 +547,7 @@ mod tests {
     }
 
     #[test]
-    fn allocation_and_summary_phrases() {
+    fn allocation_phrases() {
         let whole = Allocations {
             per_op: 3.0,
             bytes_per_op: 96.0,
@@ -578,26 +558,6 @@ mod tests {
             bytes_per_op: 1536.0,
         };
         assert_eq!(allocations_text(&fraction), "0.50 allocs/op (1.50 KiB)");
-        let mut summary = RunSummary {
-            passed: 4,
-            failed: 1,
-            cancelled: false,
-            wall_ns: 8.4e9,
-            partial: 0,
-        };
-        assert_eq!(summary_line(&summary), "4 passed, 1 failed in 8.40 s");
-        summary.cancelled = true;
-        assert_eq!(
-            summary_line(&summary),
-            "4 passed, 1 failed, cancelled after 8.40 s"
-        );
-        // A case the cancel cut short is counted apart, never as passed.
-        summary.passed = 3;
-        summary.partial = 1;
-        assert_eq!(
-            summary_line(&summary),
-            "3 passed, 1 partial, 1 failed, cancelled after 8.40 s"
-        );
     }
 
     #[test]
