@@ -81,11 +81,6 @@ export function isDefect(note: Pick<ShownNote, "severity">): boolean {
   return note.severity !== "info";
 }
 
-/** The description of a measured item: the daemon's one line. */
-export function description(shown: Shown): string {
-  return shown.line;
-}
-
 /**
  * The label of a Test Explorer row: its name, then its result. VS Code names a row by its
  * description when it has one, so the result goes in the label and a screen reader hears the
