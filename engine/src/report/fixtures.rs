@@ -50,7 +50,7 @@ pub(crate) fn manifest() -> Manifest {
 
 /// The list entry of a case: `(id, args, group, baseline)`.
 fn entry(id: &str, args: Option<&str>, group: Option<&str>, baseline: bool) -> ListEntry {
-    let bench_id = id.split('/').next().unwrap_or(id).to_owned();
+    let bench_id = knotmeter_format::text::bench_id(id).to_owned();
     ListEntry {
         id: id.to_owned(),
         name: bench_id.rsplit("::").next().unwrap_or(id).to_owned(),
