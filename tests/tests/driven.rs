@@ -220,18 +220,22 @@ fn pair(head: &mut Driven, base: &mut Driven, head_id: &str, base_id: &str) -> B
     pair_opened(head, base, head_id)
 }
 
+/// Hands the head's request for a base sample to the base, and the base's answer back (a
+/// base that ended answers `lost`, as `knotmeter compare` does).
+fn relay(head: &mut Driven, base: &mut Driven, command: &Value) {
+    base.send(command);
+    let reply: Value = match base.line() {
+        Some(line) => serde_json::from_str(&line).unwrap(),
+        None => json!({"event": "lost", "message": "the base process ended"}),
+    };
+    head.send(&json!({"cmd": "peer_reply", "reply": reply}));
+}
+
 fn pair_opened(head: &mut Driven, base: &mut Driven, head_id: &str) -> Box<Paired> {
     head.send(&json!({"cmd": "pair", "id": head_id, "against": "base"}));
     loop {
         match head.recv() {
-            Event::Peer { command } => {
-                base.send(&command);
-                let reply: Value = match base.line() {
-                    Some(line) => serde_json::from_str(&line).unwrap(),
-                    None => json!({"event": "lost", "message": "the base process ended"}),
-                };
-                head.send(&json!({"cmd": "peer_reply", "reply": reply}));
-            }
+            Event::Peer { command } => relay(head, base, &command),
             Event::Progress {
                 id,
                 fraction,
@@ -255,6 +259,12 @@ fn two(args: &[&str]) -> (Driven, Driven, tempfile::TempDir) {
     head.ready();
     base.ready();
     (head, base, dir)
+}
+
+/// Checks that `paired` has no estimate for a reason that says `why`.
+fn assert_not_compared(paired: &Paired, why: &str) {
+    let said = paired.not_compared.as_deref();
+    assert!(said.is_some_and(|said| said.contains(why)), "{paired:?}");
 }
 
 fn codes(result: &Result) -> Vec<&str> {
@@ -441,28 +451,14 @@ fn a_side_whose_benchmark_panics_mid_pair_fails_alone_and_both_processes_go_on()
     );
     assert!(failure.message.contains("50th call"), "{failure:?}");
     assert!(paired.base.is_none() && paired.head.is_none() && paired.estimate.is_none());
-    assert!(
-        paired
-            .not_compared
-            .as_deref()
-            .unwrap()
-            .contains("base build's case failed"),
-        "{paired:?}"
-    );
+    assert_not_compared(&paired, "base build's case failed");
 
     // The head's benchmark panics: the base's case is closed for it.
     let paired = pair(&mut head, &mut base, "builds::panics_later", "builds::same");
     let failure = paired.head_failure.as_ref().expect("the head side failed");
     assert!(failure.message.contains("50th call"), "{failure:?}");
     assert!(paired.base_failure.is_none() && paired.estimate.is_none());
-    assert!(
-        paired
-            .not_compared
-            .as_deref()
-            .unwrap()
-            .contains("head build's case failed"),
-        "{paired:?}"
-    );
+    assert_not_compared(&paired, "head build's case failed");
 
     // Both processes still measure.
     let paired = pair(&mut head, &mut base, "builds::same", "builds::same");
@@ -481,14 +477,7 @@ fn a_side_that_crashes_mid_pair_is_lost_and_the_other_side_goes_on() {
     let paired = pair(&mut head, &mut base, "builds::same", "builds::aborts_later");
     assert_eq!(paired.base_lost.as_deref(), Some("the base process ended"));
     assert!(paired.base.is_none() && paired.head.is_none() && paired.estimate.is_none());
-    assert!(
-        paired
-            .not_compared
-            .as_deref()
-            .unwrap()
-            .contains("stopped answering"),
-        "{paired:?}"
-    );
+    assert_not_compared(&paired, "stopped answering");
     assert!(!base.child.wait().unwrap().success());
 
     // The head measures on against a fresh base process.
@@ -530,11 +519,7 @@ fn a_cancel_ends_the_pair_with_partial_results_and_no_estimate() {
     let mut cancelled = false;
     let paired = loop {
         match head.recv() {
-            Event::Peer { command } => {
-                base.send(&command);
-                let reply: Value = serde_json::from_str(&base.line().unwrap()).unwrap();
-                head.send(&json!({"cmd": "peer_reply", "reply": reply}));
-            }
+            Event::Peer { command } => relay(&mut head, &mut base, &command),
             Event::Progress { samples, .. } => {
                 if samples > 0 && !cancelled {
                     head.send(&json!({"cmd": "cancel"}));
