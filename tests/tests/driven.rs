@@ -185,6 +185,24 @@ impl Driven {
         serde_json::from_str(&line).unwrap_or_else(|e| panic!("{e}: {line}"))
     }
 
+    /// Sends `finalize` with the pairs' `estimates` and the comparison's `record`; returns the
+    /// final comparisons, the stored comparison's id and why it was not stored.
+    fn finalize(
+        &mut self,
+        estimates: Value,
+        record: Value,
+    ) -> (Vec<CaseComparison>, Option<i64>, Option<String>) {
+        self.send(&json!({"cmd": "finalize", "estimates": estimates, "record": record}));
+        match self.recv() {
+            Event::Finalized {
+                comparisons,
+                stored,
+                store_error,
+            } => (comparisons, stored, store_error),
+            other => panic!("expected finalized, got {other:?}"),
+        }
+    }
+
     fn ready(&mut self) -> Vec<Entry> {
         match self.recv() {
             Event::Ready {
@@ -346,15 +364,7 @@ fn a_pair_across_two_processes_is_measured_as_a_group_and_finalize_decides_the_v
         "cancelled": false
     });
     // Without a manifest the comparison cannot be stored; the verdicts still come back.
-    head.send(&json!({"cmd": "finalize", "estimates": estimates, "record": record}));
-    let Event::Finalized {
-        comparisons,
-        stored,
-        store_error,
-    } = head.recv()
-    else {
-        panic!("expected finalized")
-    };
+    let (comparisons, stored, store_error) = head.finalize(json!(estimates), record);
     assert_eq!(stored, None);
     assert!(store_error.unwrap().contains("manifest"));
     let ids: Vec<&str> = comparisons.iter().map(|c| c.id.as_str()).collect();
@@ -406,15 +416,7 @@ fn finalize_stores_the_comparison_with_its_verdicts_and_both_commits() {
                    "comparison": null, "note": null}],
         "cancelled": false
     });
-    head.send(&json!({"cmd": "finalize", "estimates": [estimate], "record": record}));
-    let Event::Finalized {
-        stored,
-        store_error,
-        comparisons,
-    } = head.recv()
-    else {
-        panic!("expected finalized")
-    };
+    let (comparisons, stored, store_error) = head.finalize(json!([estimate]), record);
     assert_eq!(store_error, None);
     assert_eq!(comparisons[0].comparison.verdict, "slower");
     let history = knotmeter_history::History::open_read_only(&dir.path().join("history.db"))
