@@ -247,8 +247,9 @@ impl Reporter for Pretty {
     fn case_finished(&mut self, result: &BenchResult) -> io::Result<()> {
         self.outcomes
             .push((result.id.clone(), shown(result, None).outcome));
+        let empty = optimized_away(result);
         let repro = result.reproducibility.as_ref();
-        if !optimized_away(result) && repro.and_then(|r| r.spread).is_none() {
+        if !empty && repro.and_then(|r| r.spread).is_none() {
             self.spread_unknown.0 += 1;
             self.spread_unknown.1 += usize::from(repro.is_none());
         }
@@ -259,22 +260,19 @@ impl Reporter for Pretty {
         self.groups.entry(result.id.clone()).or_insert(group);
         let label = self.open_row(&result.id, result.group.as_deref())?;
         let [median, spread, throughput] = estimate_cells(result);
-        let rest = [
+        let mut cells = vec![label.clone(), median];
+        // No number was measured: the phrase spans the median and spread columns.
+        let median_span = if empty { 2 } else { 1 };
+        if !empty {
+            cells.push(spread);
+        }
+        cells.extend([
             throughput,
             samples_text(result.samples, result.ops_per_sample),
             format_duration_ns(result.overhead.per_op_ns),
             format_duration_ns(result.cold_ns),
-        ];
-        let row = if optimized_away(result) {
-            // No number was measured: the phrase spans the median and spread columns.
-            let mut cells = vec![label.clone(), median];
-            cells.extend(rest);
-            self.table.row_spanning(&cells, 1, 2)
-        } else {
-            let mut cells = vec![label.clone(), median, spread];
-            cells.extend(rest);
-            self.table.row(&cells)
-        };
+        ]);
+        let row = self.table.row_spanning(&cells, 1, median_span);
         let suffix = self.suffix(result);
         let line = if suffix.is_empty() {
             row

@@ -63,12 +63,7 @@ impl Table {
     /// The cells padded and joined, without trailing spaces. Fewer cells than columns fill
     /// only the first columns.
     pub(crate) fn row<S: AsRef<str>>(&self, cells: &[S]) -> String {
-        let padded: Vec<String> = cells
-            .iter()
-            .enumerate()
-            .map(|(index, text)| self.cell(index, text.as_ref()))
-            .collect();
-        padded.join(GAP).trim_end().to_owned()
+        self.row_spanning(cells, 0, 1)
     }
 
     /// Like [`Table::row`], but `cells[at]` spans `span` columns, left-aligned across their
