@@ -5,9 +5,9 @@
 mod common;
 
 use std::path::{Path, PathBuf};
-use std::process::Output;
 use std::time::Duration;
 
+use common::stored::{knotmeter_on as knotmeter, manifest};
 use common::{fixture, Client};
 use knotmeter_history::{History, RunStatus};
 use knotmeter_protocol::{BenchResult, Manifest};
@@ -18,26 +18,6 @@ fn temp_history() -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("history.db");
     (dir, path)
-}
-
-fn knotmeter(dir: &Path, history: &Path, args: &[&str]) -> Output {
-    common::command_in(common::knotmeter(), dir)
-        .args(args)
-        .env("KNOTMETER_HISTORY", history)
-        .output()
-        .unwrap()
-}
-
-/// A manifest for results written straight into a history.
-fn manifest(budget_ms: u64, timestamp: u64) -> Manifest {
-    serde_json::from_value(json!({
-        "knotmeter_version": "0.1.0", "rustc": "rustc", "profile": "release", "opt_level": "3",
-        "debug_assertions": false, "target": "x86_64-unknown-linux-gnu", "cpu": "test cpu",
-        "cores": 2, "timer": {"kind": "instant", "precision_ns": 20.0, "read_cost_ns": 20.0},
-        "git_commit": "0123456789abcdef", "timestamp": timestamp, "seed": 1,
-        "budget_ms": budget_ms, "target_precision": 0.01, "warnings": []
-    }))
-    .unwrap()
 }
 
 /// A result of `id` with the given median.

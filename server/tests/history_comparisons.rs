@@ -7,31 +7,11 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
+use common::stored::{knotmeter_on as knotmeter, manifest};
 use knotmeter_history::History;
 use knotmeter_protocol::{
-    CompareReport, CompareSide, CompareStatus, ComparedCase, Comparison, ComparisonKind, Manifest,
-    Verdict,
+    CompareReport, CompareSide, CompareStatus, ComparedCase, Comparison, ComparisonKind, Verdict,
 };
-use serde_json::json;
-
-fn knotmeter(dir: &Path, history: &Path, args: &[&str]) -> Output {
-    common::command_in(common::knotmeter(), dir)
-        .args(args)
-        .env("KNOTMETER_HISTORY", history)
-        .output()
-        .unwrap()
-}
-
-fn manifest() -> Manifest {
-    serde_json::from_value(json!({
-        "knotmeter_version": "0.1.0", "rustc": "rustc", "profile": "release", "opt_level": "3",
-        "debug_assertions": false, "target": "x86_64-unknown-linux-gnu", "cpu": "test cpu",
-        "cores": 2, "timer": {"kind": "instant", "precision_ns": 20.0, "read_cost_ns": 20.0},
-        "git_commit": "0123456789abcdef", "timestamp": 1_760_000_000, "seed": 1,
-        "budget_ms": 1000, "target_precision": 0.01, "warnings": []
-    }))
-    .unwrap()
-}
 
 /// A comparison of the working tree against `base` with two cases only the head has (no
 /// results needed for them).
@@ -40,7 +20,7 @@ fn comparison(base: &str) -> CompareReport {
         label: label.to_owned(),
         commit: Some(commit.to_owned()),
         dirty: false,
-        manifest: Some(manifest()),
+        manifest: Some(manifest(1000, 1_760_000_000)),
     };
     let added = |id: &str| ComparedCase {
         id: id.to_owned(),

@@ -5,6 +5,7 @@
 
 pub mod in_process;
 pub mod scripted;
+pub mod stored;
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
