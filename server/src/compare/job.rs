@@ -134,6 +134,19 @@ fn state(
     }
 }
 
+/// The head's result of a case that was not compared, warned `not_compared` with the case's
+/// note and the base it was not compared with.
+fn warned_head(
+    case: &knotmeter_protocol::ComparedCase,
+    base_label: &str,
+) -> Option<knotmeter_protocol::BenchResult> {
+    let mut head = case.head.clone();
+    if let (Some(head), Some(note)) = (head.as_mut(), case.note.as_deref()) {
+        head_alone::warn(head, &format!("{note} (base: {base_label})"));
+    }
+    head
+}
+
 /// Compares the job's cases; `Ok(Some(_))` when the base cannot be compared with at all, so
 /// the cases not yet final are to be measured on their own.
 async fn compare(
@@ -237,12 +250,11 @@ async fn compare(
                     text: format!("{}: {note}", case.id),
                 });
             }
-            let mut head = case.head.clone();
-            if case.status == CompareStatus::NotCompared {
-                if let (Some(head), Some(note)) = (head.as_mut(), case.note.as_deref()) {
-                    head_alone::warn(head, &format!("{note} (base: {base_label})"));
-                }
-            }
+            let head = if case.status == CompareStatus::NotCompared {
+                warned_head(&case, &base_label)
+            } else {
+                case.head.clone()
+            };
             sink(state(&case.id, item, head, message));
             finals.insert(case.id.clone());
         }
@@ -273,10 +285,7 @@ async fn compare(
     // A pair whose verdict could not be decided was reported `passed`: now it says why.
     for case in &report.cases {
         if case.status == CompareStatus::NotCompared && paired.contains(&case.id) {
-            let mut head = case.head.clone();
-            if let (Some(head), Some(note)) = (head.as_mut(), case.note.as_deref()) {
-                head_alone::warn(head, &format!("{note} (base: {})", sides.base_label));
-            }
+            let head = warned_head(case, &sides.base_label);
             sink(state(&case.id, ItemState::Passed, head, None));
         }
     }
