@@ -141,8 +141,7 @@ fn a_base_that_does_not_build_is_an_error_and_the_head_is_still_measured() {
     assert!(slower["head"]["estimate"]["median_ns"].as_f64().unwrap() > 0.0);
     assert!(slower["note"].as_str().unwrap().contains("does not build"));
     // The head's results are in the history, as a run.
-    let history = knotmeter_history::History::open_read_only(&repo.history()).unwrap();
-    assert_eq!(history.runs(5).unwrap().len(), 1);
+    assert_eq!(stored_runs(&repo), 1);
 }
 
 #[test]
@@ -483,8 +482,7 @@ fn editor_base_that_does_not_build_lost_the_heads_results() {
         "{row:#}"
     );
     // The head's results are in the history, as a run.
-    let history = knotmeter_history::History::open_read_only(&repo.history()).unwrap();
-    assert_eq!(history.runs(5).unwrap().len(), 1);
+    assert_eq!(stored_runs(&repo), 1);
 }
 
 #[test]
@@ -516,8 +514,7 @@ fn editor_base_that_predates_driven_mode_failed_the_heads_cases() {
         "{}",
         said[0]
     );
-    let history = knotmeter_history::History::open_read_only(&repo.history()).unwrap();
-    assert_eq!(history.runs(5).unwrap().len(), 1);
+    assert_eq!(stored_runs(&repo), 1);
 }
 
 #[test]
@@ -726,8 +723,7 @@ fn editor_base_that_names_nothing_errored_every_case_instead_of_naming_the_setti
         "{}",
         said[0]
     );
-    let history = knotmeter_history::History::open_read_only(&repo.history()).unwrap();
-    assert_eq!(history.runs(5).unwrap().len(), 1);
+    assert_eq!(stored_runs(&repo), 1);
 }
 
 #[test]
@@ -856,8 +852,7 @@ fn a_base_whose_knotmeter_predates_driven_mode_is_named_and_the_head_is_still_me
             .contains("predates `knotmeter compare`"),
         "{slower:#}"
     );
-    let history = knotmeter_history::History::open_read_only(&repo.history()).unwrap();
-    assert_eq!(history.runs(5).unwrap().len(), 1);
+    assert_eq!(stored_runs(&repo), 1);
 }
 
 #[test]
@@ -933,4 +928,10 @@ fn a_comparison_waits_for_another_that_holds_the_base_target_directory_and_says_
     );
     let slower = case(&json(&out), "two::slower")["comparison"]["verdict"].clone();
     assert_eq!(slower, "slower");
+}
+
+/// How many runs `repo`'s history holds (up to five).
+fn stored_runs(repo: &Repo) -> usize {
+    let history = knotmeter_history::History::open_read_only(&repo.history()).unwrap();
+    history.runs(5).unwrap().len()
 }
