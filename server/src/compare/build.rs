@@ -133,16 +133,10 @@ pub async fn build(
     }
     let head_errors = head.errors.clone();
     let head = executables(&head, &head_targets, &sides.head_ws.root);
-    if head.values().all(Result::is_err) && !head.is_empty() {
-        let errors: BTreeSet<&str> = head
-            .values()
-            .filter_map(|r| r.as_ref().err())
-            .map(String::as_str)
-            .collect();
+    if let Some(failures) = none_built(&head) {
         return Err(HeadUnbuilt {
             message: format!(
-                "the head, {head_name}, does not build, so there is nothing to compare:\n{}",
-                errors.into_iter().collect::<Vec<_>>().join("\n")
+                "the head, {head_name}, does not build, so there is nothing to compare:\n{failures}"
             ),
             errors: head_errors,
         }
@@ -157,15 +151,10 @@ pub async fn build(
         bail!("cancelled while building");
     }
     let base = executables(&base, &base_targets, &sides.base_ws.root);
-    let base_failure = (!base.is_empty() && base.values().all(Result::is_err)).then(|| {
-        let errors: BTreeSet<&str> = base
-            .values()
-            .filter_map(|r| r.as_ref().err())
-            .map(String::as_str)
-            .collect();
+    let base_failure = none_built(&base).map(|failures| {
         format!(
-            "the base, {base_name}, does not build, so nothing can be compared with it:\n{}",
-            errors.into_iter().collect::<Vec<_>>().join("\n")
+            "the base, {base_name}, does not build, so nothing can be compared with it:\n\
+             {failures}"
         )
     });
     Ok(Built {
@@ -176,6 +165,19 @@ pub async fn build(
         head_errors,
         _locks: locks,
     })
+}
+
+/// Each distinct failure, one a line, when a side has targets and none of them built.
+fn none_built(exes: &HashMap<TargetRef, Result<PathBuf, String>>) -> Option<String> {
+    if exes.is_empty() || exes.values().any(Result::is_ok) {
+        return None;
+    }
+    let failures: BTreeSet<&str> = exes
+        .values()
+        .filter_map(|r| r.as_ref().err())
+        .map(String::as_str)
+        .collect();
+    Some(failures.into_iter().collect::<Vec<_>>().join("\n"))
 }
 
 /// Takes the lock of a comparison's target directory, waiting for another comparison that
