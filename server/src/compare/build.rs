@@ -143,9 +143,12 @@ pub async fn build(
         .into());
     }
     note(&format!("knotmeter: building the base, {base_name}"));
-    let (tree, commit) = &sides.base_tree;
     locks.push(lock(&sides.base_ws.target_dir, note)?);
-    claim(&sides.base_ws.target_dir, tree, commit)?;
+    claim(
+        &sides.base_ws.target_dir,
+        &sides.base_tree,
+        &sides.base_commit,
+    )?;
     let base = build_side(&sides.base_ws, &base_targets, children, cancel, note).await;
     if cancel.is_cancelled() {
         bail!("cancelled while building");

@@ -22,8 +22,8 @@ pub struct Sides {
     pub head_ws: Workspace,
     /// The base's workspace, built into a target directory of its own (see `build`).
     pub base_ws: Workspace,
-    /// The base's worktree and commit.
-    pub base_tree: (PathBuf, String),
+    /// The base's worktree, a checkout of `base_commit`.
+    pub base_tree: PathBuf,
     /// The head's worktree and commit, with `--head`.
     pub head_tree: Option<(PathBuf, String)>,
     /// What the base is called in results: REV as given, `HEAD`, or the upstream branch.
@@ -222,7 +222,7 @@ pub fn resolve(args: &CompareArgs) -> anyhow::Result<Sides> {
     Ok(Sides {
         head_ws: head_side_ws,
         base_ws,
-        base_tree: (tree, base_commit.clone()),
+        base_tree: tree,
         head_tree,
         base_label,
         base_commit,
