@@ -188,14 +188,8 @@ impl Run<'_> {
             binary: None,
         };
         // Each side's cases, from its binary's `ready`.
-        let base_cases = match base.ensure(self).await {
-            Ok(binary) => Ok(binary.cases.clone()),
-            Err(why) => Err(why),
-        };
-        let head_cases = match head.ensure(self).await {
-            Ok(binary) => Ok(binary.cases.clone()),
-            Err(why) => Err(why),
-        };
+        let base_cases = base.ensure(self).await.map(|binary| binary.cases.clone());
+        let head_cases = head.ensure(self).await.map(|binary| binary.cases.clone());
         let (base_cases, head_cases) = match (base_cases, head_cases) {
             (Ok(b), Ok(h)) => (b, h),
             (b, h) => {
@@ -297,7 +291,7 @@ impl Run<'_> {
 
         // Pair it on the head side, relaying its requests.
         let mut threads = 1;
-        let outcome: Result<PairOutcome, String> = 'pair: {
+        let outcome: Result<PairOutcome, Broken> = 'pair: {
             if let Err(silence) = h
                 .send(&DrivenCommand::Pair {
                     id: id.to_owned(),
@@ -305,12 +299,7 @@ impl Run<'_> {
                 })
                 .await
             {
-                break 'pair Err(silence_text(
-                    "head",
-                    &silence,
-                    timeout,
-                    "when the pair began",
-                ));
+                break 'pair Err(Broken::head(&silence, timeout, "when the pair began"));
             }
             let mut cancel_sent = false;
             loop {
@@ -351,12 +340,7 @@ impl Run<'_> {
                             })
                             .await
                         {
-                            break 'pair Err(silence_text(
-                                "head",
-                                &silence,
-                                timeout,
-                                "during this case",
-                            ));
+                            break 'pair Err(Broken::head(&silence, timeout, "during this case"));
                         }
                     }
                     Ok(DrivenEvent::Progress { fraction, .. }) => {
@@ -370,29 +354,27 @@ impl Run<'_> {
                     }
                     Ok(DrivenEvent::Paired(outcome)) => break 'pair Ok(*outcome),
                     Ok(other) => {
-                        break 'pair Err(format!(
-                            "the head build's bench binary answered `pair` with {}",
-                            text(&other)
-                        ))
+                        break 'pair Err(Broken {
+                            why: format!(
+                                "the head build's bench binary answered `pair` with {}",
+                                text(&other)
+                            ),
+                            hung: false,
+                        })
                     }
                     Err(silence) => {
-                        break 'pair Err(silence_text(
-                            "head",
-                            &silence,
-                            timeout,
-                            "during this case",
-                        ))
+                        break 'pair Err(Broken::head(&silence, timeout, "during this case"))
                     }
                 }
             }
         };
         let outcome = match outcome {
             Ok(outcome) => outcome,
-            Err(why) => {
+            Err(Broken { why, hung }) => {
                 // The head is gone, hung or confused. After a hang both are stopped; otherwise
                 // the base's case is closed if it still waits.
                 head.binary = None;
-                if why.contains("sent nothing for") {
+                if hung {
                     base.binary = None;
                 }
                 if let Some(b) = base.binary.as_mut() {
@@ -422,6 +404,23 @@ impl Run<'_> {
             });
         }
         case
+    }
+}
+
+/// A pair that ended without an outcome: why, and whether the head hung (then both bench
+/// binaries are stopped).
+struct Broken {
+    why: String,
+    hung: bool,
+}
+
+impl Broken {
+    /// The head build's binary fell silent `when`: it ended, or sent nothing for `timeout`.
+    fn head(silence: &Silence, timeout: Duration, when: &str) -> Broken {
+        Broken {
+            why: silence_text("head", silence, timeout, when),
+            hung: matches!(silence, Silence::TimedOut),
+        }
     }
 }
 
@@ -517,4 +516,20 @@ fn silence_text(side: &str, silence: &Silence, timeout: Duration, when: &str) ->
 
 fn text(event: &DrivenEvent) -> String {
     serde_json::to_string(event).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_a_head_that_sent_nothing_is_taken_for_hung() {
+        let timeout = Duration::from_secs(5);
+        let hung = Broken::head(&Silence::TimedOut, timeout, "during this case");
+        assert!(hung.hung, "{}", hung.why);
+        assert!(hung.why.contains("sent nothing for 5 s"), "{}", hung.why);
+        let ended = Silence::Ended("exited with signal 6:\nsent nothing for a while".into());
+        let crashed = Broken::head(&ended, timeout, "during this case");
+        assert!(!crashed.hung, "{}", crashed.why);
+    }
 }
