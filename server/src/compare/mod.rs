@@ -48,10 +48,8 @@ use tokio_util::sync::CancellationToken;
 
 use crate::cli::{CompareArgs, CompareFormat};
 use crate::runs::process::Children;
-pub use binary::Spec;
 pub use job::execute_job;
-pub use measure::{MeasureEvent, MeasureOptions, TargetPlan};
-pub use sides::Sides;
+use measure::{MeasureEvent, MeasureOptions};
 
 /// `knotmeter compare`: returns the exit status.
 pub fn cli(args: CompareArgs) -> anyhow::Result<ExitCode> {

@@ -17,7 +17,7 @@ pub fn change(comparison: &Comparison) -> String {
     knotmeter_format::text::builds_change_text(comparison)
 }
 
-pub use knotmeter_format::compared::{change_figures, side, summary};
+pub use knotmeter_format::compared::{side, summary};
 
 /// The terminal table.
 pub fn pretty(report: &CompareReport) -> String {
