@@ -232,17 +232,8 @@ fn switching_the_base_between_commits_never_takes_the_other_commits_binary() {
 #[test]
 fn the_editor_compares_with_a_base_through_knotmeter_run() {
     let repo = Repo::new(&["base", "head"]);
-    let mut client = editor(
-        &repo,
-        serde_json::json!({"quickTimeSecs": 0.1, "caseTimeoutSecs": 60}),
-    );
-    let response = client.request(
-        "knotmeter/run",
-        serde_json::json!({"include": ["two::slower", "two::new"], "mode": "quick", "compare": "HEAD~1"}),
-    );
-    let run_id = response["result"]["runId"].as_i64().expect("a run id");
-    let states = client.run_to_end(run_id, std::time::Duration::from_secs(600));
-    let finals = client.finals(run_id);
+    let mut run = editor_compare(&repo, "HEAD~1", &["two::slower", "two::new"]);
+    let finals = &run.finals;
     assert!(
         finals.contains(&("two::slower".into(), "passed".into())),
         "{finals:?}"
@@ -253,36 +244,18 @@ fn the_editor_compares_with_a_base_through_knotmeter_run() {
         "{finals:?}"
     );
     // The working tree's result, then the same result with its comparison against HEAD~1.
-    let compared = states
-        .iter()
-        .rev()
-        .find(|s| s["id"] == "two::slower" && s["state"] == "passed")
-        .unwrap();
+    let compared = run.passed("two::slower");
     let comparison = &compared["result"]["comparison"];
     assert_eq!(comparison["kind"], "builds", "{compared:#}");
     assert_eq!(comparison["against"], "HEAD~1");
     assert_eq!(comparison["verdict"], "slower");
-    assert!(states
+    assert!(run
+        .states
         .iter()
         .any(|s| s["id"] == "two::slower" && s["state"] == "started"));
     // The results panel's table: both figures, the change with its interval, the verdict
     // against the base, and the case only the working tree has.
-    let compared = client.notification(
-        "knotmeter/compared",
-        std::time::Duration::from_secs(5),
-        |p| p["runId"] == run_id,
-    )["comparison"]
-        .clone();
-    let row = |id: &str| {
-        compared["rows"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|r| r["id"] == id)
-            .cloned()
-            .unwrap_or_else(|| panic!("no row {id}: {compared:#}"))
-    };
-    let slower = row("two::slower");
+    let slower = run.row("two::slower");
     assert_eq!(slower["outcome"], "slower than HEAD~1", "{slower:#}");
     assert_eq!(slower["verdict"], "slower", "{slower:#}");
     let change = slower["change"].as_str().unwrap();
@@ -296,7 +269,7 @@ fn the_editor_compares_with_a_base_through_knotmeter_run() {
     for side in ["base", "head"] {
         assert!(slower[side].as_str().unwrap().ends_with('s'), "{slower:#}");
     }
-    let new = row("two::new");
+    let new = run.row("two::new");
     assert_eq!(
         (&new["outcome"], &new["why"]),
         (
@@ -305,15 +278,16 @@ fn the_editor_compares_with_a_base_through_knotmeter_run() {
         ),
         "{new:#}"
     );
+    let panel = &run.compared;
     assert!(
-        compared["heading"]
+        panel["heading"]
             .as_str()
             .unwrap()
             .contains("against HEAD~1"),
-        "{compared:#}"
+        "{panel:#}"
     );
     // The lens reads as `knotmeter compare` prints it.
-    let lenses = client.request(
+    let lenses = run.client.request(
         "textDocument/codeLens",
         serde_json::json!({"textDocument": {"uri": format!("file://{}", repo.root().join("benches/two.rs").display())}}),
     );
@@ -344,7 +318,8 @@ fn editor(repo: &Repo, settings: serde_json::Value) -> common::Client {
 }
 
 /// A comparison run from the editor, through the real stdio LSP client: the run's states,
-/// every `window/showMessage` text and every output line once the run has ended.
+/// every `window/showMessage` text and every output line once the run has ended, and the
+/// daemon that carried it out.
 fn editor_compare(repo: &Repo, base: &str, include: &[&str]) -> EditorRun {
     let mut client = editor(
         repo,
@@ -383,10 +358,13 @@ fn editor_compare(repo: &Repo, base: &str, include: &[&str]) -> EditorRun {
         output: texts("knotmeter/output", "text").join("\n"),
         finals: client.finals(run_id),
         states,
+        client,
     }
 }
 
 struct EditorRun {
+    /// The daemon, still running, for requests after the run.
+    client: common::Client,
     states: Vec<serde_json::Value>,
     /// The run's `knotmeter/compared`: the comparison as the results panel shows it.
     compared: serde_json::Value,
