@@ -7,7 +7,7 @@ use std::time::Duration;
 use knotmeter_protocol::{CompareReport, CompareStatus, DrivenCommand, DrivenEvent};
 use tokio::time::Instant;
 
-use super::binary::Binary;
+use super::binary::{Binary, Silence};
 use super::measure::Measured;
 use crate::runs::process::Children;
 
@@ -91,8 +91,14 @@ async fn ask(
             "the head's bench binary answered `finalize` with {}",
             serde_json::to_string(&other).unwrap_or_default()
         )),
-        Err(silence) => Err(format!(
-            "the head's bench binary did not decide the verdicts: {silence:?}"
+        // In words, not as the `Silence` value: the user needs what happened to the process.
+        Err(Silence::TimedOut) => Err(format!(
+            "the head's bench binary did not decide the verdicts: it sent nothing for {} s and \
+             was stopped",
+            FINALIZE_TIMEOUT.as_secs()
+        )),
+        Err(Silence::Ended(how)) => Err(format!(
+            "the head's bench binary did not decide the verdicts: it {how}"
         )),
     }
 }
