@@ -16,7 +16,7 @@ export function must(name, ok, detail = "") {
 
 export function check(name, ok, detail = "") {
   results.push({ name, ok: !!ok });
-  console.log(`${ok ? "ok" : "FAIL"} - ${name}${detail ? `: ${String(detail).slice(0, 300)}` : ""}`);
+  console.log(`${ok ? "ok" : "FAIL"} - ${name}${detail ? `: ${String(detail).slice(0, 1500)}` : ""}`);
   return !!ok;
 }
 
