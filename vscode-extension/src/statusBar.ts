@@ -3,21 +3,13 @@
 // or skipped item is never counted as passed), or why nothing can run (no daemon, untrusted).
 
 import * as vscode from "vscode";
-import type { Ctx, RunInfo } from "./ctx";
-import { tallyText } from "./format";
-import { RunTracker } from "./model";
-
-interface Live {
-  info: RunInfo;
-  tracker: RunTracker;
-  current?: string;
-  building?: boolean;
-}
+import type { Ctx } from "./ctx";
+import { RunStatus } from "./runStatus";
 
 export class StatusBar implements vscode.Disposable {
   private readonly item = vscode.window.createStatusBarItem("knotmeter.status", vscode.StatusBarAlignment.Left, 10);
-  private readonly runs = new Map<number, Live>();
-  private last: string | undefined;
+  /** What to show: decided in `runStatus.ts`, whatever order the notifications come in. */
+  private readonly status = new RunStatus();
   private problem: { text: string; tooltip: string; command: string } | undefined;
   private readonly disposables: vscode.Disposable[] = [];
 
@@ -26,27 +18,19 @@ export class StatusBar implements vscode.Disposable {
     this.disposables.push(
       this.item,
       ctx.runStarted.event((info) => {
-        this.runs.set(info.runId, { info, tracker: new RunTracker() });
+        this.status.runStarted(info.runId, info.label);
         this.render();
       }),
       ctx.runState.event((p) => {
-        let live = this.runs.get(p.runId);
-        if (!live) {
-          live = { info: { runId: p.runId, label: "on save", background: true }, tracker: new RunTracker() };
-          this.runs.set(p.runId, live);
-        }
-        live.tracker.record(p.id, p.state, p.shown?.outcome);
-        if (p.state === "started") {
-          live.current = p.id;
-          live.building = false;
-        }
-        if (p.state === "building") live.building = true;
+        this.status.runState(p.runId, p.id, p.state, p.shown?.outcome);
         this.render();
       }),
       ctx.runEnded.event((p) => {
-        const live = this.runs.get(p.runId);
-        this.runs.delete(p.runId);
-        if (live) this.last = tallyText(live.tracker.tally());
+        this.status.runEnded(p.runId);
+        this.render();
+      }),
+      ctx.clientState.event((up) => {
+        if (!up) this.status.daemonStopped();
         this.render();
       }),
     );
@@ -60,12 +44,10 @@ export class StatusBar implements vscode.Disposable {
   }
 
   private render(): void {
-    const live = [...this.runs.values()].pop();
-    if (live) {
-      const c = live.tracker.progress();
-      const what = live.building ? "building" : live.current ? shortId(live.current) : "starting";
-      this.item.text = `$(loading~spin) knotmeter ${c.done}/${c.total} · ${what}`;
-      this.item.tooltip = `knotmeter ${live.info.label}: ${c.done} of ${c.total} done. Click to cancel.`;
+    const view = this.status.view();
+    if (view.kind === "running") {
+      this.item.text = `$(loading~spin) knotmeter ${view.done}/${view.total} · ${view.what}`;
+      this.item.tooltip = `knotmeter ${view.label}: ${view.done} of ${view.total} done. Click to cancel.`;
       this.item.command = "knotmeter.cancel";
       this.item.backgroundColor = undefined;
     } else if (this.problem) {
@@ -73,7 +55,7 @@ export class StatusBar implements vscode.Disposable {
       this.item.tooltip = this.problem.tooltip;
       this.item.command = this.problem.command;
     } else {
-      this.item.text = `$(dashboard) knotmeter${this.last ? ` · ${this.last}` : ""}`;
+      this.item.text = `$(dashboard) knotmeter${view.last ? ` · ${view.last}` : ""}`;
       this.item.tooltip = "knotmeter: show the results panel";
       this.item.command = "knotmeter.showResults";
     }
@@ -83,10 +65,4 @@ export class StatusBar implements vscode.Disposable {
   dispose(): void {
     for (const d of this.disposables) d.dispose();
   }
-}
-
-/** `quickstart::chain_n/1000` → `chain_n/1000`. */
-function shortId(id: string): string {
-  const i = id.lastIndexOf("::");
-  return i < 0 ? id : id.slice(i + 2);
 }
