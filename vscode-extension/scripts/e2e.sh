@@ -3,7 +3,8 @@
 # playwright-core and Debian's Chromium: packages the .vsix, installs it, opens a copy of
 # examples/quickstart (plus a flat and a slow benchmark, test/e2e/flat.rs), lists its benchmarks in the
 # Test Explorer, runs them, checks what a user sees (results, a flat benchmark never green, a
-# group member's verdict, one hover, the status bar's counts after a cancel, an inline
+# group member's verdict, one hover, the status bar's counts after a cancel, a daemon killed
+# mid-run (its run ends, the client restarts it, the tree comes back), an inline
 # annotation), re-runs on save with continuous run on, opens the results panel, and compares
 # with a base from a code lens (in a folder without git: measured alone, warned not_compared).
 # Screenshots go to vscode-extension/test-artifacts/.
@@ -123,7 +124,7 @@ curl -sf "http://127.0.0.1:$port/healthz" >/dev/null || { echo "code-server did 
 
 step "drive it"
 status=0
-NODE_PATH="$dir/node_modules" E2E_URL="http://127.0.0.1:$port/?folder=$ws" E2E_WS="$ws" \
+NODE_PATH="$dir/node_modules" E2E_URL="http://127.0.0.1:$port/?folder=$ws" E2E_WS="$ws" E2E_DAEMON="$bin" \
   E2E_ARTIFACTS="$artifacts" timeout --kill-after=10 "$budget" node "$ext/test/e2e/e2e.mjs" || status=1
 killtree "$cs_pid"; cs_pid=""
 

@@ -6,6 +6,7 @@ import * as fs from "node:fs";
 import * as vscode from "vscode";
 import * as lc from "vscode-languageclient/node";
 import type { Ctx } from "./ctx";
+import { watchClientLife } from "./clientLife";
 import * as ext from "./lsp_ext";
 import { installCommand, installHint, locateServer } from "./locate";
 import { RUN_COMMAND, type Features, type RunParams, type Settings } from "./wire";
@@ -58,7 +59,10 @@ export async function startClient(ctx: Ctx, settings: ServerSettings, hooks: Hoo
       { scheme: "file", language: "rust" },
       { scheme: "file", pattern: "**/Cargo.toml" },
     ],
-    initializationOptions: settings(),
+    // A function: the client calls it at every start, its own restarts of a daemon that died
+    // included (a value would give a restarted daemon the settings of the first start: run on
+    // save off, though the user had turned continuous run on since).
+    initializationOptions: () => settings(),
     revealOutputChannelOn: lc.RevealOutputChannelOn.Never,
     outputChannelName: "knotmeter daemon",
     middleware: {
@@ -120,6 +124,9 @@ export async function startClient(ctx: Ctx, settings: ServerSettings, hooks: Hoo
     void vscode.window.showErrorMessage(`knotmeter: the daemon ${located.command} did not start: ${String(e)}`);
     return undefined;
   }
+  // A daemon that exits is restarted by the client itself: its runs end (what they did not
+  // reach is skipped) and the new daemon is asked for the tree, as after `restart()`.
+  ctx.own(watchClientLife(client, lc.State.Running, (up) => ctx.clientState.fire(up)));
   return client;
 }
 

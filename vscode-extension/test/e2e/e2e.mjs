@@ -2,12 +2,14 @@
 // user's path from opening a crate to a result inline, in the panel, and again after a save.
 // Each check prints `ok`/`FAIL`; screenshots go to $E2E_ARTIFACTS. Run through e2e.sh.
 
+import { execFileSync } from "node:child_process";
 import { check, finish, must, open } from "./lib.mjs";
 
 const url = process.env.E2E_URL;
 const ws = process.env.E2E_WS;
 const artifacts = process.env.E2E_ARTIFACTS;
-if (!url || !ws || !artifacts) throw new Error("run through scripts/e2e.sh");
+const daemon = process.env.E2E_DAEMON;
+if (!url || !ws || !artifacts || !daemon) throw new Error("run through scripts/e2e.sh");
 
 const { browser, page, screenshot, until, palette, rows, expandTree, openFile, goToLine } = await open(url, artifacts, "e2e");
 
@@ -186,6 +188,44 @@ try {
       : "the status bar never showed the run running with a case done and half of it left to cancel",
   );
   await screenshot("cancelled");
+
+  // The daemon dies mid-run (kill -9). vscode-languageclient restarts it by itself, without
+  // the extension's own restart: the run must still end (the status bar stops spinning and
+  // counts what was not reached as skipped), and the new daemon's tree comes back. Before,
+  // nothing told the extension, and the run stayed open for ever.
+  await palette("Test: Run All Tests");
+  const dying = await until(() => {
+    const text = [...document.querySelectorAll(".statusbar-item")].map((e) => e.textContent ?? "").find((t) => t.includes("knotmeter")) ?? "";
+    const m = /knotmeter (\d+)\/(\d+)/.exec(text);
+    return m && Number(m[1]) >= 1 && Number(m[1]) <= Number(m[2]) / 2 ? text : undefined;
+  }, null, 180_000, 100);
+  let killed = "";
+  try {
+    killed = execFileSync("pkill", ["-KILL", "-e", "-f", `^${daemon} serve`], { encoding: "utf8" }).trim();
+  } catch (e) {
+    killed = `pkill: ${e.status === 1 ? "no daemon process found" : String(e)}`;
+  }
+  const afterKill = await until(() => {
+    const bar = [...document.querySelectorAll(".statusbar-item")].map((e) => e.textContent ?? "").find((t) => t.includes("knotmeter")) ?? "";
+    return bar && !bar.includes("/") ? bar : undefined;
+  }, null, 60_000, 250);
+  check(
+    "a daemon killed mid-run ends its run: the status bar stops, what was not reached is skipped",
+    dying && /killed/.test(killed) && / skipped/.test(afterKill ?? "") && !/\bok\b/.test(afterKill ?? ""),
+    `${afterKill} (killed at ${JSON.stringify(dying)}: ${killed})`,
+  );
+  // The steps after this one (annotations, run on save, the panel, compare) need the new daemon.
+  const killedPid = /\((?:pid )?(\d+)\)/.exec(killed)?.[1];
+  let again = "";
+  for (const end = Date.now() + 30_000; Date.now() < end && !again; await page.waitForTimeout(500)) {
+    try {
+      again = execFileSync("pgrep", ["-f", `^${daemon} serve`], { encoding: "utf8" }).trim().split("\n").filter((p) => p !== killedPid).join(" ");
+    } catch {
+      // none yet
+    }
+  }
+  check("the client starts a new daemon after the kill", again !== "", `new daemon pid ${again || "none within 30 s"}, killed ${killedPid}`);
+  await screenshot("daemon-killed");
   await palette("View: Close Panel");
   await goToLine(9);
   const ann = await until(() => {
