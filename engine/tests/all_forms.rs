@@ -1,4 +1,6 @@
-//! Every accepted form of `#[bench]` compiles together in one bench binary.
+//! Every accepted form of `#[bench]` compiles together in one bench binary, under
+//! `#![deny(warnings, missing_docs)]`, and runs: a test target with `harness = false`, so
+//! `cargo test` runs it in test mode (each case once) and fails if a case fails.
 
 #![deny(warnings, missing_docs)]
 
