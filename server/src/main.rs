@@ -1,5 +1,9 @@
 //! `knotmeter`: the daemon (`serve`) and the terminal commands (`run`, `list`, `history`).
 
+// Holds no test (they are the library's): keeps the libtest build of this binary that `cargo
+// test --all-targets` makes empty, instead of a second link of the whole daemon.
+#![cfg(not(test))]
+
 use std::process::ExitCode;
 
 use clap::Parser;

@@ -1,5 +1,9 @@
 //! A bench binary with the counting allocator installed (`tests/allocations.rs`).
 
+// Holds no test: the libtest build of every bin that `cargo test --all-targets` makes stays
+// empty (see tests/Cargo.toml).
+#![cfg(not(test))]
+
 use knotmeter::{bench, black_box, Bencher};
 
 #[global_allocator]

@@ -8,6 +8,10 @@
 //! * `large_drop_slow_drop`: `iter_with_large_drop` of an output whose drop takes 20 µs;
 //! * `body_20us`: the same 20 µs in the routine itself (the control: it must be timed).
 
+// Holds no test: the libtest build of every bin that `cargo test --all-targets` makes stays
+// empty (see tests/Cargo.toml).
+#![cfg(not(test))]
+
 use std::time::{Duration, Instant};
 
 use criterion::{black_box, criterion_group, criterion_main, BatchSize, Criterion};

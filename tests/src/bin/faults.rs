@@ -2,6 +2,10 @@
 //! slower than any small budget, threads that panic, and one that aborts the process. The
 //! tests in `tests/process.rs` pick them with `--exact`.
 
+// Holds no test: the libtest build of every bin that `cargo test --all-targets` makes stays
+// empty (see tests/Cargo.toml).
+#![cfg(not(test))]
+
 use std::time::Duration;
 
 use knotmeter::{bench, black_box, Bencher};

@@ -2,6 +2,10 @@
 //! must refuse to run them, naming the functions (`tests/groups.rs`); the other benchmarks are
 //! fine.
 
+// Holds no test: the libtest build of every bin that `cargo test --all-targets` makes stays
+// empty (see tests/Cargo.toml).
+#![cfg(not(test))]
+
 use knotmeter::{bench, black_box};
 use knotmeter_tests::chain;
 

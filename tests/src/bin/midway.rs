@@ -9,6 +9,10 @@
 //!   median never gets precise enough to stop early: it is still sampling when a test cancels
 //!   the run.
 
+// Holds no test: the libtest build of every bin that `cargo test --all-targets` makes stays
+// empty (see tests/Cargo.toml).
+#![cfg(not(test))]
+
 use knotmeter::{bench, black_box};
 
 fn work() -> u64 {
