@@ -1,7 +1,7 @@
 //! Runs recorded as they go: begun, one case at a time, closed — and what a run that never
 //! closed, or a case cut short, means for later lookups.
 
-mod common;
+use crate::common;
 
 use std::process::Command;
 

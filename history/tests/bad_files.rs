@@ -1,7 +1,7 @@
 //! Files that are not a usable history: errors that say what to do, and no writes — not to
 //! the file, not next to it, and no renaming.
 
-mod common;
+use crate::common;
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -364,7 +364,7 @@ fn read_only_companion_files_left_by_another_user_are_named() {
     child
         .args([
             "--exact",
-            "read_only_companion_files_left_by_another_user_are_named",
+            "bad_files::read_only_companion_files_left_by_another_user_are_named",
             "--nocapture",
         ])
         .env(CHILD, &path);

@@ -1,7 +1,7 @@
 //! Opening for writing checks the file only when it changed since a writer last left it good
 //! (the `-checked` stamp), and never writes to a damaged file either way.
 
-mod common;
+use crate::common;
 
 use std::fs;
 use std::path::{Path, PathBuf};

@@ -1,7 +1,7 @@
 //! Comparisons of two builds under `knotmeter history prune` (the newest of each pair of sides
 //! kept) and `knotmeter history merge` (carried by uid: once, whole, transactionally).
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -1,7 +1,7 @@
 //! Comparisons of two builds (`knotmeter compare`) in the history: schema version 5, stored
 //! whole and read back, kept apart from runs.
 
-mod common;
+use crate::common;
 
 use common::comparisons::{case, downgrade, report};
 use common::{manifest, result, temp_history};

@@ -1,6 +1,6 @@
 //! Writers and readers in parallel: WAL mode and the busy timeout keep SQLITE_BUSY away.
 
-mod common;
+use crate::common;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;

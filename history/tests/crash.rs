@@ -4,7 +4,7 @@
 //! The writer is this test binary run again as a child (`writer_records_until_told_to_stop`
 //! with `KNOTMETER_HISTORY_CHILD` set), killed with SIGKILL.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -47,7 +47,7 @@ fn spawn_writer(path: &Path) -> Child {
     Command::new(std::env::current_exe().unwrap())
         .args([
             "--exact",
-            "writer_records_until_told_to_stop",
+            "crash::writer_records_until_told_to_stop",
             "--nocapture",
         ])
         .env(CHILD, path)
@@ -141,7 +141,7 @@ fn a_hot_journal_left_while_creating_the_history_is_rolled_back_by_the_next_run(
     let status = Command::new(std::env::current_exe().unwrap())
         .args([
             "--exact",
-            "a_hot_journal_left_while_creating_the_history_is_rolled_back_by_the_next_run",
+            "crash::a_hot_journal_left_while_creating_the_history_is_rolled_back_by_the_next_run",
             "--nocapture",
         ])
         .env(CHILD, &path)
@@ -207,7 +207,7 @@ fn a_history_whose_schema_is_only_in_its_wal_is_recognised() {
     let status = Command::new(std::env::current_exe().unwrap())
         .args([
             "--exact",
-            "a_history_whose_schema_is_only_in_its_wal_is_recognised",
+            "crash::a_history_whose_schema_is_only_in_its_wal_is_recognised",
             "--nocapture",
         ])
         .env(CHILD, &path)

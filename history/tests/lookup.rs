@@ -1,6 +1,6 @@
 //! Finding earlier results: by machine key and order, by baseline name, and for charts.
 
-mod common;
+use crate::common;
 
 use common::{manifest, manifest_on, result, temp_history};
 use knotmeter_history::{machine_key, History, RunId, StoredMedian};

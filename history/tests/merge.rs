@@ -1,7 +1,7 @@
 //! Merging histories (`knotmeter history merge`): the shards of a CI run combined into one, no
 //! run or result lost or duplicated, idempotent, runs keeping their identity.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -4,7 +4,7 @@
 //! The merge runs in a child (this test binary again, `merger_merges_when_told` with
 //! `KNOTMETER_MERGE_CHILD` set), killed with SIGKILL after a pseudo-random delay.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -81,7 +81,7 @@ fn merger(into: &Path, sources: &[PathBuf]) -> std::process::Child {
     let mut paths = vec![into.display().to_string()];
     paths.extend(sources.iter().map(|p| p.display().to_string()));
     Command::new(std::env::current_exe().unwrap())
-        .args(["--exact", "merger_merges_when_told", "--nocapture"])
+        .args(["--exact", "merge_crash::merger_merges_when_told", "--nocapture"])
         .env(CHILD, paths.join("|"))
         .stdout(Stdio::null())
         .stderr(Stdio::null())

@@ -1,6 +1,6 @@
 //! Histories written by earlier schema versions are upgraded in place and keep their data.
 
-mod common;
+use crate::common;
 
 use common::{manifest_on, result, result_with_samples, rich_result, temp_history};
 use knotmeter_history::{

@@ -1,6 +1,6 @@
 //! A recorded run reads back field for field, with its raw samples in their compact form.
 
-mod common;
+use crate::common;
 
 use common::{manifest, result, result_with_samples, rich_result, temp_history, without_stored_at};
 use knotmeter_history::{

@@ -8,7 +8,7 @@
 //! merge changes nothing, the exports name every case once, and `cargo bench -- --partition`
 //! chooses the same cases as `knotmeter run --partition`.
 
-mod common;
+use crate::common;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;

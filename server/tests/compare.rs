@@ -6,8 +6,8 @@
 //! directory (`target/e2e-fixtures`, and the base's own under it), so the engine and its
 //! dependencies are compiled once for the suite.
 
-mod common;
-mod compare_support;
+use crate::common;
+use crate::compare_support;
 
 use std::path::Path;
 use std::process::Command;

@@ -3,7 +3,7 @@
 //! temporary directory, discovered before any build, built, listed, run by `knotmeter serve`
 //! and `knotmeter run`, placed on the lines of their calls, and stored in the history.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::process::Command;

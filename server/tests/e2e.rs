@@ -4,7 +4,7 @@
 //! Fixtures share one cargo target directory (`target/e2e-fixtures`), so the engine is
 //! compiled once for the whole suite; each test builds only its tiny fixture crate.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::process::Command;

@@ -3,7 +3,7 @@
 //! user sees, what the exit status says, and that nothing is built before the input is known
 //! to be good. No compiler runs here, so each test takes a second or two.
 
-mod common;
+use crate::common;
 
 use std::io::{BufRead, BufReader, Read};
 use std::process::{Command, Output, Stdio};

@@ -2,7 +2,7 @@
 //! crash or a per-case timeout are stored, the daemon shows stored results after a restart,
 //! and `knotmeter history` lists and prunes. Every test has its own history file.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;

@@ -2,7 +2,7 @@
 //! phrase every surface uses), under `knotmeter history prune` and `knotmeter history merge`:
 //! what the commands say and do. Every test has its own history files.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::Output;

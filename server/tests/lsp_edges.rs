@@ -3,7 +3,7 @@
 //! requests, `exit` without `shutdown`, runs of ids that match nothing, and the diagnostic for
 //! a bench target without `harness = false`.
 
-mod common;
+use crate::common;
 
 use std::time::{Duration, Instant};
 

@@ -2,7 +2,7 @@
 //! discovery, unsaved text, pushes only on change, code lenses and hovers before a run,
 //! errors for bad requests, and workspaces without benchmarks.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

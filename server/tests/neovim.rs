@@ -4,7 +4,7 @@
 //!
 //! `.ci/run` installs Neovim; elsewhere `apt-get install neovim`.
 
-mod common;
+use crate::common;
 
 use std::process::Command;
 

@@ -5,7 +5,7 @@
 //! batches, raw samples on request and a run across workspace folders are checked with the
 //! scripted bench binary.
 
-mod common;
+use crate::common;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};

@@ -4,7 +4,7 @@
 //! carries a unique marker in its environment (inherited by cargo and the bench binary), and
 //! `/proc` is searched for it. A loop kills at random moments (build, list, run).
 
-mod common;
+use crate::common;
 
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};

@@ -6,7 +6,7 @@
 //! and builds into the fixtures' shared target directory; `cargo install` is skipped, the
 //! `knotmeter` binary cargo built for this test standing in for the installed one.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::Output;

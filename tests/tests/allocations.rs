@@ -1,6 +1,6 @@
 //! Allocations per operation, with `CountingAlloc` installed.
 
-mod support;
+use crate::support;
 
 use support::{json_report, result};
 

@@ -2,7 +2,7 @@
 //! could not compare and why, fails when it compared nothing, and a baseline that does not
 //! exist is an error before anything runs.
 
-mod history_support;
+use crate::history_support;
 
 use history_support::TempHistory;
 

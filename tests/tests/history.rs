@@ -2,7 +2,7 @@
 //! survive a crash or a cancel; a file that is not a usable history is never written, moved or
 //! given companion files, and the run still prints its results and says what was not done.
 
-mod history_support;
+use crate::history_support;
 
 use std::path::Path;
 use std::process::{Command, Stdio};
