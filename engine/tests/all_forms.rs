@@ -29,6 +29,8 @@ fn float_arg(x: f64) -> f64 {
     x.sqrt()
 }
 
+// The explicit lifetime is the form under test (`#[bench]` accepts lifetime parameters).
+#[allow(clippy::needless_lifetimes)]
 #[bench(args = ["a", "bb"])]
 fn str_arg<'a>(s: &'a str) -> &'a str {
     s.trim()
