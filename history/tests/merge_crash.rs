@@ -81,7 +81,11 @@ fn merger(into: &Path, sources: &[PathBuf]) -> std::process::Child {
     let mut paths = vec![into.display().to_string()];
     paths.extend(sources.iter().map(|p| p.display().to_string()));
     Command::new(std::env::current_exe().unwrap())
-        .args(["--exact", "merge_crash::merger_merges_when_told", "--nocapture"])
+        .args([
+            "--exact",
+            "merge_crash::merger_merges_when_told",
+            "--nocapture",
+        ])
         .env(CHILD, paths.join("|"))
         .stdout(Stdio::null())
         .stderr(Stdio::null())
