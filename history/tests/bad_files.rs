@@ -362,11 +362,10 @@ fn read_only_companion_files_left_by_another_user_are_named() {
     assert!(wal.exists() && shm.exists());
     let mut child = Command::new(std::env::current_exe().unwrap());
     child
-        .args([
-            "--exact",
-            "bad_files::read_only_companion_files_left_by_another_user_are_named",
-            "--nocapture",
-        ])
+        .args(common::only_test(
+            module_path!(),
+            "read_only_companion_files_left_by_another_user_are_named",
+        ))
         .env(CHILD, &path);
     if fs::metadata(&path).unwrap().uid() == 0 {
         child.uid(65_534).gid(65_534);

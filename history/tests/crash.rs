@@ -45,16 +45,41 @@ fn writer_records_until_told_to_stop() {
 
 fn spawn_writer(path: &Path) -> Child {
     Command::new(std::env::current_exe().unwrap())
-        .args([
-            "--exact",
-            "crash::writer_records_until_told_to_stop",
-            "--nocapture",
-        ])
+        .args(common::only_test(
+            module_path!(),
+            "writer_records_until_told_to_stop",
+        ))
         .env(CHILD, path)
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
         .unwrap()
+}
+
+/// The children of this file are this binary run again for one test (`common::only_test`). A
+/// name that matches no test runs nothing and exits 0, and the kill loop below would then pass
+/// having killed nothing: the names must be tests of this binary, whatever it is (its files
+/// became modules of one binary, which renamed every test).
+#[test]
+fn a_child_run_names_a_test_of_this_binary() {
+    for name in [
+        "writer_records_until_told_to_stop",
+        "a_hot_journal_left_while_creating_the_history_is_rolled_back_by_the_next_run",
+        "a_history_whose_schema_is_only_in_its_wal_is_recognised",
+    ] {
+        let out = Command::new(std::env::current_exe().unwrap())
+            .args(common::only_test(module_path!(), name))
+            .arg("--list")
+            .output()
+            .unwrap();
+        let listed = String::from_utf8_lossy(&out.stdout);
+        let tests: Vec<&str> = listed.lines().filter(|l| l.ends_with(": test")).collect();
+        assert_eq!(
+            tests.len(),
+            1,
+            "{name} is not one test of this binary:\n{listed}"
+        );
+    }
 }
 
 /// Deterministic pseudo-random delays (xorshift).
@@ -139,11 +164,10 @@ fn a_hot_journal_left_while_creating_the_history_is_rolled_back_by_the_next_run(
     let (_dir, path) = temp_history();
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
     let status = Command::new(std::env::current_exe().unwrap())
-        .args([
-            "--exact",
-            "crash::a_hot_journal_left_while_creating_the_history_is_rolled_back_by_the_next_run",
-            "--nocapture",
-        ])
+        .args(common::only_test(
+            module_path!(),
+            "a_hot_journal_left_while_creating_the_history_is_rolled_back_by_the_next_run",
+        ))
         .env(CHILD, &path)
         .stdout(Stdio::null())
         .stderr(Stdio::null())
@@ -205,11 +229,10 @@ fn a_history_whose_schema_is_only_in_its_wal_is_recognised() {
     let (_dir, path) = temp_history();
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
     let status = Command::new(std::env::current_exe().unwrap())
-        .args([
-            "--exact",
-            "crash::a_history_whose_schema_is_only_in_its_wal_is_recognised",
-            "--nocapture",
-        ])
+        .args(common::only_test(
+            module_path!(),
+            "a_history_whose_schema_is_only_in_its_wal_is_recognised",
+        ))
         .env(CHILD, &path)
         .stdout(Stdio::null())
         .stderr(Stdio::null())

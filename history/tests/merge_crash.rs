@@ -81,11 +81,7 @@ fn merger(into: &Path, sources: &[PathBuf]) -> std::process::Child {
     let mut paths = vec![into.display().to_string()];
     paths.extend(sources.iter().map(|p| p.display().to_string()));
     Command::new(std::env::current_exe().unwrap())
-        .args([
-            "--exact",
-            "merge_crash::merger_merges_when_told",
-            "--nocapture",
-        ])
+        .args(common::only_test(module_path!(), "merger_merges_when_told"))
         .env(CHILD, paths.join("|"))
         .stdout(Stdio::null())
         .stderr(Stdio::null())

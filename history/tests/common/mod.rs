@@ -162,3 +162,16 @@ pub fn rich_result(id: &str, median_ns: f64, verdict: Verdict) -> BenchResult {
     });
     result
 }
+
+/// The arguments that make this test binary, run again as a child, run only the test `name`
+/// of the module at `module_path` (the caller's `module_path!()`). libtest names a test by its
+/// module path without the crate (`crash::writer_records_until_told_to_stop` in the merged
+/// binary), and a name that matches nothing would run nothing and exit 0: built here, the name
+/// follows the file wherever it is compiled.
+pub fn only_test(module_path: &str, name: &str) -> [String; 3] {
+    let test = match module_path.split_once("::") {
+        Some((_crate, module)) => format!("{module}::{name}"),
+        None => name.to_owned(),
+    };
+    ["--exact".to_owned(), test, "--nocapture".to_owned()]
+}
