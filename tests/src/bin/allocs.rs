@@ -1,9 +1,5 @@
 //! A bench binary with the counting allocator installed (`tests/allocations.rs`).
-
-// Holds no test: the libtest build of every bin that `cargo test --all-targets` makes stays
-// empty (see tests/Cargo.toml).
-#![cfg(not(test))]
-
+#![cfg(not(test))] // Holds no test (see tests/Cargo.toml).
 use knotmeter::{bench, black_box, Bencher};
 
 #[global_allocator]

@@ -2,11 +2,7 @@
 //! open a case in one process and pair the other process's case against it. `same` and
 //! `five_percent_more` differ by a known amount of work; the others fail in the ways a side of
 //! a cross-build comparison can fail.
-
-// Holds no test: the libtest build of every bin that `cargo test --all-targets` makes stays
-// empty (see tests/Cargo.toml).
-#![cfg(not(test))]
-
+#![cfg(not(test))] // Holds no test (see tests/Cargo.toml).
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use knotmeter::{bench, black_box, Bencher};

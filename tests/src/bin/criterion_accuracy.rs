@@ -7,11 +7,7 @@
 //! * `batched_ref_slow_drop`: `iter_batched_ref` over an input whose drop takes 20 µs;
 //! * `large_drop_slow_drop`: `iter_with_large_drop` of an output whose drop takes 20 µs;
 //! * `body_20us`: the same 20 µs in the routine itself (the control: it must be timed).
-
-// Holds no test: the libtest build of every bin that `cargo test --all-targets` makes stays
-// empty (see tests/Cargo.toml).
-#![cfg(not(test))]
-
+#![cfg(not(test))] // Holds no test (see tests/Cargo.toml).
 use std::time::{Duration, Instant};
 
 use criterion::{black_box, criterion_group, criterion_main, BatchSize, Criterion};

@@ -6,11 +6,7 @@
 //! * `moving_name`: a benchmark named differently every time its group runs;
 //! * `misnamed_baseline`: a compared group whose `knotmeter_compare_against` names no member;
 //! * none: a well-behaved group, plus one benchmark under a custom measurement.
-
-// Holds no test: the libtest build of every bin that `cargo test --all-targets` makes stays
-// empty (see tests/Cargo.toml).
-#![cfg(not(test))]
-
+#![cfg(not(test))] // Holds no test (see tests/Cargo.toml).
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 

@@ -1,11 +1,7 @@
 //! A bench binary of benchmarks that misbehave as processes: one that never returns, one
 //! slower than any small budget, threads that panic, and one that aborts the process. The
 //! tests in `tests/process.rs` pick them with `--exact`.
-
-// Holds no test: the libtest build of every bin that `cargo test --all-targets` makes stays
-// empty (see tests/Cargo.toml).
-#![cfg(not(test))]
-
+#![cfg(not(test))] // Holds no test (see tests/Cargo.toml).
 use std::time::Duration;
 
 use knotmeter::{bench, black_box, Bencher};

@@ -1,10 +1,6 @@
 //! A bench binary with one benchmark of every shape, plus ones that fail on purpose.
 //! The end-to-end tests run it; it is not a benchmark of anything.
-
-// Holds no test: the libtest build of every bin that `cargo test --all-targets` makes stays
-// empty (see tests/Cargo.toml).
-#![cfg(not(test))]
-
+#![cfg(not(test))] // Holds no test (see tests/Cargo.toml).
 use knotmeter::{bench, black_box, Bencher};
 
 fn work(n: u64) -> u64 {

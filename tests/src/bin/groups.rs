@@ -1,11 +1,7 @@
 //! Comparison groups declared wrongly: one without a baseline, one with two. The bench binary
 //! must refuse to run them, naming the functions (`tests/groups.rs`); the other benchmarks are
 //! fine.
-
-// Holds no test: the libtest build of every bin that `cargo test --all-targets` makes stays
-// empty (see tests/Cargo.toml).
-#![cfg(not(test))]
-
+#![cfg(not(test))] // Holds no test (see tests/Cargo.toml).
 use knotmeter::{bench, black_box};
 use knotmeter_tests::chain;
 

@@ -1,10 +1,6 @@
 //! Bodies that measure nothing, and real work from about 10 ns to about 10 µs: the validity
 //! checks must flag the first kind and never the second (`tests/honesty.rs`).
-
-// Holds no test: the libtest build of every bin that `cargo test --all-targets` makes stays
-// empty (see tests/Cargo.toml).
-#![cfg(not(test))]
-
+#![cfg(not(test))] // Holds no test (see tests/Cargo.toml).
 use knotmeter::bench;
 use knotmeter_tests::chain;
 

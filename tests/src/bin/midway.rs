@@ -8,11 +8,7 @@
 //! * `KNOTMETER_FIXTURE_SLOW_SECOND`: set, the second case sleeps 1 to 31 ms per call, so its
 //!   median never gets precise enough to stop early: it is still sampling when a test cancels
 //!   the run.
-
-// Holds no test: the libtest build of every bin that `cargo test --all-targets` makes stays
-// empty (see tests/Cargo.toml).
-#![cfg(not(test))]
-
+#![cfg(not(test))] // Holds no test (see tests/Cargo.toml).
 use knotmeter::{bench, black_box};
 
 fn work() -> u64 {

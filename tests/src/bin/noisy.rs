@@ -2,11 +2,7 @@
 //! without a newline, a line that looks like an event, a thread printing throughout the run,
 //! a child process writing to its own standard output, and a raw write to descriptor 1.
 //! `tests/stream.rs` checks that none of it reaches the report.
-
-// Holds no test: the libtest build of every bin that `cargo test --all-targets` makes stays
-// empty (see tests/Cargo.toml).
-#![cfg(not(test))]
-
+#![cfg(not(test))] // Holds no test (see tests/Cargo.toml).
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Once;

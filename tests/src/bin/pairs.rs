@@ -1,10 +1,6 @@
 //! Comparison groups with known differences: an A/A pair (the same work twice) and A/B pairs
 //! with 1% and 5% more work (`tests/pairs.rs`, and `cargo xtask perf` for the rates).
-
-// Holds no test: the libtest build of every bin that `cargo test --all-targets` makes stays
-// empty (see tests/Cargo.toml).
-#![cfg(not(test))]
-
+#![cfg(not(test))] // Holds no test (see tests/Cargo.toml).
 use knotmeter::{bench, black_box};
 use knotmeter_tests::chain;
 
