@@ -24,6 +24,7 @@ mod docs;
 mod package;
 mod perf;
 mod stats;
+mod test_layout;
 
 use std::process::ExitCode;
 
