@@ -44,16 +44,21 @@ fn writer_records_until_told_to_stop() {
 }
 
 fn spawn_writer(path: &Path) -> Child {
-    Command::new(std::env::current_exe().unwrap())
-        .args(common::only_test(
-            module_path!(),
-            "writer_records_until_told_to_stop",
-        ))
-        .env(CHILD, path)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
+    child("writer_records_until_told_to_stop", path)
         .spawn()
         .unwrap()
+}
+
+/// This binary again, running only its test `name` as the child that writes to the history at
+/// `path` (`KNOTMETER_HISTORY_CHILD`), its output discarded.
+fn child(name: &str, path: &Path) -> Command {
+    let mut command = Command::new(std::env::current_exe().unwrap());
+    command
+        .args(common::only_test(module_path!(), name))
+        .env(CHILD, path)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    command
 }
 
 /// The children of this file are this binary run again for one test (`common::only_test`). A
@@ -163,16 +168,12 @@ fn a_hot_journal_left_while_creating_the_history_is_rolled_back_by_the_next_run(
     }
     let (_dir, path) = temp_history();
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    let status = Command::new(std::env::current_exe().unwrap())
-        .args(common::only_test(
-            module_path!(),
-            "a_hot_journal_left_while_creating_the_history_is_rolled_back_by_the_next_run",
-        ))
-        .env(CHILD, &path)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .unwrap();
+    let status = child(
+        "a_hot_journal_left_while_creating_the_history_is_rolled_back_by_the_next_run",
+        &path,
+    )
+    .status()
+    .unwrap();
     assert!(!status.success(), "the child died");
     let journal = PathBuf::from(format!("{}-journal", path.display()));
     assert!(journal.exists(), "a hot journal is left");
@@ -228,16 +229,12 @@ fn a_history_whose_schema_is_only_in_its_wal_is_recognised() {
     }
     let (_dir, path) = temp_history();
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    let status = Command::new(std::env::current_exe().unwrap())
-        .args(common::only_test(
-            module_path!(),
-            "a_history_whose_schema_is_only_in_its_wal_is_recognised",
-        ))
-        .env(CHILD, &path)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .unwrap();
+    let status = child(
+        "a_history_whose_schema_is_only_in_its_wal_is_recognised",
+        &path,
+    )
+    .status()
+    .unwrap();
     assert!(!status.success(), "the child died");
     let header = std::fs::read(&path).unwrap();
     assert_eq!(

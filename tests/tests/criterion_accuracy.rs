@@ -4,27 +4,14 @@
 //! out of knotmeter's, for every loop that promises it. docs/criterion.md ("The level") says why
 //! this matters: the two harnesses' figures were compared, and a gap had to be explained.
 
+mod support;
+
 use std::collections::HashMap;
-use std::process::Command;
 
-use serde_json::Value;
-
-/// Measures every benchmark of the fixture (`--quick`), with its own history, and returns each
-/// one's median in nanoseconds by id.
+/// Measures every benchmark of the fixture (`--quick`, no history), and returns each one's
+/// median in nanoseconds by id.
 fn medians() -> HashMap<String, f64> {
-    let history = tempfile::tempdir().unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_criterion_accuracy"))
-        .args(["--bench", "--quick", "--format", "json", "--no-history"])
-        .env("KNOTMETER_HISTORY", history.path().join("history.db"))
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let report: Value = serde_json::from_str(&stdout).unwrap();
+    let report = support::json_report(env!("CARGO_BIN_EXE_criterion_accuracy"), &["--quick"]);
     report["results"]
         .as_array()
         .unwrap()

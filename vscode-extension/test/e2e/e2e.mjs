@@ -11,7 +11,7 @@ const artifacts = process.env.E2E_ARTIFACTS;
 const daemon = process.env.E2E_DAEMON;
 if (!url || !ws || !artifacts || !daemon) throw new Error("run through scripts/e2e.sh");
 
-const { browser, page, screenshot, until, palette, rows, expandTree, openFile, goToLine } = await open(url, artifacts, "e2e");
+const { browser, page, screenshot, until, untilStatus, statusText, palette, rows, expandTree, openFile, goToLine } = await open(url, artifacts, "e2e");
 
 /** Texts of the `::after` decorations in the visible editor, with their line's text. */
 const annotationsInPage = () => {
@@ -168,11 +168,10 @@ try {
   // Every status bar text seen after the click, with when: if the check fails, the detail
   // says which way (the cancel did not take or came too late, the run ended with nothing
   // skipped, or it never ended).
-  const barText = () => [...document.querySelectorAll(".statusbar-item")].map((e) => e.textContent ?? "").find((t) => t.includes("knotmeter")) ?? "";
   const seen = [];
   let cancelled;
   for (const end = Date.now() + 60_000; midway && !cancelled && Date.now() < end; await page.waitForTimeout(250)) {
-    const bar = (await page.evaluate(barText).catch(() => undefined)) ?? "";
+    const bar = (await statusText().catch(() => undefined)) ?? "";
     if (seen.at(-1)?.bar !== bar) seen.push({ ms: Date.now() - clickedAt, bar });
     if (!bar.includes("/") && / skipped/.test(bar)) cancelled = bar;
   }
@@ -191,24 +190,20 @@ try {
 
   // The daemon dies mid-run (kill -9). vscode-languageclient restarts it by itself, without
   // the extension's own restart: the run must still end (the status bar stops spinning and
-  // counts what was not reached as skipped), and the new daemon's tree comes back. Before,
-  // nothing told the extension, and the run stayed open for ever.
+  // counts what was not reached as skipped), and a new daemon starts. Before, nothing told
+  // the extension, and the run stayed open for ever.
   await palette("Test: Run All Tests");
-  const dying = await until(() => {
-    const text = [...document.querySelectorAll(".statusbar-item")].map((e) => e.textContent ?? "").find((t) => t.includes("knotmeter")) ?? "";
+  const dying = await untilStatus((text) => {
     const m = /knotmeter (\d+)\/(\d+)/.exec(text);
-    return m && Number(m[1]) >= 1 && Number(m[1]) <= Number(m[2]) / 2 ? text : undefined;
-  }, null, 180_000, 100);
+    return m !== null && Number(m[1]) >= 1 && Number(m[1]) <= Number(m[2]) / 2;
+  }, 180_000, 100);
   let killed = "";
   try {
     killed = execFileSync("pkill", ["-KILL", "-e", "-f", `^${daemon} serve`], { encoding: "utf8" }).trim();
   } catch (e) {
     killed = `pkill: ${e.status === 1 ? "no daemon process found" : String(e)}`;
   }
-  const afterKill = await until(() => {
-    const bar = [...document.querySelectorAll(".statusbar-item")].map((e) => e.textContent ?? "").find((t) => t.includes("knotmeter")) ?? "";
-    return bar && !bar.includes("/") ? bar : undefined;
-  }, null, 60_000, 250);
+  const afterKill = await untilStatus((bar) => bar !== "" && !bar.includes("/"), 60_000);
   check(
     "a daemon killed mid-run ends its run: the status bar stops, what was not reached is skipped",
     dying && /killed/.test(killed) && / skipped/.test(afterKill ?? "") && !/\bok\b/.test(afterKill ?? ""),

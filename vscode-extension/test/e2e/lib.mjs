@@ -58,6 +58,16 @@ export async function open(url, artifacts, prefix) {
     },
     rows: () => page.$$eval(".test-explorer .monaco-list-row", (rs) => rs.map((r) => ({ aria: r.getAttribute("aria-label") ?? "", text: r.textContent ?? "" }))),
     statusText: () => page.evaluate(() => [...document.querySelectorAll(".statusbar-item")].map((e) => e.textContent ?? "").find((t) => t.includes("knotmeter"))),
+    /** Waits until the knotmeter status bar text passes `accept` (run here); returns it, or undefined on timeout. */
+    async untilStatus(accept, timeoutMs, everyMs = 250) {
+      const end = Date.now() + timeoutMs;
+      for (;;) {
+        const text = (await h.statusText().catch(() => undefined)) ?? "";
+        if (accept(text)) return text;
+        if (Date.now() > end) return undefined;
+        await page.waitForTimeout(everyMs);
+      }
+    },
     async expandTree() {
       const first = await page.$(".test-explorer .monaco-list-row");
       if (!first) return;
