@@ -168,7 +168,10 @@ fn measured(result: &BenchResult, bench: Option<&BenchSummary>) -> Vec<String> {
         result.samples.to_string(),
         result.ops_per_sample.to_string(),
         number(result.overhead.per_op_ns, 3),
-        number(result.overhead.drift, 3),
+        result
+            .overhead
+            .drift
+            .map_or_else(String::new, |drift| number(drift, 3)),
         result.overhead.capped.to_string(),
         number(result.cold_ns, 3),
         alloc.map_or_else(String::new, |a| number(a.per_op, 3)),

@@ -181,7 +181,8 @@ fn detail(
     lines.push(format!(
         "overhead {} per operation subtracted (drift {}, {} of {} samples capped at zero)",
         format_duration_ns(o.per_op_ns),
-        format_duration_ns(o.drift),
+        o.drift
+            .map_or_else(|| MISSING.to_owned(), format_duration_ns),
         group_digits(o.capped),
         group_digits(result.samples),
     ));

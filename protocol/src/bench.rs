@@ -216,8 +216,9 @@ pub struct Overhead {
     /// Median per-operation time of the empty body of the same shape, in nanoseconds.
     pub per_op_ns: f64,
     /// Change of the baseline's median between the first and second half of the run,
-    /// in nanoseconds per operation (positive: the harness got slower).
-    pub drift: f64,
+    /// in nanoseconds per operation (positive: the harness got slower); `null` with fewer than
+    /// two baseline samples, which have no halves to compare.
+    pub drift: Option<f64>,
     /// Samples in which the subtraction would have gone below zero and was capped at zero.
     pub capped: u64,
 }

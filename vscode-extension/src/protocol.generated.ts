@@ -869,9 +869,10 @@ export type Overhead = {
 per_op_ns: number, 
 /**
  * Change of the baseline's median between the first and second half of the run,
- * in nanoseconds per operation (positive: the harness got slower).
+ * in nanoseconds per operation (positive: the harness got slower); `null` with fewer than
+ * two baseline samples, which have no halves to compare.
  */
-drift: number, 
+drift: number | null, 
 /**
  * Samples in which the subtraction would have gone below zero and was capped at zero.
  */

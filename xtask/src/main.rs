@@ -15,8 +15,13 @@
 //! * `cargo xtask build-time --before REV [--rounds N]`: the README's first command, cold on a
 //!   fresh clone, at `REV` and at `HEAD`, beside `cargo bench -p quickstart`, written to
 //!   `docs/performance.md`. A benchmark of the build: CI does not run it.
+//! * `cargo xtask calibration [--runs N] [--quick] [--write]`: the calibration benchmark of the
+//!   measurement: `examples/calibration`'s realistic bodies run as fresh processes, each run's
+//!   intervals and verdicts held against the others', printed, and with `--write` written to
+//!   `docs/calibration.md`. A benchmark, not a test: CI does not run it.
 
 mod build_time;
+mod calibration;
 mod cargo;
 mod compare;
 mod compare_builds;
@@ -36,10 +41,11 @@ fn main() -> ExitCode {
         Some("package") => package::run(&args[1..]),
         Some("compare-builds") => compare_builds::run(&args[1..]),
         Some("build-time") => build_time::run(&args[1..]),
+        Some("calibration") => calibration::run(&args[1..]),
         _ => Err(
             "usage: cargo xtask perf [--rounds N] [--pair-runs N] | compare [--rounds N] \
              [--comparisons N] | package | compare-builds [--runs N] [--time SECS] [--no-load] \
-             [--no-before-after] | build-time --before REV [--rounds N]"
+             [--no-before-after] | build-time --before REV [--rounds N] | calibration [--runs N] [--quick] [--write]"
                 .to_owned(),
         ),
     };

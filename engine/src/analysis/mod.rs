@@ -61,6 +61,17 @@ pub(crate) fn corrected(workload_ns: &[f64], baseline_ns: &[f64]) -> Corrected {
     }
 }
 
+/// The change of the baseline's median per operation from the first half of its samples to the
+/// second (positive: the harness got slower). Fewer than two samples have no halves to compare:
+/// the drift is unknown, not 0.
+fn baseline_drift(baseline_ns: &[f64]) -> Option<f64> {
+    let half = baseline_ns.len() / 2;
+    (half >= 1).then(|| {
+        stats::median(&stats::sorted(&baseline_ns[half..]))
+            - stats::median(&stats::sorted(&baseline_ns[..half]))
+    })
+}
+
 /// What the analysis needs to know about the run.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Context {
@@ -88,13 +99,7 @@ pub(crate) fn analyse(case: &Case, m: Measurement, cx: &Context) -> BenchResult 
         f64::NAN
     };
 
-    let half = m.baseline_ns.len() / 2;
-    let drift = if half >= 1 {
-        stats::median(&stats::sorted(&m.baseline_ns[half..]))
-            - stats::median(&stats::sorted(&m.baseline_ns[..half]))
-    } else {
-        0.0
-    };
+    let drift = baseline_drift(&m.baseline_ns);
 
     let mut warnings = Vec::new();
     if m.self_timed {
@@ -263,5 +268,17 @@ mod tests {
         assert!(result.precision.is_some());
         let sorted = stats::sorted(&result.raw.workload_ns);
         assert!(stats::median_ci(&sorted, LEVEL).level >= LEVEL);
+    }
+
+    #[test]
+    fn drift_of_one_baseline_sample_was_reported_as_zero() {
+        // One sample has no halves to compare: its drift is unknown.
+        assert_eq!(baseline_drift(&[]), None);
+        assert_eq!(baseline_drift(&[20.0]), None);
+        assert_eq!(result_of(1).overhead.drift, None);
+        // From two on, the second half's median less the first's.
+        assert_eq!(baseline_drift(&[20.0, 23.0]), Some(3.0));
+        assert_eq!(baseline_drift(&[20.0, 22.0, 23.0, 25.0, 24.0]), Some(3.0));
+        assert_eq!(result_of(2).overhead.drift, Some(0.0));
     }
 }

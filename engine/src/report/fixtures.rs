@@ -105,7 +105,7 @@ pub(crate) fn result(case: &ListEntry, median_ns: f64) -> BenchResult {
         precision: Some(0.0045),
         overhead: Overhead {
             per_op_ns: 0.31,
-            drift: -0.002,
+            drift: Some(-0.002),
             capped: 0,
         },
         cold_ns: 1234.0,

@@ -82,7 +82,7 @@ pub fn result_with_samples(id: &str, median_ns: f64, n: usize) -> BenchResult {
         precision: Some(0.010_3),
         overhead: Overhead {
             per_op_ns: 0.731,
-            drift: -0.000_12,
+            drift: Some(-0.000_12),
             capped: 0,
         },
         cold_ns: median_ns * 7.3,

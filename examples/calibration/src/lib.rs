@@ -1,0 +1,112 @@
+//! Workloads for the calibration benchmarks (`cargo xtask calibration`, docs/calibration.md):
+//! small, real bodies of the kinds people measure, each returning its result so that the
+//! optimiser cannot delete it.
+
+use std::collections::{BTreeMap, HashMap};
+
+/// Seed 001's dependency chain: each step needs the previous step's output, so no closed form
+/// exists and no step can be dropped; about one multiply, add, shift and xor per step.
+/// Inlined, so each benchmark that calls it has its loop at an address of its own.
+#[inline]
+pub fn chain(n: u64) -> u64 {
+    chain_from(0x9E37_79B9_7F4A_7C15, n)
+}
+
+/// [`chain`] from another starting state: the same work whatever `state` is, so two callers
+/// with different constants do identical work in code the compiler cannot merge into one.
+#[inline]
+pub fn chain_from(mut state: u64, n: u64) -> u64 {
+    for _ in 0..n {
+        state = state
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        state ^= state >> 33;
+    }
+    state
+}
+
+/// `len` pseudo-random `u64`s from a fixed seed (xorshift64*).
+pub fn random_vec(len: usize) -> Vec<u64> {
+    let mut x = 0x2545_F491_4F6C_DD1D_u64;
+    (0..len)
+        .map(|_| {
+            x ^= x >> 12;
+            x ^= x << 25;
+            x ^= x >> 27;
+            x.wrapping_mul(0x2545_F491_4F6C_DD1D)
+        })
+        .collect()
+}
+
+/// `len` pseudo-random bytes (the little-endian bytes of [`random_vec`]).
+pub fn random_bytes(len: usize) -> Vec<u8> {
+    random_vec(len.div_ceil(8))
+        .iter()
+        .flat_map(|x| x.to_le_bytes())
+        .take(len)
+        .collect()
+}
+
+/// 64-bit FNV-1a over `bytes`.
+pub fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, &byte| {
+        (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+/// A line of `fields` comma-separated numbers below a million.
+pub fn csv_line(fields: usize) -> String {
+    random_vec(fields)
+        .iter()
+        .map(|x| (x % 1_000_000).to_string())
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+/// Parses one line of comma-separated unsigned integers, rejecting anything else.
+pub fn parse_csv_line(line: &str) -> Result<Vec<u64>, std::num::ParseIntError> {
+    line.split(',').map(|field| field.trim().parse()).collect()
+}
+
+/// A `HashMap` (std's SipHash) of `keys`, each mapped to its index.
+pub fn hash_map_of(keys: &[u64]) -> HashMap<u64, u64> {
+    keys.iter().zip(0..).map(|(&k, i)| (k, i)).collect()
+}
+
+/// A `BTreeMap` of `keys`, each mapped to its index.
+pub fn btree_map_of(keys: &[u64]) -> BTreeMap<u64, u64> {
+    keys.iter().zip(0..).map(|(&k, i)| (k, i)).collect()
+}
+
+/// A `Vec` grown by `n` pushes from empty: its reallocations are the point.
+pub fn push_loop(n: u64) -> Vec<u64> {
+    let mut v = Vec::new();
+    for i in 0..n {
+        v.push(i.wrapping_mul(0x9E37_79B9));
+    }
+    v
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn chain_depends_on_every_step_and_its_start() {
+        assert_ne!(chain(1000), chain(999));
+        assert_eq!(chain(0), 0x9E37_79B9_7F4A_7C15);
+        assert_ne!(chain_from(1, 10), chain_from(2, 10));
+    }
+
+    #[test]
+    fn the_workloads_build_what_they_say() {
+        let keys = random_vec(1000);
+        assert_eq!(hash_map_of(&keys).len(), 1000);
+        assert_eq!(btree_map_of(&keys[..500]).len(), 500);
+        assert_eq!(push_loop(1000).len(), 1000);
+        assert_eq!(random_bytes(4096).len(), 4096);
+        let line = csv_line(64);
+        assert_eq!(parse_csv_line(&line).unwrap().len(), 64);
+        assert!(parse_csv_line("1,x").is_err());
+    }
+}
