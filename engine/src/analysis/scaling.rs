@@ -325,6 +325,40 @@ mod tests {
     }
 
     #[test]
+    fn chain_scattered_between_cases_was_called_o_1_by_the_five_point_aicc() {
+        // Two CI runs of `tests/honesty.rs` (this stop): a linear chain at 5.7–7.7 ns per n,
+        // the cases scattered by ±15% (each case's loop at another code address). O(1)'s
+        // weighted RSS was 55 times O(n)'s, but with five points AICc charged the slope 18
+        // points more than the constant (2k(k+1)/(N−k−1): 24 against 6): the two tied, and the
+        // simplest, O(1), was reported for work that grew a hundredfold.
+        for points in [
+            [
+                (100.0, 616.56, 616.27, 649.91),
+                (300.0, 2318.65, 2297.6, 2325.4),
+                (1000.0, 6704.25, 6702.0, 6707.0),
+                (3000.0, 17134.5, 17062.0, 17559.0),
+                (10000.0, 56818.5, 56800.0, 60146.0),
+            ],
+            [
+                (100.0, 615.29, 613.76, 615.93),
+                (300.0, 2290.88, 2288.53, 2292.34),
+                (1000.0, 7699.5, 7374.5, 7700.0),
+                (3000.0, 17068.5, 17062.0, 17560.0),
+                (10000.0, 60156.0, 60152.0, 61438.0),
+            ],
+        ] {
+            let cases = cases(&points);
+            let refs: Vec<&BenchResult> = cases.iter().collect();
+            let fit = summarise("q::f", "f", &refs, RESOLUTION_NS)
+                .unwrap()
+                .complexity
+                .unwrap();
+            assert_eq!(fit.best, "O(n)", "{fit:?}");
+            assert!(!fit.candidates.iter().any(|c| c == "O(1)"), "{fit:?}");
+        }
+    }
+
+    #[test]
     fn numeric_arguments() {
         assert_eq!(numeric_arg("1000"), Some(1000.0));
         assert_eq!(numeric_arg("1_000"), Some(1000.0));

@@ -140,6 +140,9 @@ const DISTINGUISHABLE_DELTA: f64 = 2.0;
 /// Minimum plain-AIC gap for distinguishable when AICc is undefined for some model (too few
 /// points): Burnham & Anderson's "essentially no support" for the runner-up.
 const DECISIVE_DELTA: f64 = 10.0;
+/// The fewest points whose models are ranked by AICc: there its correction for a slope (k = 3)
+/// is 2·3·4/(6−3−1) = 12 against the constant's 4, no longer larger than the evidence it weighs.
+const MIN_POINTS_FOR_AICC: f64 = 6.0;
 
 /// Relative floor on the RSS (times Σ wᵢtᵢ²) so an exact fit gives a large
 /// negative, not −∞, log-likelihood and two exact fits cannot produce NaN.
@@ -179,12 +182,22 @@ pub(crate) fn fit_complexity(points: &[(f64, f64, f64)]) -> Option<ComplexityRep
     // Ranking a finite AICc above an undefined one would always crown O(1), the only model
     // defined there (Sailfish's infinite-AICc bug), so with any undefined AICc every model is
     // ranked by plain AIC instead, and only a decisive margin counts as distinguishable.
-    let use_aicc = fits
-        .iter()
-        .filter(|f| f.is_fitted())
-        .all(|f| f.aicc.is_finite());
+    //
+    // With five points AICc is defined but overcorrects: its small-sample term charges a
+    // model with a slope 2·3·4/(5−3−1) = 24 against the constant's 6, so a constant whose RSS
+    // was 55 times a line's tied with it, and the simplest of the tie, O(1), was reported for a
+    // chain that grew a hundredfold (`analysis::scaling`'s
+    // `chain_scattered_between_cases_was_called_o_1_by_the_five_point_aicc`). So AICc ranks
+    // from [`MIN_POINTS_FOR_AICC`] points on; below, plain AIC with the decisive margin.
+    let use_aicc = n >= MIN_POINTS_FOR_AICC
+        && fits
+            .iter()
+            .filter(|f| f.is_fitted())
+            .all(|f| f.aicc.is_finite());
     let criterion = |f: &Fit| if use_aicc { f.aicc } else { aic(f, n, floor) };
-    let delta = if use_aicc {
+    // Where AICc is undefined (four points or fewer) only a decisive AIC margin counts; at five,
+    // where it is defined but not used, the usual one.
+    let delta = if use_aicc || fits.iter().all(|f| !f.is_fitted() || f.aicc.is_finite()) {
         DISTINGUISHABLE_DELTA
     } else {
         DECISIVE_DELTA
