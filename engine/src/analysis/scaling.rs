@@ -287,6 +287,15 @@ mod tests {
     }
 
     /// Cases built from `(n, median, low, high)` in nanoseconds.
+    /// The complexity fit of a benchmark whose cases are `cases`.
+    fn complexity_of(cases: &[BenchResult]) -> ComplexityFit {
+        let refs: Vec<&BenchResult> = cases.iter().collect();
+        summarise("q::f", "f", &refs, RESOLUTION_NS)
+            .unwrap()
+            .complexity
+            .unwrap()
+    }
+
     fn cases(points: &[(f64, f64, f64, f64)]) -> Vec<BenchResult> {
         let template = reruns()[0].1[0].clone();
         points
@@ -316,11 +325,7 @@ mod tests {
             (3000.0, 12048.5, 12040.0, 12480.0),
             (10000.0, 43085.0, 41670.0, 43984.0),
         ]);
-        let refs: Vec<&BenchResult> = cases.iter().collect();
-        let fit = summarise("q::f", "f", &refs, RESOLUTION_NS)
-            .unwrap()
-            .complexity
-            .unwrap();
+        let fit = complexity_of(&cases);
         assert_eq!(fit.best, "O(n)", "{fit:?}");
     }
 
@@ -347,12 +352,7 @@ mod tests {
                 (10000.0, 60156.0, 60152.0, 61438.0),
             ],
         ] {
-            let cases = cases(&points);
-            let refs: Vec<&BenchResult> = cases.iter().collect();
-            let fit = summarise("q::f", "f", &refs, RESOLUTION_NS)
-                .unwrap()
-                .complexity
-                .unwrap();
+            let fit = complexity_of(&cases(&points));
             assert_eq!(fit.best, "O(n)", "{fit:?}");
             assert!(!fit.candidates.iter().any(|c| c == "O(1)"), "{fit:?}");
         }

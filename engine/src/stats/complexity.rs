@@ -188,16 +188,16 @@ pub(crate) fn fit_complexity(points: &[(f64, f64, f64)]) -> Option<ComplexityRep
     // was 55 times a line's tied with it, and the simplest of the tie, O(1), was reported for a
     // chain that grew a hundredfold (`analysis::scaling`'s
     // `chain_scattered_between_cases_was_called_o_1_by_the_five_point_aicc`). So AICc ranks
-    // from [`MIN_POINTS_FOR_AICC`] points on; below, plain AIC with the decisive margin.
-    let use_aicc = n >= MIN_POINTS_FOR_AICC
-        && fits
-            .iter()
-            .filter(|f| f.is_fitted())
-            .all(|f| f.aicc.is_finite());
+    // from [`MIN_POINTS_FOR_AICC`] points on; five are ranked by plain AIC.
+    let aicc_defined = fits
+        .iter()
+        .filter(|f| f.is_fitted())
+        .all(|f| f.aicc.is_finite());
+    let use_aicc = aicc_defined && n >= MIN_POINTS_FOR_AICC;
     let criterion = |f: &Fit| if use_aicc { f.aicc } else { aic(f, n, floor) };
     // Where AICc is undefined (four points or fewer) only a decisive AIC margin counts; at five,
     // where it is defined but not used, the usual one.
-    let delta = if use_aicc || fits.iter().all(|f| !f.is_fitted() || f.aicc.is_finite()) {
+    let delta = if aicc_defined {
         DISTINGUISHABLE_DELTA
     } else {
         DECISIVE_DELTA

@@ -4,6 +4,9 @@
 
 use std::collections::{BTreeMap, HashMap};
 
+/// The quickstart's workloads, measured here as they are there.
+pub use quickstart::{csv_line, fnv1a, parse_csv_line, random_vec};
+
 /// Seed 001's dependency chain: each step needs the previous step's output, so no closed form
 /// exists and no step can be dropped; about one multiply, add, shift and xor per step.
 /// Inlined, so each benchmark that calls it has its loop at an address of its own.
@@ -25,19 +28,6 @@ pub fn chain_from(mut state: u64, n: u64) -> u64 {
     state
 }
 
-/// `len` pseudo-random `u64`s from a fixed seed (xorshift64*).
-pub fn random_vec(len: usize) -> Vec<u64> {
-    let mut x = 0x2545_F491_4F6C_DD1D_u64;
-    (0..len)
-        .map(|_| {
-            x ^= x >> 12;
-            x ^= x << 25;
-            x ^= x >> 27;
-            x.wrapping_mul(0x2545_F491_4F6C_DD1D)
-        })
-        .collect()
-}
-
 /// `len` pseudo-random bytes (the little-endian bytes of [`random_vec`]).
 pub fn random_bytes(len: usize) -> Vec<u8> {
     random_vec(len.div_ceil(8))
@@ -45,27 +35,6 @@ pub fn random_bytes(len: usize) -> Vec<u8> {
         .flat_map(|x| x.to_le_bytes())
         .take(len)
         .collect()
-}
-
-/// 64-bit FNV-1a over `bytes`.
-pub fn fnv1a(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, &byte| {
-        (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3)
-    })
-}
-
-/// A line of `fields` comma-separated numbers below a million.
-pub fn csv_line(fields: usize) -> String {
-    random_vec(fields)
-        .iter()
-        .map(|x| (x % 1_000_000).to_string())
-        .collect::<Vec<_>>()
-        .join(",")
-}
-
-/// Parses one line of comma-separated unsigned integers, rejecting anything else.
-pub fn parse_csv_line(line: &str) -> Result<Vec<u64>, std::num::ParseIntError> {
-    line.split(',').map(|field| field.trim().parse()).collect()
 }
 
 /// A `HashMap` (std's SipHash) of `keys`, each mapped to its index.
