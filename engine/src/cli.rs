@@ -26,6 +26,7 @@ use knotmeter_protocol::{Partition, PartitionKind};
 use crate::measure::TimerKind;
 use crate::registry::Filter;
 use crate::report::Format;
+use crate::rounds::{DEFAULT_ROUNDS, QUICK_ROUNDS};
 
 /// Default time budget per case.
 pub(crate) const DEFAULT_BUDGET: Duration = Duration::from_secs(1);
@@ -33,8 +34,9 @@ pub(crate) const DEFAULT_BUDGET: Duration = Duration::from_secs(1);
 pub(crate) const QUICK_BUDGET: Duration = Duration::from_millis(100);
 /// Default target for the relative half-width of the median's interval.
 pub(crate) const DEFAULT_PRECISION: f64 = 0.01;
-/// Default noise threshold, in percent.
-pub(crate) const DEFAULT_NOISE_PERCENT: f64 = 1.0;
+/// Default noise threshold, in percent: a change is called only when its whole 95% interval
+/// lies beyond it.
+pub(crate) const DEFAULT_NOISE_PERCENT: f64 = 0.5;
 /// Target precision under `--quick`.
 pub(crate) const QUICK_PRECISION: f64 = 0.03;
 
@@ -80,6 +82,26 @@ pub(crate) struct Options {
     pub(crate) fail_on_regression: Option<f64>,
     /// Take commands on standard input instead of running the selected cases (see `driven`).
     pub(crate) driven: bool,
+    /// The most rounds a case is measured in (see `rounds`).
+    pub(crate) rounds: u32,
+    /// Measure every round in this process instead of a worker process per round.
+    pub(crate) in_process: bool,
+    /// This process is a worker of another one's rounds (`--round-worker`, internal).
+    pub(crate) round_worker: Option<WorkerSpec>,
+}
+
+/// What a worker process is told by its coordinator: who its parent is, and the clock
+/// calibration to measure with (calibrating again would cost every round the time).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct WorkerSpec {
+    /// The coordinator's process id: the worker dies with it.
+    pub(crate) parent: u32,
+    /// Nanoseconds per clock tick.
+    pub(crate) ns_per_tick: f64,
+    /// The clock's precision, in nanoseconds.
+    pub(crate) precision_ns: f64,
+    /// The cost of one clock read, in nanoseconds.
+    pub(crate) read_cost_ns: f64,
 }
 
 fn command() -> Command {
@@ -202,7 +224,10 @@ fn command() -> Command {
                 .long("noise-threshold")
                 .value_name("PCT")
                 .value_parser(parse_percent)
-                .help("Changes smaller than PCT percent are called `same` (default 1)"),
+                .help(
+                    "A change is called only when its whole 95% interval lies beyond PCT percent \
+                     (default 0.5)",
+                ),
         )
         .arg(
             Arg::new("fail-on-regression")
@@ -227,6 +252,32 @@ fn command() -> Command {
                     "Measure as an orchestrator (knotmeter compare) asks, one command per line \
                      on standard input (docs/json-format.md)",
                 ),
+        )
+        .arg(
+            Arg::new("rounds")
+                .long("rounds")
+                .value_name("N")
+                .value_parser(parse_rounds)
+                .help(
+                    "Measure each case in up to N rounds, each in a fresh process (default 10, 5 \
+                     with --quick); its interval comes from the variation between them",
+                ),
+        )
+        .arg(
+            Arg::new("in-process")
+                .long("in-process")
+                .action(ArgAction::SetTrue)
+                .help(
+                    "Measure every round in this process (for a profiler or a debugger): the \
+                     intervals then cannot show what differs between processes",
+                ),
+        )
+        .arg(
+            Arg::new("round-worker")
+                .long("round-worker")
+                .value_name("SPEC")
+                .value_parser(parse_worker_spec)
+                .hide(true),
         )
         .arg(
             Arg::new("seed")
@@ -272,6 +323,37 @@ fn parse_seconds(text: &str) -> Result<Duration, String> {
         ));
     }
     Ok(Duration::from_secs_f64(secs))
+}
+
+fn parse_rounds(text: &str) -> Result<u32, String> {
+    match text.trim().parse::<u32>() {
+        Ok(n) if (1..=1000).contains(&n) => Ok(n),
+        _ => Err(format!(
+            "the rounds are a whole number from 1 to 1000, not `{text}`"
+        )),
+    }
+}
+
+/// `--round-worker`: `PARENT,NS_PER_TICK,PRECISION_NS,READ_COST_NS`, as the coordinator writes
+/// it.
+fn parse_worker_spec(text: &str) -> Result<WorkerSpec, String> {
+    let parts: Vec<&str> = text.split(',').collect();
+    let number = |i: usize| -> Result<f64, String> {
+        parts
+            .get(i)
+            .and_then(|p| p.parse::<f64>().ok())
+            .filter(|v| v.is_finite() && *v >= 0.0)
+            .ok_or_else(|| format!("`{text}` is not a worker's specification"))
+    };
+    Ok(WorkerSpec {
+        parent: parts
+            .first()
+            .and_then(|p| p.parse().ok())
+            .ok_or_else(|| format!("`{text}` is not a worker's specification"))?,
+        ns_per_tick: number(1)?,
+        precision_ns: number(2)?,
+        read_cost_ns: number(3)?,
+    })
 }
 
 fn parse_partition(text: &str) -> Result<Partition, String> {
@@ -496,7 +578,14 @@ fn options(m: &ArgMatches) -> Options {
             .unwrap_or(DEFAULT_NOISE_PERCENT)
             / 100.0,
         fail_on_regression: m.get_one::<f64>("fail-on-regression").copied(),
-        driven: m.get_flag("driven"),
+        driven: m.get_flag("driven") || m.get_one::<WorkerSpec>("round-worker").is_some(),
+        rounds: m.get_one::<u32>("rounds").copied().unwrap_or(if quick {
+            QUICK_ROUNDS
+        } else {
+            DEFAULT_ROUNDS
+        }),
+        in_process: m.get_flag("in-process"),
+        round_worker: m.get_one::<WorkerSpec>("round-worker").copied(),
     }
 }
 

@@ -96,6 +96,7 @@ mod output;
 mod profile;
 mod registry;
 mod report;
+mod rounds;
 mod run;
 mod runner;
 mod stats;

@@ -60,8 +60,9 @@ pub(crate) fn manifest(
             precision_ns: timer.precision_ns,
             read_cost_ns: timer.read_cost_ns,
         },
-        git_commit: git_commit(),
-        git_dirty: git_dirty(),
+        // A worker of another process's rounds reports nothing of its own: no need to ask git.
+        git_commit: settings.round_worker.is_none().then(git_commit).flatten(),
+        git_dirty: settings.round_worker.is_none().then(git_dirty).flatten(),
         timestamp: SystemTime::now()
             .duration_since(UNIX_EPOCH)
             .map_or(0, |d| d.as_secs()),

@@ -59,12 +59,26 @@ pub(crate) fn main_with(
         return ExitCode::from(2);
     }
     if options.driven {
-        let timer = match Timer::calibrate(options.timer) {
-            Ok(timer) => timer,
-            Err(err) => {
-                eprintln!("knotmeter: {}", err.0);
-                return ExitCode::from(2);
+        let timer = match options.round_worker {
+            Some(spec) => {
+                if !worker_of(spec.parent) {
+                    // The coordinator is already gone: nobody would read a word of this.
+                    return ExitCode::from(130);
+                }
+                Timer::calibrated(
+                    options.timer,
+                    spec.ns_per_tick,
+                    spec.precision_ns,
+                    spec.read_cost_ns,
+                )
             }
+            None => match Timer::calibrate(options.timer) {
+                Ok(timer) => timer,
+                Err(err) => {
+                    eprintln!("knotmeter: {}", err.0);
+                    return ExitCode::from(2);
+                }
+            },
         };
         run::install_panic_hook();
         // Standard input carries the commands; its end is the end of the session.
@@ -133,6 +147,30 @@ pub(crate) fn main_with(
         run::measure_all(&options, &selected, &all, timer, debug_assertions, out)
     } else {
         run::run_once(&selected, timer, out)
+    }
+}
+
+/// Makes this process die with its coordinator `parent` (Linux: a parent-death signal), and
+/// says whether `parent` is still its parent: one that ended before the signal was set would
+/// never send it.
+fn worker_of(parent: u32) -> bool {
+    #[cfg(target_os = "linux")]
+    {
+        // SAFETY: prctl with PR_SET_PDEATHSIG takes a signal number and touches no memory.
+        unsafe {
+            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong);
+        }
+    }
+    #[cfg(unix)]
+    {
+        // SAFETY: getppid has no preconditions.
+        let actual = unsafe { libc::getppid() };
+        u32::try_from(actual).is_ok_and(|actual| actual == parent)
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = parent;
+        true
     }
 }
 

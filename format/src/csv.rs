@@ -6,7 +6,7 @@
 //! `id,status,name,args,group,baseline,median_ns,low_ns,high_ns,mean_ns,precision,`
 //! `ops_per_sec,samples,ops_per_sample,overhead_ns,overhead_drift_ns,capped,cold_ns,`
 //! `allocs_per_op,alloc_bytes_per_op,warnings,comparison_against,ratio,ratio_low,`
-//! `ratio_high,p_value,verdict,failure,spread_between_runs,runs_stored`
+//! `ratio_high,p_value,verdict,failure,spread_between_runs,runs_stored,rounds`
 //!
 //! * `status` is `ok`, `warned` (a warning of the case or of its benchmark says the figure
 //!   may be wrong), `partial` (cut short by a cancel) or `failed`; `knotmeter run` adds
@@ -20,8 +20,13 @@
 //! * `warnings` holds the codes of the case's warnings and of its benchmark's, joined with
 //!   `;`. Comparison columns are empty for a case that was not compared; `verdict` is
 //!   `faster`, `slower` or `same`.
-//! * `spread_between_runs` is the relative spread of the median between runs learnt from the
-//!   history (empty until known); `runs_stored` the comparable earlier runs it came from.
+//! * `median_ns`, `low_ns`, `high_ns` are the estimate and its 95% interval over the case's
+//!   rounds (each in a fresh process), `precision` the interval's larger side relative to the
+//!   estimate (the `±` every surface shows), `rounds` how many rounds it rests on (empty for a
+//!   result measured in one stretch by an older engine).
+//! * `spread_between_runs` is how far the case's estimate moved between stored runs, learnt
+//!   from the history (empty until known); `runs_stored` the comparable earlier runs it came
+//!   from.
 //! * Numbers are plain (no digit grouping): times with 3 decimals in nanoseconds, `precision`
 //!   and `spread_between_runs` as fractions with 6 decimals, ratios with 4 decimals,
 //!   `p_value` at full precision. A number that is not finite is an empty field.
@@ -31,7 +36,7 @@
 use knotmeter_protocol::{BenchResult, BenchSummary, Comparison, ListEntry, Outcome};
 
 use crate::shown::shown;
-use crate::text::{optimized_away, verdict_word};
+use crate::text::{optimized_away, rounds_of, verdict_word};
 use crate::units::ops_per_sec;
 
 /// The header row.
@@ -66,6 +71,7 @@ pub const HEADER: &[&str] = &[
     "failure",
     "spread_between_runs",
     "runs_stored",
+    "rounds",
 ];
 
 /// One case of a run, as a row describes it.
@@ -186,6 +192,10 @@ fn measured(result: &BenchResult, bench: Option<&BenchSummary>) -> Vec<String> {
             .map_or_else(String::new, |s| number(s, 6)),
     );
     fields.push(reproducibility.map_or_else(String::new, |r| r.runs.to_string()));
+    fields.push(match rounds_of(result) {
+        0 => String::new(),
+        n => n.to_string(),
+    });
     fields
 }
 
@@ -249,7 +259,7 @@ mod tests {
         assert_eq!(
             lines[1],
             format!(
-                "q::boom,failed{}\"panicked at src/lib.rs:3:5: boom, with a comma\",,",
+                "q::boom,failed{}\"panicked at src/lib.rs:3:5: boom, with a comma\",,,",
                 ",".repeat(26)
             )
         );

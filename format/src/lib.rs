@@ -17,8 +17,8 @@
 //! let result: BenchResult = result(); // a `case_finished` result, as the engine sends it
 //! let shown = shown(&result, None);
 //! assert_eq!(shown.outcome, Outcome::Passed);
-//! assert_eq!(shown.headline, "12.3 ns ±1.5% between runs");
-//! assert_eq!(shown.line, "12.3 ns ±1.5% between runs · 3.1% faster than run 7");
+//! assert_eq!(shown.headline, "12.3 ns ±1.8%");
+//! assert_eq!(shown.line, "12.3 ns ±1.8% · 3.1% faster than run 7");
 //! ```
 //!
 //! The expected presentation of a set of shared fixtures (`tests/fixtures/`) is checked in;
@@ -35,5 +35,5 @@ mod tally;
 pub mod text;
 pub mod units;
 
-pub use shown::{figure, shown};
+pub use shown::{figure, shown, DETAIL_ONLY};
 pub use tally::Tally;

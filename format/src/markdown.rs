@@ -2,7 +2,7 @@
 //! `--format markdown` and `knotmeter run --format markdown` both write [`document`].
 //!
 //! The document is the manifest line, run warnings as quotes, one table row per measured case
-//! (`| benchmark | median | ± between runs | 95% CI (this run) | ops/s | samples | change |
+//! (`| benchmark | estimate | ± | 95% interval | ops/s | samples | change |
 //! verdict |`, with an `allocations` column before `change` when any case counted them), a
 //! "Scaling" list of each benchmark's complexity with its notes, lists of warnings and of cases
 //! without a result, and the totals. A case whose outcome is `warned` has its label marked `⚠`;
@@ -18,8 +18,8 @@ use crate::csv::Row;
 use crate::shown::shown;
 use crate::tally::Tally;
 use crate::text::{
-    allocations_text, case_label, complexity_text, manifest_line, optimized_away, ratio_text,
-    samples_text, spread_cell, warning_mark,
+    allocations_text, case_label, complexity_text, interval_cell, manifest_line, optimized_away,
+    ratio_text, samples_text, warning_mark,
 };
 use crate::units::{format_duration_ns, format_rate, ops_per_sec, MISSING};
 
@@ -89,15 +89,20 @@ pub fn document(run: &Run<'_>) -> String {
     doc.push_str(&scaling_section(run.benches));
     let warned = measured.iter().flat_map(|(result, _)| {
         let label = case_label(&result.id);
-        result.warnings.iter().map(move |warning| {
-            format!(
-                "{} {} {}: {}",
-                code(label),
-                warning_mark(warning.severity),
-                code(&warning.code),
-                warning.message
-            )
-        })
+        // Notes that only describe how the samples fell are for the details, not the page.
+        result
+            .warnings
+            .iter()
+            .filter(|w| !crate::DETAIL_ONLY.contains(&w.code.as_str()))
+            .map(move |warning| {
+                format!(
+                    "{} {} {}: {}",
+                    code(label),
+                    warning_mark(warning.severity),
+                    code(&warning.code),
+                    warning.message
+                )
+            })
     });
     push_list(&mut doc, "Warnings", warned);
     let mut tally = Tally::default();
@@ -130,9 +135,9 @@ fn results_table(results: &[(&knotmeter_protocol::BenchResult, Option<&BenchSumm
     let allocations = results.iter().any(|(r, _)| r.allocations.is_some());
     let mut head = vec![
         ("benchmark", ":--"),
-        ("median", "--:"),
-        ("± between runs", "--:"),
-        ("95% CI (this run)", "--:"),
+        ("estimate", "--:"),
+        ("±", "--:"),
+        ("95% interval", "--:"),
         ("ops/s", "--:"),
         ("samples", "--:"),
     ];
@@ -178,7 +183,7 @@ fn result_row(
         vec![
             label,
             shown.figure.clone(),
-            spread_cell(result.reproducibility.as_ref()),
+            interval_cell(result),
             format!(
                 "{} – {}",
                 format_duration_ns(estimate.low_ns),

@@ -4,9 +4,13 @@
 //! The decisions live here and nowhere else:
 //!
 //! * a body warned `optimized_away` shows [`EMPTY_ESTIMATE`], never a number;
-//! * the spread beside the figure is the spread between runs learnt from the history
-//!   ([`knotmeter_protocol::Reproducibility`]), or a statement that it is not known yet; the
-//!   within-run interval of the median appears only in the details, labelled as such;
+//! * the `±` beside the figure is the 95% interval of the estimate over the rounds it was
+//!   measured in, each in a fresh process (`±1.8%`): where a rerun should land; one sentence of
+//!   the details says so. A figure without such an interval (one round, or a result stored by
+//!   an engine that measured in one stretch) shows no `±`, and its details say why;
+//! * notes that describe the distribution rather than change what to conclude (`outliers`,
+//!   `multimodal`, `wide_interval`, `in_process`: [`DETAIL_ONLY`]) are in the details only,
+//!   with no mark on the line, in a table or in the Problems view;
 //! * a warning of severity `warning`, the case's own or its benchmark's, makes the outcome
 //!   [`Outcome::Warned`] (never a pass); a note of severity `info` is `ℹ` and changes nothing;
 //! * a verdict always says what it is against: `1.0% slower than sort_std`;
@@ -15,8 +19,8 @@
 use knotmeter_protocol::{BenchResult, BenchSummary, Outcome, Severity, Shown, ShownNote, Warning};
 
 use crate::text::{
-    allocations_text, complexity_text, optimized_away, precision_text, spread_source_text,
-    spread_text, stored_note, verdict_text, warning_text, EMPTY_ESTIMATE,
+    allocations_text, complexity_text, history_spread_text, interval_mark, interval_sentence,
+    optimized_away, rounds_of, stored_note, verdict_text, warning_text, EMPTY_ESTIMATE,
 };
 use crate::units::{
     format_duration_ns, format_rate, format_throughput, group_digits, ops_per_sec, MISSING,
@@ -25,28 +29,33 @@ use crate::units::{
 /// The warning code of a result cut short by a cancel (the outcome says it already).
 const PARTIAL: &str = "partial";
 
+/// Notes that describe how the samples fell rather than change what a user should conclude:
+/// they fired on nearly every case, and a mark on every row says nothing. They are in the
+/// details.
+pub const DETAIL_ONLY: &[&str] = &["outliers", "multimodal", "wide_interval", "in_process"];
+
 /// Everything shown for `result`; `bench` is the analysis of its benchmark across its `args`
 /// cases, when it is known.
 pub fn shown(result: &BenchResult, bench: Option<&BenchSummary>) -> Shown {
-    let notes = notes(result, bench);
+    let all = notes(result, bench);
     let outcome = if result.partial {
         Outcome::Partial
-    } else if notes.iter().any(|n| n.severity == Severity::Warning) {
+    } else if all.iter().any(|n| n.severity == Severity::Warning) {
         Outcome::Warned
     } else {
         Outcome::Passed
     };
     let figure = figure(result);
-    let spread = if optimized_away(result) {
-        String::new()
+    let spread = interval_mark(result).unwrap_or_default();
+    let headline = if spread.is_empty() {
+        figure.clone()
     } else {
-        spread_text(result.reproducibility.as_ref())
+        format!("{figure} {spread}")
     };
-    let headline = headline(&figure, result);
     let verdict = result.comparison.as_ref().map(verdict_text);
     let mut line = vec![headline.clone()];
     line.extend(verdict.clone());
-    let codes: Vec<&str> = notes
+    let codes: Vec<&str> = all
         .iter()
         .filter(|n| n.severity == Severity::Warning && n.code != PARTIAL)
         .map(|n| n.code.as_str())
@@ -60,12 +69,15 @@ pub fn shown(result: &BenchResult, bench: Option<&BenchSummary>) -> Shown {
     line.extend(stored_note(result));
     Shown {
         outcome,
-        detail: detail(result, &headline, verdict.as_deref(), &notes),
+        detail: detail(result, &headline, verdict.as_deref(), &all),
         figure,
         spread,
         headline,
         verdict,
-        notes,
+        notes: all
+            .into_iter()
+            .filter(|n| !DETAIL_ONLY.contains(&n.code.as_str()))
+            .collect(),
         scaling: bench
             .and_then(|b| b.complexity.as_ref())
             .map(complexity_text),
@@ -79,20 +91,6 @@ pub fn figure(result: &BenchResult) -> String {
         EMPTY_ESTIMATE.to_owned()
     } else {
         format_duration_ns(result.estimate.median_ns)
-    }
-}
-
-/// The figure with the spread between runs: `12.3 ns ±1.2% between runs`, `12.3 ns (spread
-/// between runs not known yet: 2 of 5 runs)`, or the figure alone for a body optimised away.
-fn headline(figure: &str, result: &BenchResult) -> String {
-    if optimized_away(result) {
-        return figure.to_owned();
-    }
-    let reproducibility = result.reproducibility.as_ref();
-    let spread = spread_text(reproducibility);
-    match reproducibility.and_then(|r| r.spread) {
-        Some(_) => format!("{figure} {spread}"),
-        None => format!("{figure} ({spread})"),
     }
 }
 
@@ -132,17 +130,12 @@ fn detail(
                 let ops = ops_per_sec(e.median_ns).map_or_else(|| MISSING.to_owned(), format_rate);
                 format!("{ops} ops/s")
             });
-        let within = match precision_text(result.precision) {
-            text if text.is_empty() => String::new(),
-            text => format!(" ({text})"),
-        };
         lines.push(format!(
-            "this run's median: {}, 95% interval [{}, {}]{within}; mean {}; {rate}",
-            format_duration_ns(e.median_ns),
-            format_duration_ns(e.low_ns),
-            format_duration_ns(e.high_ns),
+            "{}; mean {}; {rate}",
+            interval_sentence(result),
             format_duration_ns(e.mean_ns),
         ));
+        lines.extend(history_spread_text(result.reproducibility.as_ref()));
     }
     if let (Some(comparison), Some(verdict)) = (&result.comparison, verdict) {
         let p = if comparison.p_value < 0.001 {
@@ -169,11 +162,13 @@ fn detail(
             q.outliers
         )
     };
-    if !optimized_away(result) {
-        lines.extend(spread_source_text(result.reproducibility.as_ref()).map(str::to_owned));
-    }
+    let rounds = match rounds_of(result) {
+        0 => String::new(),
+        1 => "1 round: ".to_owned(),
+        n => format!("{n} rounds: "),
+    };
     lines.push(format!(
-        "{} samples × {} operations{spread}; cold first call {}",
+        "{rounds}{} samples × {} operations{spread}; cold first call {}",
         group_digits(result.samples),
         group_digits(result.ops_per_sample),
         format_duration_ns(result.cold_ns),

@@ -66,6 +66,8 @@ pub fn failure_text(failure: &CaseFailure) -> String {
         FailureKind::Panic => "panicked",
         FailureKind::Cancelled => "cancelled",
         FailureKind::Misuse => "misused",
+        FailureKind::Crashed => "crashed",
+        FailureKind::Hung => "hung",
     };
     match &failure.location {
         Some(location) => format!("{what} at {location}: {}", failure.message),
@@ -234,7 +236,7 @@ pub fn samples_text(samples: u64, ops_per_sample: u64) -> String {
 }
 
 /// A relative half-width: `±0.6%`, `±12%`, `±<0.1%` below a twentieth of a percent (empty
-/// when unknown). Used for the within-run interval, in the details only.
+/// when unknown).
 pub fn precision_text(precision: Option<f64>) -> String {
     let Some(precision) = precision.filter(|p| p.is_finite() && *p >= 0.0) else {
         return String::new();
@@ -249,73 +251,96 @@ pub fn precision_text(precision: Option<f64>) -> String {
     }
 }
 
-/// The spread between runs as a table cell: `±1.2%`, `not known yet (2/5 runs)`, or
-/// `not known (no history)`.
-pub fn spread_cell(reproducibility: Option<&Reproducibility>) -> String {
-    match reproducibility {
-        Some(Reproducibility {
-            spread: Some(spread),
-            ..
-        }) => precision_text(Some(*spread)),
-        Some(r) => format!("not known yet ({}/{} runs)", r.runs, r.runs_needed),
-        None => "not known (no history)".to_owned(),
-    }
+/// How many rounds a result's estimate rests on, when it was measured in rounds.
+pub fn rounds_of(result: &BenchResult) -> usize {
+    result.rounds.as_ref().map_or(0, |r| r.medians_ns.len())
 }
 
-/// The spread between runs beside a figure in a narrow table: `±1.2%`, or `±?` when it is
-/// not known (explained once under the table by [`spread_legend`]).
-pub fn spread_mark(reproducibility: Option<&Reproducibility>) -> String {
-    match reproducibility.and_then(|r| r.spread) {
-        Some(spread) => precision_text(Some(spread)),
-        None => "±?".to_owned(),
+/// The `±` beside a figure: the larger side of its 95% interval over rounds, relative to it
+/// (`±1.8%`); `None` where the figure has no such interval: a body optimised away, a case that
+/// got one round (whose interval covers one process and is not shown beside the figure), and
+/// a result stored by an engine that measured in one stretch.
+pub fn interval_mark(result: &BenchResult) -> Option<String> {
+    if optimized_away(result) || rounds_of(result) < 2 {
+        return None;
     }
+    let text = precision_text(result.precision);
+    (!text.is_empty()).then_some(text)
 }
 
-/// The line under a table that used [`spread_mark`]'s `±?`: `unknown` cases had it, and
-/// `without_history` of them because no history was kept.
-pub fn spread_legend(unknown: usize, without_history: usize, runs_needed: u32) -> String {
+/// [`interval_mark`] as a cell of a narrow table: `±?` where there is none (explained once
+/// under the table by [`interval_legend`]).
+pub fn interval_cell(result: &BenchResult) -> String {
+    interval_mark(result).unwrap_or_else(|| "±?".to_owned())
+}
+
+/// The line under a table with `unknown` cells of `±?`.
+pub fn interval_legend(unknown: usize) -> String {
     let cases = if unknown == 1 { "case" } else { "cases" };
-    if without_history == unknown {
-        format!(
-            "±? ({unknown} {cases}): no history was kept, so the spread between runs is not known"
-        )
-    } else {
-        format!(
-            "±? ({unknown} {cases}): the spread between runs is not known yet; it is learnt \
-             from the history once {runs_needed} earlier runs of a case are stored on this machine"
-        )
+    format!(
+        "±? ({unknown} {cases}): fewer than two rounds, so no interval between processes (the \
+         case says why)"
+    )
+}
+
+/// What a figure's `±` means, in one sentence of its details: `±1.8%: the 95% interval of the
+/// estimate, [12.1 ns, 12.5 ns], over 10 rounds, each in a fresh process: where a rerun on this
+/// machine should land`.
+pub fn interval_sentence(result: &BenchResult) -> String {
+    let e = &result.estimate;
+    let span = format!(
+        "[{}, {}]",
+        format_duration_ns(e.low_ns),
+        format_duration_ns(e.high_ns)
+    );
+    let rounds = rounds_of(result);
+    match (interval_mark(result), &result.rounds) {
+        (Some(mark), Some(r)) if r.processes > 1 => format!(
+            "{mark}: the 95% interval of the estimate, {span}, over {rounds} rounds, each in a \
+             fresh process: where a rerun on this machine should land"
+        ),
+        (Some(mark), _) => format!(
+            "{mark}: the 95% interval of the estimate, {span}, over {rounds} rounds in one \
+             process: what differs between processes is not in it"
+        ),
+        (None, _) => {
+            let within = match precision_text(result.precision) {
+                text if text.is_empty() => String::new(),
+                text => format!(" ({text})"),
+            };
+            format!(
+                "the median of one process's samples, 95% interval {span}{within}: it covers \
+                 that process alone, and a rerun may land outside it"
+            )
+        }
     }
 }
 
-/// The spread between runs as a phrase: `±1.2% between runs`, or why it is not known:
-/// `spread between runs not known yet: 2 of 5 runs`, `spread between runs not known: no
-/// history`.
-pub fn spread_text(reproducibility: Option<&Reproducibility>) -> String {
-    match reproducibility {
-        Some(Reproducibility {
-            spread: Some(spread),
-            ..
-        }) => format!("{} between runs", precision_text(Some(*spread))),
-        Some(r) => format!(
-            "spread between runs not known yet: {} of {} runs",
-            r.runs, r.runs_needed
-        ),
-        None => "spread between runs not known: no history".to_owned(),
+/// How far the history says this case moves between stored runs on this machine: `between
+/// stored runs on this machine: ±4.1%` with what it was learnt from; `None` until enough runs
+/// are stored.
+pub fn history_spread_text(reproducibility: Option<&Reproducibility>) -> Option<String> {
+    let r = reproducibility?;
+    let spread = precision_text(r.spread);
+    if spread.is_empty() {
+        return None;
     }
+    let source = spread_source_text(Some(r)).map_or(String::new(), |s| format!(" ({s})"));
+    Some(format!(
+        "between stored runs on this machine: {spread}, learnt from {} runs{source}; before/after \
+         verdicts widen their interval to it",
+        r.runs
+    ))
 }
 
 /// Which earlier runs the spread between runs was learnt from, for a result's details; `None`
 /// while it is not known or was not said (a knotmeter that did not record it).
 pub fn spread_source_text(reproducibility: Option<&Reproducibility>) -> Option<&'static str> {
     match reproducibility?.learnt_from? {
-        SpreadSource::SameCode => Some(
-            "spread between runs learnt from earlier runs of the same commit, without \
-             uncommitted changes",
-        ),
+        SpreadSource::SameCode => Some("of the same commit, without uncommitted changes"),
         SpreadSource::AnyCode => Some(
-            "spread between runs learnt from consecutive earlier runs whatever their commit \
-             (too few runs of one commit without uncommitted changes): a change between \
-             commits counts as noise, so it errs wide",
+            "consecutive, whatever their commit: too few runs of one commit without \
+             uncommitted changes, so a change between commits counts as noise and it errs wide",
         ),
     }
 }
@@ -502,14 +527,11 @@ mod tests {
             runs_needed: 5,
             learnt_from: None,
         };
-        assert_eq!(spread_cell(Some(&known)), "±1.2%");
-        assert_eq!(spread_text(Some(&known)), "±1.2% between runs");
-        assert_eq!(spread_cell(Some(&early)), "not known yet (2/5 runs)");
-        assert_eq!(
-            spread_text(Some(&early)),
-            "spread between runs not known yet: 2 of 5 runs"
-        );
-        assert_eq!(spread_cell(None), "not known (no history)");
+        assert!(history_spread_text(Some(&known))
+            .unwrap()
+            .starts_with("between stored runs on this machine: ±1.2%, learnt from 9 runs"));
+        assert_eq!(history_spread_text(Some(&early)), None);
+        assert_eq!(history_spread_text(None), None);
         assert!(spread_source_text(Some(&known))
             .unwrap()
             .contains("of the same commit"));
@@ -522,18 +544,10 @@ mod tests {
             .contains("errs wide"));
         assert_eq!(spread_source_text(Some(&early)), None);
         assert_eq!(spread_source_text(None), None);
-        assert_eq!(spread_mark(Some(&known)), "±1.2%");
-        assert_eq!(spread_mark(Some(&early)), "±?");
-        assert_eq!(spread_mark(None), "±?");
         assert_eq!(
-            spread_legend(1, 1, 5),
-            "±? (1 case): no history was kept, so the spread between runs is not known"
-        );
-        assert!(spread_legend(3, 1, 5)
-            .ends_with("once 5 earlier runs of a case are stored on this machine"));
-        assert_eq!(
-            spread_text(None),
-            "spread between runs not known: no history"
+            interval_legend(1),
+            "±? (1 case): fewer than two rounds, so no interval between processes (the case \
+             says why)"
         );
     }
 

@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use knotmeter_format::text::{mode_label, EMPTY_ESTIMATE};
 use knotmeter_format::units::format_duration_ns;
 use knotmeter_format::{shown, Tally};
-use knotmeter_protocol::{BenchResult, BenchSummary, Outcome, Severity, Shown};
+use knotmeter_protocol::{BenchResult, BenchSummary, Outcome, Shown};
 use serde::Deserialize;
 
 /// One fixture: a result, and the analysis of its benchmark where it has one.
@@ -94,8 +94,14 @@ fn warnings_fail_notes_do_not_and_each_has_its_mark() {
     assert_eq!(all["partial"].outcome, Outcome::Partial);
     let notes = &all["info_notes_only"];
     assert_eq!(notes.outcome, Outcome::Passed);
-    assert!(notes.notes.iter().all(|n| n.severity == Severity::Info));
-    assert!(notes.notes.iter().all(|n| n.text.starts_with("ℹ ")));
+    // Its notes (detail-only ones) are marked ℹ in the details, and nothing warns.
+    assert_eq!(
+        notes.detail.lines().filter(|l| l.starts_with("ℹ ")).count(),
+        3,
+        "{}",
+        notes.detail
+    );
+    assert!(!notes.detail.contains('⚠'), "{}", notes.detail);
     assert!(!notes.line.contains('⚠'), "{}", notes.line);
     let flat = &all["flat_scaling_case"];
     assert!(flat
@@ -150,27 +156,44 @@ fn a_member_is_never_said_to_have_nothing_to_compare_against() {
 }
 
 #[test]
-fn the_headline_spread_is_between_runs_never_the_within_run_interval() {
+fn the_headline_interval_is_the_rounds_never_one_process_samples() {
     let all = rendered();
-    assert_eq!(
-        all["faster_than_history"].headline,
-        "12.3 ns ±1.5% between runs"
-    );
-    assert_eq!(
-        all["spread_not_known_yet"].headline,
-        "812 ns (spread between runs not known yet: 2 of 5 runs)"
-    );
-    assert_eq!(
-        all["no_history"].headline,
-        "1.39 µs (spread between runs not known: no history)"
-    );
-    // The within-run interval (±0.4%) is only in the details, labelled as this run's.
+    assert_eq!(all["faster_than_history"].headline, "12.3 ns ±1.8%");
+    // Known from the first run: the rounds give it, not the history.
+    assert_eq!(all["first_run"].headline, "1.54 µs ±1.8%");
+    assert_eq!(all["no_history"].headline, "1.39 µs ±1.8%");
+    // One round, or a result measured in one stretch: no ± beside the figure, whose interval
+    // covered one process; the details say so.
+    assert_eq!(all["one_round"].headline, "812 ns");
+    assert_eq!(all["stored_by_an_older_engine"].headline, "1.54 µs");
+    assert!(all["stored_by_an_older_engine"]
+        .detail
+        .contains("it covers that process alone, and a rerun may land outside it"));
     for shown in all.values() {
+        assert!(!shown.line.contains("not known"), "{}", shown.line);
         assert!(!shown.line.contains("±0.4%"), "{}", shown.line);
     }
+    // What the ± means: one sentence of the details.
+    assert!(all["faster_than_history"].detail.contains(
+        "±1.8%: the 95% interval of the estimate, [12.1 ns, 12.5 ns], over 10 rounds, each in a \
+         fresh process: where a rerun on this machine should land"
+    ));
+    // The history's spread stays in the details, once known.
     assert!(all["faster_than_history"]
         .detail
-        .contains("this run's median: 12.3 ns, 95% interval [12.2 ns, 12.4 ns] (±0.4%)"));
+        .contains("between stored runs on this machine: ±1.5%"));
+    assert!(!all["first_run"].detail.contains("between stored runs"));
+}
+
+#[test]
+fn notes_that_fire_on_nearly_every_case_are_in_the_details_only() {
+    let all = rendered();
+    let notes = &all["info_notes_only"];
+    assert!(notes.notes.is_empty(), "{:?}", notes.notes);
+    assert_eq!(notes.line, "143 ns ±2.4%");
+    for code in ["outliers", "multimodal", "wide_interval"] {
+        assert!(notes.detail.contains(&format!("ℹ {code}: ")), "{code}");
+    }
 }
 
 #[test]
@@ -196,7 +219,7 @@ fn outcomes_are_tallied_apart() {
     for shown in rendered().values() {
         tally.measured(shown.outcome);
     }
-    assert_eq!(tally.text(), "9 passed, 3 warned, 1 partial");
+    assert_eq!(tally.text(), "9 passed, 4 warned, 1 partial");
 }
 
 #[test]

@@ -21,12 +21,15 @@ pub struct BenchResult {
     pub file: String,
     /// The 1-based line of the benchmark function's name.
     pub line: u32,
-    /// The per-operation estimate, corrected for the harness overhead.
+    /// The per-operation estimate, corrected for the harness overhead, with its 95% interval
+    /// from the variation between rounds (see [`Rounds`]).
     pub estimate: Estimate,
     /// Spread of the corrected per-operation samples.
     pub quantiles: Quantiles,
-    /// Relative half-width of the median's confidence interval (0.01 is ±1%); `null` when the
-    /// median is zero, where a relative width means nothing.
+    /// Relative half-width of the estimate's 95% interval (0.01 is ±1%): the larger of its two
+    /// sides, relative to the estimate. The `±` every surface prints beside the figure. `null`
+    /// when the estimate is zero, where a relative width means nothing, and when too little was
+    /// measured for an interval.
     pub precision: Option<f64>,
     /// The harness's own cost, measured with an empty body of the same shape.
     pub overhead: Overhead,
@@ -54,6 +57,12 @@ pub struct BenchResult {
     /// Allocations per operation; `null` unless the bench binary installs
     /// `knotmeter::CountingAlloc` as its global allocator.
     pub allocations: Option<Allocations>,
+    /// The rounds the case was measured in: each round's median, the evidence behind the
+    /// estimate and its interval. Absent from engines that measured in one stretch, and from
+    /// results read back from histories they wrote.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "typescript", ts(optional))]
+    pub rounds: Option<Rounds>,
     /// Raw per-operation timings, before overhead subtraction, in nanoseconds. In a result read
     /// back from the history store they are evenly spaced order statistics (see [`RawSamples`]).
     pub raw: RawSamples,
@@ -85,6 +94,28 @@ pub struct Throughput {
     /// Units per second at the fast end of the interval (its `low_ns`); `null` when that end
     /// is zero.
     pub per_second_high: Option<f64>,
+}
+
+/// The rounds of a case: the unit of evidence behind its estimate, its interval and every
+/// comparison of it.
+///
+/// A run is a schedule of short slots, round by round, the cases of each round in a shuffled
+/// order, each round in a fresh process of the bench binary: the state a process is born with
+/// (where its memory landed, the CPU it runs on, what the machine does meanwhile) holds for
+/// its whole life and moves its figures by more than any number of its own samples can show.
+/// The samples of one slot are not independent evidence; the rounds are. Each round gives one
+/// median per operation (its samples less the median of its own empty body), and the estimate
+/// is their geometric mean with a Student's t interval over their logarithms.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
+pub struct Rounds {
+    /// Each round's median per operation, overhead subtracted, in nanoseconds, in the order the
+    /// rounds ran.
+    pub medians_ns: Vec<f64>,
+    /// How many separate processes the rounds ran in: one per round, or 1 when they all ran in
+    /// the bench binary's own process (`--in-process`), whose interval then cannot see what
+    /// differs between processes.
+    pub processes: u32,
 }
 
 /// What a [`Throughput`] counts.
@@ -177,11 +208,15 @@ pub struct Allocations {
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct Estimate {
-    /// Median of the corrected per-operation samples.
+    /// The estimate per operation: the geometric mean of the rounds' medians (see
+    /// [`Rounds`]); with one round, that round's median. The name is kept from the formats'
+    /// first version, in which it was the median of one process's samples.
     pub median_ns: f64,
-    /// Lower bound of the median's distribution-free 95% confidence interval.
+    /// Lower bound of the estimate's 95% interval: Student's t over the rounds' log medians
+    /// (with one round, the distribution-free interval of its median, which says nothing
+    /// about another process).
     pub low_ns: f64,
-    /// Upper bound of the median's distribution-free 95% confidence interval.
+    /// Upper bound of the estimate's 95% interval.
     pub high_ns: f64,
     /// Mean of the corrected per-operation samples.
     pub mean_ns: f64,

@@ -21,10 +21,10 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::{BenchResult, CaseFailure, Comparison, ListEntry, Manifest};
+use crate::{Allocations, BenchResult, CaseFailure, Comparison, ListEntry, Manifest};
 
 /// The version of the driven-mode exchange.
-pub const DRIVEN_VERSION: u32 = 1;
+pub const DRIVEN_VERSION: u32 = 2;
 
 /// One line on a driven bench binary's standard input. The `cmd` field names the variant.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -81,8 +81,72 @@ pub enum DrivenCommand {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         record: Option<Box<CompareReport>>,
     },
-    /// Stop at the next sample boundary: a pair in progress ends with partial results.
+    /// Measure one slot of a round in this process: a case alone, or a group member paired
+    /// with its group's baseline, for the slot's budget; answered, after `progress` events, by
+    /// `measured`. The bench binary's own rounds use it in worker processes of itself.
+    Measure {
+        /// What to measure.
+        slot: Box<SlotPlan>,
+    },
+    /// Stop at the next sample boundary: a pair or slot in progress ends with partial results.
     Cancel,
+}
+
+/// One slot of a round: what a worker process measures on a `measure` command.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
+pub struct SlotPlan {
+    /// The case ids: one case measured alone, or a group's baseline then a member of the group,
+    /// measured paired and interleaved.
+    pub ids: Vec<String>,
+    /// The round this slot belongs to (0 first), for progress and the seed.
+    pub round: u32,
+    /// The rounds planned for the case, for progress.
+    pub rounds: u32,
+    /// Wall-time budget of the slot's sampling, warm-up included, in nanoseconds.
+    pub budget_ns: u64,
+    /// The operations per sample an earlier round tuned; absent in the first round, which
+    /// tunes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ops: Option<u64>,
+    /// The most samples the slot takes per side.
+    pub max_samples: u64,
+    /// Seed of the sample-length jitter.
+    pub seed: u64,
+    /// Count allocations after sampling (when the binary installs `CountingAlloc`): one round
+    /// counts them, the others need not.
+    #[serde(default)]
+    pub count_allocations: bool,
+    /// Mark the start and end of each case on standard error (`OutputMark`), as `--format
+    /// jsonl` does, so that printed text is attributed to its case.
+    #[serde(default)]
+    pub mark_output: bool,
+}
+
+/// What a worker measured of one slot, side by side in the order of [`SlotPlan::ids`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
+pub struct SlotOutcome {
+    /// Each case of the slot.
+    pub sides: Vec<SlotSide>,
+    /// Panics of threads that happened in the worker while no case ran there (after the slot
+    /// before, probably left running by its benchmark): they fail the run.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub stray_panics: Vec<String>,
+}
+
+/// One case of a measured slot: its samples, or why it has none.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
+pub struct SlotSide {
+    /// The case id.
+    pub id: String,
+    /// What was measured; absent when the case failed or was not reached.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub measured: Option<DrivenMeasurement>,
+    /// Why nothing was measured: a panic, a benchmark declared wrongly, a cancel.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failure: Option<CaseFailure>,
 }
 
 /// One line on a driven bench binary's standard output. The `event` field names the variant.
@@ -140,6 +204,8 @@ pub enum DrivenEvent {
     },
     /// A pair ended.
     Paired(Box<PairOutcome>),
+    /// A slot ended (the answer to `measure`).
+    Measured(Box<SlotOutcome>),
     /// The verdicts, and what was stored.
     Finalized {
         /// One comparison per estimate, in the estimates' order.
@@ -183,6 +249,16 @@ pub struct DrivenMeasurement {
     pub partial: bool,
     /// Sampling stopped because the budget ran out before the target precision.
     pub budget_exhausted: bool,
+    /// Allocations and bytes per operation, counted over one untimed batch when the binary
+    /// installs `CountingAlloc` (a `measure` slot that was asked to count).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub allocations: Option<Allocations>,
+    /// The routine timed itself (criterion's `iter_custom`): nothing was subtracted.
+    #[serde(default)]
+    pub self_timed: bool,
+    /// The benchmark called a timing method more than once; only the first was measured.
+    #[serde(default)]
+    pub measured_twice: bool,
 }
 
 /// How a pair ended: each side's result or failure, and the estimate when both can be

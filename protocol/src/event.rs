@@ -85,6 +85,13 @@ pub enum FailureKind {
     Cancelled,
     /// The benchmark was declared wrongly (for example `iter` was never called).
     Misuse,
+    /// The process measuring the case ended in the middle of it: a signal (an abort, a
+    /// segmentation fault, the OOM killer) or an exit. The bench binary measures each round in
+    /// a worker process of its own, so the run goes on.
+    Crashed,
+    /// The process measuring the case fell silent for longer than the case's steps allow, and
+    /// was killed.
+    Hung,
 }
 
 /// Totals at the end of a run.

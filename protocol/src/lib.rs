@@ -31,12 +31,13 @@ mod typescript;
 
 pub use bench::{
     Allocations, BenchResult, Comparison, ComparisonKind, Estimate, Overhead, Quantiles,
-    RawSamples, Reproducibility, Severity, SpreadSource, Throughput, ThroughputUnit, Verdict,
-    Warning,
+    RawSamples, Reproducibility, Rounds, Severity, SpreadSource, Throughput, ThroughputUnit,
+    Verdict, Warning,
 };
 pub use driven::{
     CaseComparison, CompareReport, CompareSide, CompareStatus, ComparedCase, DrivenCommand,
-    DrivenEvent, DrivenMeasurement, PairEstimate, PairOutcome, DRIVEN_VERSION,
+    DrivenEvent, DrivenMeasurement, PairEstimate, PairOutcome, SlotOutcome, SlotPlan, SlotSide,
+    DRIVEN_VERSION,
 };
 pub use event::{CaseFailure, Event, FailureKind, RunSummary};
 pub use history::{HistoryPoint, HistoryRun, HistoryRunId, RunStatus};
@@ -49,6 +50,12 @@ pub use shown::{Outcome, Shown, ShownComparedCase, ShownComparison, ShownNote};
 pub use summary::{BenchSummary, ClassFit, ComplexityFit, ScalingPoint};
 
 use serde::{Deserialize, Serialize};
+
+/// The environment variable that limits how long a bench binary waits for a case's first
+/// step (its cold call, or its set-up and first batch) before taking the case for hung, in
+/// seconds. The daemon sets it from its case timeout; without it a first step may take as long
+/// as it takes (later steps are held to ten times the longest before them, at least 10 s).
+pub const CASE_TIMEOUT_ENV: &str = "KNOTMETER_CASE_TIMEOUT";
 
 /// The version of the machine-readable formats described in `docs/json-format.md`.
 pub const VERSION: u32 = 1;

@@ -5,7 +5,7 @@
 
 use knotmeter_format::shown;
 use knotmeter_format::text::{
-    case_label, complexity_text, optimized_away, spread_cell, verdict_text, warning_text,
+    case_label, complexity_text, interval_cell, optimized_away, verdict_text, warning_text,
 };
 use knotmeter_format::units::MISSING;
 use knotmeter_protocol::{BenchResult, BenchSummary, Comparison};
@@ -83,8 +83,7 @@ fn case_markdown(result: &BenchResult, bench: Option<&BenchSummary>) -> String {
 /// Several cases of an `args` benchmark: a table of figures, spreads and verdicts, then each
 /// case's own warnings and notes.
 fn cases_table(results: &[(Option<&str>, &BenchResult)], bench: Option<&BenchSummary>) -> String {
-    let mut md =
-        String::from("| case | median | ± between runs | verdict |\n|---|---:|---:|---|\n");
+    let mut md = String::from("| case | estimate | ± | verdict |\n|---|---:|---:|---|\n");
     let mut notes = Vec::new();
     for (label, result) in results {
         let label = label.map_or_else(|| case_label(&result.id).to_owned(), str::to_owned);
@@ -92,7 +91,7 @@ fn cases_table(results: &[(Option<&str>, &BenchResult)], bench: Option<&BenchSum
         let spread = if optimized_away(result) {
             MISSING.to_owned()
         } else {
-            spread_cell(result.reproducibility.as_ref())
+            interval_cell(result)
         };
         md.push_str(&format!(
             "| `{}` | {} | {} | {} |\n",

@@ -8,8 +8,8 @@ use std::collections::HashMap;
 use knotmeter_format::csv::{self, Row};
 use knotmeter_format::markdown::{self, Run};
 use knotmeter_format::text::{
-    bench_id, complexity_text, optimized_away, spread_legend, spread_mark, verdict_text,
-    verdict_word, warning_mark, EMPTY_ESTIMATE,
+    bench_id, complexity_text, interval_cell, interval_legend, interval_mark, optimized_away,
+    verdict_text, verdict_word, warning_mark, EMPTY_ESTIMATE,
 };
 use knotmeter_format::units::{format_duration_ns, MISSING};
 use knotmeter_format::{shown, Tally};
@@ -82,17 +82,9 @@ impl RunRecord {
     /// `args` benchmark and the `±?` legend. The totals ([`RunRecord::closing_line`]) and the
     /// failure messages in full are the caller's.
     pub fn table(&self) -> String {
-        let header = [
-            "case",
-            "result",
-            "median",
-            "± between runs",
-            "verdict",
-            "notes",
-        ]
-        .map(str::to_owned);
+        let header = ["case", "result", "estimate", "±", "verdict", "notes"].map(str::to_owned);
         let mut rows = Vec::new();
-        let (mut unknown, mut without_history, mut runs_needed) = (0, 0, 0);
+        let mut unknown = 0;
         for params in &self.finals {
             let Some(result) = params.result.as_deref() else {
                 let first = params.message.as_deref().and_then(|m| m.lines().next());
@@ -108,12 +100,8 @@ impl RunRecord {
             };
             let shown = shown(result, self.bench(&params.id));
             let empty = optimized_away(result);
-            if !empty && result.reproducibility.and_then(|r| r.spread).is_none() {
+            if !empty && interval_mark(result).is_none() {
                 unknown += 1;
-                without_history += usize::from(result.reproducibility.is_none());
-            }
-            if let Some(r) = result.reproducibility {
-                runs_needed = r.runs_needed;
             }
             let mut notes: Vec<String> = shown
                 .notes
@@ -130,7 +118,7 @@ impl RunRecord {
                 if empty {
                     String::new()
                 } else {
-                    spread_mark(result.reproducibility.as_ref())
+                    interval_cell(result)
                 },
                 shown.verdict.clone().unwrap_or_else(|| MISSING.to_owned()),
                 notes.join("  "),
@@ -146,7 +134,7 @@ impl RunRecord {
         }
         if unknown > 0 {
             text.push('\n');
-            text.push_str(&spread_legend(unknown, without_history, runs_needed));
+            text.push_str(&interval_legend(unknown));
             text.push('\n');
         }
         text

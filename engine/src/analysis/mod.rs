@@ -8,12 +8,11 @@
 //! `validity` adds the checks that say whether the number can be trusted; `scaling` analyses
 //! a benchmark across its `args` cases.
 
+pub(crate) mod rounds;
 mod scaling;
 mod validity;
 
-use knotmeter_protocol::{
-    Allocations, BenchResult, Estimate, Overhead, Quantiles, RawSamples, Throughput, Warning,
-};
+use knotmeter_protocol::BenchResult;
 
 pub(crate) use scaling::summarise;
 
@@ -34,8 +33,6 @@ pub(crate) const SELF_TIMED: &str = "self_timed";
 pub(crate) struct Corrected {
     /// Per-operation times less the overhead, capped at zero, in time order.
     pub(crate) samples: Vec<f64>,
-    /// The baseline's median per-operation time.
-    pub(crate) overhead_ns: f64,
     /// How many samples were capped at zero.
     pub(crate) capped: u64,
 }
@@ -54,11 +51,7 @@ pub(crate) fn corrected(workload_ns: &[f64], baseline_ns: &[f64]) -> Corrected {
             c.max(0.0)
         })
         .collect();
-    Corrected {
-        samples,
-        overhead_ns,
-        capped,
-    }
+    Corrected { samples, capped }
 }
 
 /// The change of the baseline's median per operation from the first half of its samples to the
@@ -81,122 +74,19 @@ pub(crate) struct Context {
     pub(crate) target_precision: f64,
 }
 
-/// Turns one case's measurement into its result.
+/// Turns one case's measurement, taken in one stretch of one process, into its result: a run
+/// of one round (see [`rounds::analyse_rounds`]).
 pub(crate) fn analyse(case: &Case, m: Measurement, cx: &Context) -> BenchResult {
-    let Corrected {
-        samples: corrected,
-        overhead_ns,
-        capped,
-    } = corrected(&m.workload_ns, &m.baseline_ns);
-    let sorted = stats::sorted(&corrected);
-    let median = stats::median(&sorted);
-    let ci = stats::median_ci(&sorted, LEVEL);
-    let tukey = stats::tukey(&sorted);
-    // Too few samples for a 95% interval: the precision is unknown, not the width of [min, max].
-    let relative = if sorted.len() >= MIN_SAMPLES_FOR_INTERVAL {
-        stats::relative_half_width(&ci, median)
-    } else {
-        f64::NAN
-    };
-
-    let drift = baseline_drift(&m.baseline_ns);
-
-    let mut warnings = Vec::new();
-    if m.self_timed {
-        warnings.push(Warning::info(
-            SELF_TIMED,
-            "the benchmark timed itself (`iter_custom`): knotmeter could not measure an empty \
-             body of the same shape, so no harness overhead was subtracted and the figure \
-             includes whatever the routine's own timing costs",
-        ));
-    }
-    if m.partial {
-        warnings.push(Warning::new(
-            "partial",
-            format!(
-                "the run was cancelled after {} samples; this estimate is from those alone",
-                m.workload_ns.len()
-            ),
-        ));
-    } else if sorted.len() < MIN_SAMPLES_FOR_INTERVAL {
-        warnings.push(Warning::new(
-            "imprecise",
-            format!(
-                "only {} sample{} fitted in the time budget (each takes about {}), too few for \
-                 a 95% interval of the median (that needs {MIN_SAMPLES_FOR_INTERVAL}), so its \
-                 precision is unknown; give it more time with `--time SECS`",
-                sorted.len(),
-                if sorted.len() == 1 { "" } else { "s" },
-                knotmeter_format::units::format_duration_ns(
-                    median * m.ops_per_sample.max(1) as f64
-                ),
-            ),
-        ));
-    } else if m.budget_exhausted && relative.is_finite() && relative > cx.target_precision {
-        warnings.push(Warning::new(
-            "imprecise",
-            format!(
-                "the time budget ran out with the median known to ±{:.1}%, short of the ±{:.1}% target; \
-                 give it more time with `--time SECS` or reduce the noise on the machine",
-                relative * 100.0,
-                cx.target_precision * 100.0
-            ),
-        ));
-    }
-    warnings.extend(validity::check(&m, &sorted, overhead_ns, cx));
-
-    BenchResult {
-        id: case.id.clone(),
-        name: case.name.clone(),
-        args: case.args.clone(),
-        group: case.group.clone(),
-        baseline: case.baseline,
-        file: case.file.clone(),
-        line: case.line,
-        estimate: Estimate {
-            median_ns: median,
-            low_ns: ci.low,
-            high_ns: ci.high,
-            mean_ns: stats::mean(&corrected),
+    rounds::analyse_rounds(
+        case,
+        vec![rounds::Round { m, twice: false }],
+        &rounds::Plan {
+            processes: 1,
+            planned: 1,
+            cut_short: false,
         },
-        quantiles: Quantiles {
-            min_ns: sorted.first().copied().unwrap_or(0.0),
-            p5_ns: stats::quantile(&sorted, 0.05),
-            q1_ns: stats::quantile(&sorted, 0.25),
-            q3_ns: stats::quantile(&sorted, 0.75),
-            p95_ns: stats::quantile(&sorted, 0.95),
-            max_ns: sorted.last().copied().unwrap_or(0.0),
-            std_dev_ns: stats::std_dev(&corrected),
-            outliers: tukey.low + tukey.high,
-        },
-        precision: relative.is_finite().then_some(relative),
-        overhead: Overhead {
-            per_op_ns: overhead_ns,
-            drift,
-            capped,
-        },
-        cold_ns: m.cold_ns,
-        ops_per_sample: m.ops_per_sample,
-        samples: m.workload_ns.len() as u64,
-        wall_ns: m.wall_ns,
-        partial: m.partial,
-        warnings,
-        comparison: None,
-        // Learnt from the history by the run, which holds the store.
-        reproducibility: None,
-        allocations: m.allocations.map(|(per_op, bytes_per_op)| Allocations {
-            per_op,
-            bytes_per_op,
-        }),
-        raw: RawSamples {
-            workload_ns: m.workload_ns,
-            baseline_ns: m.baseline_ns,
-        },
-        stored_at: None,
-        throughput: case
-            .throughput
-            .map(|(unit, per_op)| Throughput::at(unit, per_op, median, ci.low, ci.high)),
-    }
+        cx,
+    )
 }
 
 /// The smallest difference between two medians that counts as a real difference in cost:

@@ -12,7 +12,7 @@
 //!   in every statistic; the median and its interval are robust to them.
 //! * `multimodal` (information): BenchmarkDotNet's mValue is 3.2 or more (a bimodal
 //!   histogram). The code may truly have two speeds; the median is still a valid figure.
-//! * `high_noise`: the interquartile range is more than 20% of the median.
+//! * `high_noise`: the interquartile range of a round's samples is more than 20% of its median.
 //! * `overhead_dominates`: the harness's own overhead is more than half the measured time.
 
 use std::sync::OnceLock;
@@ -35,11 +35,16 @@ const NOISY_IQR: f64 = 0.2;
 /// Clock rate assumed where the CPU does not tell (it only sets the optimised-away margin).
 const FALLBACK_GHZ: f64 = 4.0;
 
-/// Every validity warning for one case. `sorted` holds the corrected samples, sorted.
+/// Every validity warning for one case. `m` holds every round's samples, `sorted` their
+/// corrected values, sorted; `estimate` is the case's figure and `within_noise` the
+/// interquartile range of one round's corrected samples relative to its median (the median
+/// over rounds; NaN when no round had enough samples).
 pub(super) fn check(
     m: &Measurement,
     sorted: &[f64],
     overhead_ns: f64,
+    estimate: f64,
+    within_noise: f64,
     cx: &Context,
 ) -> Vec<Warning> {
     let mut warnings = Vec::new();
@@ -92,18 +97,25 @@ pub(super) fn check(
             ),
         ));
     }
-    let iqr = stats::quantile(sorted, 0.75) - stats::quantile(sorted, 0.25);
-    if median > 0.0 && iqr / median > NOISY_IQR {
+    // The noise inside a round: what differs between rounds is what the interval shows.
+    let noise = if within_noise.is_finite() {
+        within_noise
+    } else if median > 0.0 {
+        (stats::quantile(sorted, 0.75) - stats::quantile(sorted, 0.25)) / median
+    } else {
+        f64::NAN
+    };
+    if noise > NOISY_IQR {
         warnings.push(Warning::new(
             "high_noise",
             format!(
-                "the middle half of the samples spans {:.0}% of the median; close other programs, \
-                 pin the CPU frequency, or measure a larger unit of work per operation",
-                100.0 * iqr / median
+                "the middle half of a round's samples spans {:.0}% of its median; close other \
+                 programs, pin the CPU frequency, or measure a larger unit of work per operation",
+                100.0 * noise
             ),
         ));
     }
-    if overhead_ns > median {
+    if overhead_ns > estimate {
         warnings.push(Warning::new(
             "overhead_dominates",
             format!(

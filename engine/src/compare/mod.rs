@@ -13,12 +13,13 @@
 //! the console, JSON, CSV, markdown, the daemon and the editor all show this one.
 
 mod paired;
+pub(crate) mod rounds;
 mod unpaired;
 
 use knotmeter_protocol::{Comparison, ComparisonKind, Verdict};
 
 pub(crate) use paired::paired_ratio;
-pub(crate) use unpaired::{reproducibility, unpaired_ratio, DEFAULT_RUN_TO_RUN_NOISE};
+pub(crate) use unpaired::{reproducibility, step_sd, unpaired_ratio, DEFAULT_RUN_TO_RUN_NOISE};
 
 use crate::stats;
 
@@ -26,9 +27,6 @@ use crate::stats;
 pub(crate) const ALPHA: f64 = 0.05;
 /// Confidence level of every ratio interval.
 pub(crate) const LEVEL: f64 = 0.95;
-/// Changes are shown to 0.1%; the threshold is applied at that resolution, so a change that
-/// prints as "+1.0%" is never called `same` under a 1% threshold.
-const DISPLAY_RESOLUTION: f64 = 0.0005;
 
 /// A ratio of times (case / baseline) with its interval and uncorrected p-value.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -58,24 +56,25 @@ pub(crate) struct Pending {
     pub(crate) kind: ComparisonKind,
 }
 
-/// The verdict: `slower` (or `faster`) when the corrected p-value is below [`ALPHA`], the
-/// interval lies wholly above (below) 1, and it reaches past the noise threshold; `same`
-/// otherwise.
+/// The verdict: `slower` (or `faster`) when the corrected p-value is below [`ALPHA`] and the
+/// whole interval lies past the noise threshold: its near end above 1 + threshold (below
+/// 1 / (1 + threshold)); `same` otherwise.
 ///
-/// Requiring the interval's far end, not the point estimate, to pass the threshold is what
-/// lets a true change of exactly the threshold's size be detected: half of its point
-/// estimates fall short of it. A change that is significant but whose whole interval sits
-/// inside the threshold (say +0.2% ± 0.1%) is real but negligible, and reads `same`. The
-/// threshold is applied at the 0.1% resolution changes are printed with.
+/// Holding the interval's near end against the threshold is what keeps noise from making
+/// verdicts: a wider interval (a noisier comparison) reaches less far past the threshold, so it
+/// is never more likely to be called a change. The rule that held the far end instead called
+/// +0.9% [0.4, 1.4] `slower` under a 1% threshold, and the noisier the comparison, the further
+/// its far end reached. A change that is significant but not clearly past the threshold (+0.2%
+/// [0.1, 0.3] under 0.5%) is real but not shown to matter, and reads `same`.
 pub(crate) fn verdict(estimate: &RatioEstimate, p_adjusted: f64, threshold: f64) -> Verdict {
-    let threshold = (threshold - DISPLAY_RESOLUTION).max(0.0);
+    let threshold = threshold.max(0.0);
     // A NaN p-value is no evidence of anything.
     if p_adjusted.is_nan() || p_adjusted >= ALPHA {
         return Verdict::Same;
     }
-    if estimate.low > 1.0 && estimate.high > 1.0 + threshold {
+    if estimate.low > 1.0 + threshold {
         Verdict::Slower
-    } else if estimate.high < 1.0 && estimate.low < 1.0 / (1.0 + threshold) {
+    } else if estimate.high < 1.0 / (1.0 + threshold) {
         Verdict::Faster
     } else {
         Verdict::Same
@@ -119,7 +118,7 @@ mod tests {
     }
 
     #[test]
-    fn verdict_needs_significance_and_a_change_past_the_threshold() {
+    fn verdict_needs_significance_and_the_whole_interval_past_the_threshold() {
         let t = 0.01;
         assert_eq!(
             verdict(&estimate(1.05, 1.04, 1.06), 0.001, t),
@@ -129,12 +128,11 @@ mod tests {
             verdict(&estimate(0.95, 0.94, 0.96), 0.001, t),
             Verdict::Faster
         );
-        // A true 1% change: the interval reaches past 1% though the estimate may not.
+        // Significant, but the interval reaches inside the threshold: not shown to matter.
         assert_eq!(
             verdict(&estimate(1.009, 1.004, 1.014), 0.001, t),
-            Verdict::Slower
+            Verdict::Same
         );
-        // Significant but negligible.
         assert_eq!(
             verdict(&estimate(1.002, 1.001, 1.003), 0.001, t),
             Verdict::Same
@@ -150,6 +148,30 @@ mod tests {
             verdict(&estimate(1.05, 1.04, 1.06), f64::NAN, t),
             Verdict::Same
         );
+    }
+
+    /// The rule the verdict replaced held the far end of the interval against the threshold:
+    /// +0.9% [0.4, 1.4] read `slower` under 1%, and a wider interval around the same change
+    /// reached past the threshold more easily. A noisier comparison must never be more likely
+    /// to say `slower`.
+    #[test]
+    fn a_noisier_comparison_of_the_same_change_is_never_more_likely_slower() {
+        let t = 0.01;
+        assert_eq!(
+            verdict(&estimate(1.009, 1.004, 1.014), 0.001, t),
+            Verdict::Same
+        );
+        for change in [1.0, 1.005, 1.009, 1.02, 1.05] {
+            let mut previous = Verdict::Slower;
+            for half in [0.001, 0.005, 0.01, 0.03, 0.1] {
+                let v = verdict(&estimate(change, change - half, change + half), 0.001, t);
+                assert!(
+                    !(v == Verdict::Slower && previous != Verdict::Slower),
+                    "{change} ± {half}: a wider interval said slower where a narrower did not"
+                );
+                previous = v;
+            }
+        }
     }
 
     #[test]

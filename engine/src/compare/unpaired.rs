@@ -94,6 +94,13 @@ fn log_step(before: &StoredMedian, after: &StoredMedian) -> f64 {
     (after.median_ns / before.median_ns).ln().abs()
 }
 
+/// The standard deviation of one log step between runs that a learnt spread between runs
+/// (three times the 75th percentile of the absolute log steps, as a relative change) implies,
+/// were the steps normal: the 75th percentile of |N(0, σ)| is 1.1503 σ.
+pub(crate) fn step_sd(spread: f64) -> f64 {
+    (1.0 + spread.max(0.0)).ln() / NOISE_MULTIPLE / 1.150_349
+}
+
 /// Three times the 75th percentile of `steps` (absolute log-changes), as a relative change.
 fn noise_of(steps: &[f64]) -> f64 {
     (NOISE_MULTIPLE * stats::quantile(&stats::sorted(steps), 0.75)).exp_m1()

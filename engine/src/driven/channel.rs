@@ -1,23 +1,34 @@
 //! The driven mode's two streams: commands read line by line from standard input, events
 //! written line by line to the report channel (the process's original standard output).
 //!
-//! Standard input is read on the thread that measures, and only between samples: a command
-//! arrives when the orchestrator has something to say, and the orchestrator never sends one
-//! while it waits for an answer, except `cancel`. Each event is serialised first and leaves in
-//! one write, then is flushed, so the orchestrator reads it the moment it is complete.
+//! Standard input is read by a thread of its own, so that a `cancel`, or the end of the input
+//! (the orchestrator is gone), stops what is being measured at its next sample boundary even
+//! in the middle of a long step (a `measure` slot reads no command until it ends); every other
+//! command waits for the measuring thread, which takes them one at a time between samples. The
+//! orchestrator never sends one while it waits for an answer, except `cancel`. Each event is
+//! serialised first and leaves in one write, then is flushed, so the orchestrator reads it the
+//! moment it is complete.
 
-use std::io::{self, BufRead, StdinLock, Write};
+use std::io::{self, BufRead, Write};
+use std::sync::mpsc::{self, Receiver};
 
 use knotmeter_protocol::{DrivenCommand, DrivenEvent};
 
 use crate::cancel::{self, Cause};
 use crate::output::ReportOut;
 
+/// One line of standard input, as the reader thread hands it over.
+enum Input {
+    /// A command.
+    Command(DrivenCommand),
+    /// A line that is not a command, with why.
+    Unreadable(String),
+}
+
 /// Both ends of the conversation with the orchestrator.
 pub(super) struct Channel {
-    input: StdinLock<'static>,
+    input: Receiver<Input>,
     out: ReportOut,
-    line: String,
     /// The first error writing an event: nothing more is written.
     failed: Option<io::Error>,
 }
@@ -25,10 +36,42 @@ pub(super) struct Channel {
 impl Channel {
     /// The channel over standard input and `out`.
     pub(super) fn new(out: ReportOut) -> Self {
+        let (sender, input) = mpsc::channel();
+        let reader = std::thread::Builder::new()
+            .name("knotmeter-commands".into())
+            .spawn(move || {
+                for line in io::stdin().lock().lines() {
+                    let Ok(line) = line else { break };
+                    let text = line.trim();
+                    if text.is_empty() {
+                        continue;
+                    }
+                    let input = match serde_json::from_str(text) {
+                        Ok(command) => {
+                            if matches!(command, DrivenCommand::Cancel) {
+                                cancel::cancel(Cause::InputClosed);
+                            }
+                            Input::Command(command)
+                        }
+                        Err(err) => {
+                            Input::Unreadable(format!("not a driven-mode command ({err}): {text}"))
+                        }
+                    };
+                    if sender.send(input).is_err() {
+                        return;
+                    }
+                }
+                // The orchestrator is gone: what is measured stops at its next boundary. The
+                // measuring thread then finds the input ended.
+                cancel::cancel(Cause::InputClosed);
+            });
+        if let Err(err) = reader {
+            eprintln!("knotmeter: cannot start a thread to read commands: {err}");
+            cancel::cancel(Cause::InputClosed);
+        }
         Channel {
-            input: io::stdin().lock(),
+            input,
             out,
-            line: String::new(),
             failed: None,
         }
     }
@@ -60,21 +103,10 @@ impl Channel {
     /// not a command is answered with an `error` event and skipped.
     pub(super) fn recv(&mut self) -> Option<DrivenCommand> {
         loop {
-            self.line.clear();
-            match self.input.read_line(&mut self.line) {
-                Ok(0) | Err(_) => return None,
-                Ok(_) => {}
-            }
-            let text = self.line.trim();
-            if text.is_empty() {
-                continue;
-            }
-            match serde_json::from_str(text) {
-                Ok(command) => return Some(command),
-                Err(err) => {
-                    let message = format!("not a driven-mode command ({err}): {text}");
-                    self.send(&DrivenEvent::Error { message });
-                }
+            match self.input.recv() {
+                Ok(Input::Command(command)) => return Some(command),
+                Ok(Input::Unreadable(message)) => self.send(&DrivenEvent::Error { message }),
+                Err(_) => return None,
             }
         }
     }

@@ -20,6 +20,7 @@
 
 mod channel;
 mod finalize;
+mod measure;
 mod open;
 mod pair;
 mod remote;
@@ -105,6 +106,7 @@ impl Driven<'_> {
                     self.pair(case, &against);
                 }
             }
+            DrivenCommand::Measure { slot } => self.measure(&slot),
             DrivenCommand::Finalize { estimates, record } => {
                 self.finalize(&estimates, record.map(|r| *r));
             }
@@ -136,14 +138,13 @@ impl Driven<'_> {
 
     /// The measuring configuration of a pair: two cases' worth of its budget, as for a group.
     fn config(&self, case: &Case, shares: u32) -> MeasureConfig {
-        MeasureConfig {
-            timer: self.timer,
-            budget: run::budget_of(self.options, case) * shares,
-            target_precision: self.options.precision,
-            seed: self.seed ^ fnv1a(&case.id),
-            run_once: false,
-            cancel: &cancel::CANCEL,
-        }
+        MeasureConfig::new(
+            self.timer,
+            run::budget_of(self.options, case) * shares,
+            self.options.precision,
+            self.seed ^ fnv1a(&case.id),
+            &cancel::CANCEL,
+        )
     }
 
     /// What analysing a result needs to know.

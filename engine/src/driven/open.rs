@@ -11,12 +11,13 @@
 //! A panic in the function, before it hands over or during a sample, answers `failed` and
 //! closes the case: the other side stops pairing and reports it.
 
-use knotmeter_protocol::{BenchResult, DrivenCommand, DrivenEvent, DrivenMeasurement, Warning};
+use knotmeter_protocol::{BenchResult, DrivenCommand, DrivenEvent, Warning};
 
 use super::Driven;
 use crate::analysis;
 use crate::measure::{Measurement, Sampler};
 use crate::registry::Case;
+use crate::rounds::from_wire;
 use crate::{alloc, run};
 
 impl Driven<'_> {
@@ -36,7 +37,7 @@ impl Driven<'_> {
                     DrivenCommand::Baseline { ops } => sampler.baseline(ops.max(1)),
                     DrivenCommand::Close { measurement } => {
                         let measurement = measurement.map(|m| {
-                            let mut m = measurement_of(*m);
+                            let (mut m, _) = from_wire(*m);
                             m.self_timed = sampler.self_timed();
                             if alloc::installed() {
                                 m.allocations = Some(sampler.allocations(m.ops_per_sample.max(1)));
@@ -89,34 +90,6 @@ impl Driven<'_> {
             ));
         }
         result
-    }
-}
-
-/// The engine's measurement of a side from its wire form.
-pub(super) fn measurement_of(m: DrivenMeasurement) -> Measurement {
-    Measurement {
-        cold_ns: m.cold_ns,
-        ops_per_sample: m.ops_per_sample,
-        workload_ns: m.workload_ns,
-        baseline_ns: m.baseline_ns,
-        wall_ns: m.wall_ns,
-        partial: m.partial,
-        budget_exhausted: m.budget_exhausted,
-        allocations: None,
-        self_timed: false,
-    }
-}
-
-/// The wire form of a side's measurement.
-pub(super) fn wire_measurement(m: &Measurement) -> DrivenMeasurement {
-    DrivenMeasurement {
-        cold_ns: m.cold_ns,
-        ops_per_sample: m.ops_per_sample,
-        workload_ns: m.workload_ns.clone(),
-        baseline_ns: m.baseline_ns.clone(),
-        wall_ns: m.wall_ns,
-        partial: m.partial,
-        budget_exhausted: m.budget_exhausted,
     }
 }
 

@@ -17,8 +17,9 @@ use std::panic;
 use knotmeter_protocol::{BenchResult, CaseFailure, DrivenCommand, DrivenEvent};
 
 use super::channel::Channel;
-use super::open::{command_name, wire_measurement};
+use super::open::command_name;
 use crate::measure::{Measurement, Sampler};
+use crate::rounds::to_wire;
 
 /// Why the other side stopped answering.
 #[derive(Debug, Clone, PartialEq)]
@@ -64,7 +65,7 @@ impl<'c> RemoteSampler<'c> {
             return Err(ended.clone());
         }
         let command = DrivenCommand::Close {
-            measurement: measurement.map(|m| Box::new(wire_measurement(m))),
+            measurement: measurement.map(|m| Box::new(to_wire(m, false))),
         };
         let ended = match self.ask(command) {
             DrivenEvent::Closed { result } => return Ok(result.map(|r| *r)),

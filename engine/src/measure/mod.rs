@@ -11,7 +11,7 @@ mod pace;
 mod paired;
 pub(crate) mod routine;
 mod sampler;
-mod schedule;
+pub(crate) mod schedule;
 mod self_timed;
 mod single;
 pub(crate) mod timer;
@@ -39,11 +39,46 @@ pub(crate) struct MeasureConfig {
     pub(crate) seed: u64,
     /// Test mode: run each case once to prove it works, measure nothing.
     pub(crate) run_once: bool,
+    /// The operations per sample, when an earlier round of the case tuned them: tuning is
+    /// skipped and every round samples alike.
+    pub(crate) tuned_ops: Option<u64>,
+    /// The most samples to take per side.
+    pub(crate) max_samples: usize,
+    /// Stop as soon as the median's interval is within `target_precision`. A slot of a round
+    /// samples for its whole budget instead: the rounds, not one process's samples, decide
+    /// when a case is known well enough.
+    pub(crate) stop_when_precise: bool,
+    /// Count allocations over one untimed batch after sampling, when a `CountingAlloc` is
+    /// installed (one round of a case counts them; the count does not move between rounds).
+    pub(crate) count_allocations: bool,
     /// Set when the run is cancelled; checked at every sample boundary.
     pub(crate) cancel: &'static AtomicBool,
 }
 
 impl MeasureConfig {
+    /// The configuration of a case measured in one stretch: `budget` wall time, stopping
+    /// once precise, tuned afresh, at most [`schedule::MAX_SAMPLES`] samples.
+    pub(crate) fn new(
+        timer: Timer,
+        budget: Duration,
+        target_precision: f64,
+        seed: u64,
+        cancel: &'static AtomicBool,
+    ) -> Self {
+        MeasureConfig {
+            timer,
+            budget,
+            target_precision,
+            seed,
+            run_once: false,
+            cancel,
+            tuned_ops: None,
+            max_samples: schedule::MAX_SAMPLES,
+            stop_when_precise: true,
+            count_allocations: true,
+        }
+    }
+
     /// True once cancellation was requested. Asked only at sample boundaries, so a true
     /// answer also tells the watchdog that the benchmark is not stuck.
     pub(crate) fn cancelled(&self) -> bool {

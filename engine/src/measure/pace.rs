@@ -120,14 +120,13 @@ mod tests {
     static NEVER: AtomicBool = AtomicBool::new(false);
 
     fn config(budget: Duration) -> MeasureConfig {
-        MeasureConfig {
-            timer: Timer::calibrate(TimerKind::Instant).unwrap(),
+        MeasureConfig::new(
+            Timer::calibrate(TimerKind::Instant).unwrap(),
             budget,
-            target_precision: 0.01,
-            seed: 1,
-            run_once: false,
-            cancel: &NEVER,
-        }
+            0.01,
+            1,
+            &NEVER,
+        )
     }
 
     #[test]

@@ -148,7 +148,7 @@ pub(crate) fn measure_pair(
         pace.step(round + 1);
         schedule.round_took(round_started.elapsed());
     }
-    if alloc::installed() && !cancelled {
+    if cfg.count_allocations && alloc::installed() && !cancelled {
         b.allocations = Some(base.allocations(ops));
         m.allocations = Some(member.allocations(ops));
     }

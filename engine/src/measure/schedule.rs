@@ -26,7 +26,7 @@ pub(super) const MIN_SAMPLES_FOR_PRECISION: usize = 100;
 /// changes, other processes) that a longer window averages in.
 const MIN_SAMPLING_FRACTION: u32 = 10;
 /// Upper bound on samples per side, which also bounds the raw data kept.
-pub(super) const MAX_SAMPLES: usize = 10_000;
+pub(crate) const MAX_SAMPLES: usize = 10_000;
 /// Tuning and warm-up take at most a fifth of the budget, and never more than this.
 const MAX_WARM_UP: Duration = Duration::from_millis(500);
 
@@ -41,12 +41,20 @@ pub(super) struct Tuned {
 }
 
 /// Tunes `sampler`'s operations per sample, within `deadline`; every batch is a step of `pace`.
+/// A count an earlier round tuned ([`MeasureConfig::tuned_ops`]) is kept: one batch at it is
+/// the tuning sample.
 pub(super) fn tune_only(
     cfg: &MeasureConfig,
     sampler: &mut dyn Sampler,
     pace: &mut Pace<'_>,
     deadline: Instant,
 ) -> Tuned {
+    if let Some(ops) = cfg.tuned_ops {
+        let ops = ops.max(1);
+        let last_ns = sampler.workload(ops);
+        pace.step(0);
+        return Tuned { ops, last_ns };
+    }
     let mut last_ns = 0.0;
     let ops = tune(target_sample_ns(&cfg.timer), deadline, |ops| {
         last_ns = sampler.workload(ops);
@@ -142,13 +150,16 @@ impl Schedule {
         if cfg.cancelled() {
             return Stop::Cancelled;
         }
-        if samples >= MAX_SAMPLES {
+        if samples >= cfg.max_samples.max(1) {
             return Stop::Full;
         }
         if samples >= 1 && !pace.fits(self.last_round) {
             return Stop::Budget;
         }
-        if samples >= self.next_check && self.sampling_started.elapsed() >= self.min_sampling {
+        if cfg.stop_when_precise
+            && samples >= self.next_check
+            && self.sampling_started.elapsed() >= self.min_sampling
+        {
             if precise() {
                 return Stop::Precise;
             }
@@ -158,10 +169,16 @@ impl Schedule {
     }
 }
 
-/// SplitMix64: a tiny, well-distributed generator for the jitter. Not for anything secret.
-struct SplitMix64(u64);
+/// SplitMix64: a tiny, well-distributed generator for the jitter and the order of rounds. Not
+/// for anything secret.
+pub(crate) struct SplitMix64(u64);
 
 impl SplitMix64 {
+    /// A generator seeded with `seed`.
+    pub(crate) fn new(seed: u64) -> Self {
+        SplitMix64(seed)
+    }
+
     fn next(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut z = self.0;
@@ -171,7 +188,7 @@ impl SplitMix64 {
     }
 
     /// A value in `0..bound` (`bound` > 0).
-    fn below(&mut self, bound: u64) -> u64 {
+    pub(crate) fn below(&mut self, bound: u64) -> u64 {
         self.next() % bound
     }
 }

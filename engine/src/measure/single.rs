@@ -77,7 +77,7 @@ pub(crate) fn measure(
         pace.step(round + 1);
         schedule.round_took(round_started.elapsed());
     }
-    if alloc::installed() {
+    if cfg.count_allocations && alloc::installed() {
         m.allocations = Some(sampler.allocations(ops));
     }
     m.finish(started, false)
@@ -151,14 +151,13 @@ mod tests {
     }
 
     fn config(budget: Duration) -> MeasureConfig {
-        MeasureConfig {
-            timer: Timer::calibrate(TimerKind::Instant).unwrap(),
+        MeasureConfig::new(
+            Timer::calibrate(TimerKind::Instant).unwrap(),
             budget,
-            target_precision: 0.01,
-            seed: 7,
-            run_once: false,
-            cancel: &NEVER,
-        }
+            0.01,
+            7,
+            &NEVER,
+        )
     }
 
     #[test]

@@ -61,6 +61,33 @@ impl Timer {
         Ok(timer)
     }
 
+    /// The clock `kind` with a calibration measured elsewhere: a worker process measures with
+    /// its coordinator's (the TSC's period and the clock's costs are the machine's, not the
+    /// process's), so no round pays for calibrating again.
+    pub(crate) fn calibrated(
+        kind: TimerKind,
+        ns_per_tick: f64,
+        precision_ns: f64,
+        read_cost_ns: f64,
+    ) -> Self {
+        Timer {
+            kind,
+            epoch: Instant::now(),
+            ns_per_tick: if kind == TimerKind::Instant {
+                1.0
+            } else {
+                ns_per_tick
+            },
+            precision_ns,
+            read_cost_ns,
+        }
+    }
+
+    /// Nanoseconds per tick.
+    pub(crate) fn ns_per_tick(&self) -> f64 {
+        self.ns_per_tick
+    }
+
     /// The clock in use.
     pub(crate) fn kind(&self) -> TimerKind {
         self.kind

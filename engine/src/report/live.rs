@@ -1,13 +1,10 @@
-//! The pretty table's in-progress line: a case's row is begun before the case runs, so a crash
-//! leaves the name of the case that was running as the last line of the output.
+//! The pretty table's status line: on a terminal, one line below the finished rows says which
+//! case is being measured and how far it has got, redrawn on every progress event (`\r`, the
+//! line, then erase to its end); a finished row, or any other line, replaces it.
 //!
-//! Without a terminal (a log file, a pipe), the row's label cell is written when the case
-//! starts and the rest of the row when it ends, as libtest writes `test name ... ` before a
-//! test runs. On a terminal the line also says how far the case has got, redrawn on every
-//! progress event (`\r`, the line, then erase to its end), and the finished row replaces it.
-//!
-//! Only one row is begun at a time: the members of a pair are measured together, and the
-//! second's row is written whole once the first's is done.
+//! The cases of a run are measured in rounds, interleaved, so rows are printed as cases finish,
+//! not as they start. Without a terminal (a log file, a pipe) there is no status line: the
+//! finished rows alone.
 
 use super::style::{Painter, Tone};
 use crate::measure::Progress;
@@ -15,82 +12,47 @@ use crate::measure::Progress;
 /// Erases from the cursor to the end of the line.
 const ERASE: &str = "\x1b[K";
 
-/// The row begun on the current line, if any.
+/// The status line, if one is shown.
 #[derive(Debug)]
 pub(crate) struct InProgress {
-    /// Redraw the line (a terminal) or only append to it.
+    /// Draw a status line at all (a terminal).
     live: bool,
-    /// The case whose row is begun, and the text written for it.
-    open: Option<(String, String)>,
+    /// A status line is on the screen.
+    shown: bool,
 }
 
 impl InProgress {
-    /// No row begun yet; `live` on a terminal.
+    /// No status line yet; one is drawn only when `live` (on a terminal).
     pub(crate) fn new(live: bool) -> Self {
-        InProgress { live, open: None }
+        InProgress { live, shown: false }
     }
 
-    /// Whether a row is begun (a new case then does not begin its own).
-    pub(crate) fn is_open(&self) -> bool {
-        self.open.is_some()
-    }
-
-    /// Begins the row of case `id` with `prefix` (its label cell and the gap after it), and
-    /// returns the text to write.
-    pub(crate) fn begin(&mut self, id: &str, prefix: String, painter: Painter) -> String {
-        let text = if self.live {
-            format!("{prefix}{}", painter.paint(Tone::Dim, "running…"))
-        } else {
-            prefix.clone()
-        };
-        self.open = Some((id.to_owned(), prefix));
-        text
-    }
-
-    /// The redrawn line after `progress` of case `id`, on a terminal, if its row is begun.
+    /// The redrawn status line after `progress` of the case labelled `label`, on a terminal.
     pub(crate) fn progress(
-        &self,
-        id: &str,
+        &mut self,
+        label: &str,
         progress: &Progress,
         painter: Painter,
     ) -> Option<String> {
-        let (open, prefix) = self.open.as_ref()?;
-        if !self.live || open != id {
+        if !self.live {
             return None;
         }
+        self.shown = true;
         let status = format!(
-            "running… {:.0}% · {} samples",
+            "measuring {label}… {:.0}% · {} samples",
             progress.fraction * 100.0,
             progress.samples
         );
-        Some(format!(
-            "\r{prefix}{}{ERASE}",
-            painter.paint(Tone::Dim, &status)
-        ))
+        Some(format!("\r{}{ERASE}", painter.paint(Tone::Dim, &status)))
     }
 
-    /// The text that writes `line`, the finished row of case `id`, where its begun row is (or
-    /// on a line of its own when another case's row is begun).
-    pub(crate) fn finish(&mut self, id: &str, line: &str) -> String {
-        match self.open.take() {
-            Some((open, prefix)) if open == id => match line.strip_prefix(&prefix) {
-                Some(rest) if !self.live => rest.to_owned(),
-                _ if self.live => format!("\r{line}{ERASE}"),
-                _ => format!("\n{line}"),
-            },
-            Some(_) if self.live => format!("\r{ERASE}{line}"),
-            Some(_) => format!("\n{line}"),
-            None => line.to_owned(),
-        }
-    }
-
-    /// The text that ends a begun row before an unrelated line: erased on a terminal, ended
-    /// as it is otherwise.
+    /// The text that ends the status line before another line is written: erased on a
+    /// terminal, nothing otherwise.
     pub(crate) fn interrupt(&mut self) -> String {
-        match self.open.take() {
-            Some(_) if self.live => format!("\r{ERASE}"),
-            Some(_) => "\n".to_owned(),
-            None => String::new(),
+        if std::mem::take(&mut self.shown) {
+            format!("\r{ERASE}")
+        } else {
+            String::new()
         }
     }
 }
@@ -113,44 +75,21 @@ mod tests {
     }
 
     #[test]
-    fn in_a_log_the_label_comes_first_and_the_row_completes_it() {
+    fn in_a_log_there_is_no_status_line() {
         let mut line = InProgress::new(false);
-        let begun = line.begin("q::plain", "plain    ".into(), plain());
-        assert_eq!(begun, "plain    ");
-        assert_eq!(line.progress("q::plain", &progress(), plain()), None);
-        let rest = line.finish("q::plain", "plain    12.2 ns ±0.4%");
-        assert_eq!(format!("{begun}{rest}"), "plain    12.2 ns ±0.4%");
-        assert!(!line.is_open());
+        assert_eq!(line.progress("plain", &progress(), plain()), None);
+        assert_eq!(line.interrupt(), "");
     }
 
     #[test]
-    fn on_a_terminal_the_line_shows_progress_and_the_row_replaces_it() {
+    fn on_a_terminal_the_status_line_is_redrawn_and_erased_before_a_row() {
         let mut line = InProgress::new(true);
+        assert_eq!(line.interrupt(), "");
         assert_eq!(
-            line.begin("q::plain", "plain  ".into(), plain()),
-            "plain  running…"
+            line.progress("plain", &progress(), plain()).unwrap(),
+            "\rmeasuring plain… 37% · 120 samples\x1b[K"
         );
-        assert_eq!(
-            line.progress("q::plain", &progress(), plain()).unwrap(),
-            "\rplain  running… 37% · 120 samples\x1b[K"
-        );
-        assert_eq!(line.progress("q::other", &progress(), plain()), None);
-        assert_eq!(
-            line.finish("q::plain", "plain  12 ns"),
-            "\rplain  12 ns\x1b[K"
-        );
-    }
-
-    #[test]
-    fn another_line_first_ends_the_begun_row() {
-        let mut log = InProgress::new(false);
-        log.begin("q::a", "a  ".into(), plain());
-        assert_eq!(log.finish("q::b", "b  1 ns"), "\nb  1 ns");
-        assert!(!log.is_open());
-        let mut terminal = InProgress::new(true);
-        terminal.begin("q::a", "a  ".into(), plain());
-        assert_eq!(terminal.interrupt(), "\r\x1b[K");
-        assert_eq!(terminal.interrupt(), "");
-        assert_eq!(terminal.finish("q::a", "a  1 ns"), "a  1 ns");
+        assert_eq!(line.interrupt(), "\r\x1b[K");
+        assert_eq!(line.interrupt(), "");
     }
 }

@@ -26,14 +26,14 @@ use std::collections::{HashMap, HashSet};
 use std::io::{self, Write};
 
 use knotmeter_format::text::{
-    allocations_text, bench_id, case_label, complexity_text, failure_text, manifest_line,
-    optimized_away, samples_text, spread_legend, spread_mark, warning_text, EMPTY_ESTIMATE,
-    OPTIMIZED_AWAY,
+    allocations_text, bench_id, case_label, complexity_text, failure_text, interval_cell,
+    interval_legend, interval_mark, manifest_line, optimized_away, samples_text, warning_text,
+    EMPTY_ESTIMATE, OPTIMIZED_AWAY,
 };
 use knotmeter_format::units::{
     format_duration_ns, format_rate, format_throughput, ops_per_sec, MISSING,
 };
-use knotmeter_format::{shown, Tally};
+use knotmeter_format::{shown, Tally, DETAIL_ONLY};
 use knotmeter_protocol::{
     BenchResult, BenchSummary, CaseFailure, Comparison, FailureKind, ListEntry, Manifest, Outcome,
     RunSummary, Severity, Warning,
@@ -73,11 +73,9 @@ pub(crate) struct Pretty {
     failed: u64,
     /// Cases cancelled before their first sample.
     skipped: u64,
-    /// Rows printed with `±?`, and how many of them for want of any history.
-    spread_unknown: (usize, usize),
-    /// Earlier runs needed before the spread between runs is known.
-    runs_needed: u32,
-    /// The row begun for the case in progress.
+    /// Rows printed with `±?`.
+    interval_unknown: usize,
+    /// The status line under the finished rows.
     in_progress: InProgress,
 }
 
@@ -85,8 +83,8 @@ pub(crate) struct Pretty {
 fn layout(case_width: usize) -> Table {
     Table::new(vec![
         Column::new("case", case_width, Align::Left),
-        Column::new("median", 9, Align::Right),
-        Column::new("± between runs", 14, Align::Left),
+        Column::new("estimate", 9, Align::Right),
+        Column::new("±", 6, Align::Left),
         Column::new("throughput", 16, Align::Right),
         Column::new("samples × ops", 15, Align::Right),
         Column::new("overhead", 8, Align::Right),
@@ -117,8 +115,7 @@ impl Pretty {
             warned_benches: HashSet::new(),
             failed: 0,
             skipped: 0,
-            spread_unknown: (0, 0),
-            runs_needed: 0,
+            interval_unknown: 0,
             in_progress: InProgress::new(live),
         }
     }
@@ -182,7 +179,7 @@ fn estimate_cells(result: &BenchResult) -> [String; 3] {
     });
     [
         format_duration_ns(median_ns),
-        spread_mark(result.reproducibility.as_ref()),
+        interval_cell(result),
         throughput,
     ]
 }
@@ -222,20 +219,16 @@ impl Reporter for Pretty {
         self.out.flush()
     }
 
-    fn case_started(&mut self, id: &str) -> io::Result<()> {
-        if self.in_progress.is_open() {
-            return Ok(());
-        }
-        let group = self.groups.get(id).cloned().flatten();
-        let label = self.open_row(id, group.as_deref())?;
-        let prefix = format!("{}{GAP}", self.table.cell(0, &label));
-        let begun = self.in_progress.begin(id, prefix, self.painter);
-        write!(self.out, "{begun}")?;
-        self.out.flush()
+    fn case_started(&mut self, _id: &str) -> io::Result<()> {
+        // Cases are measured in rounds, interleaved: a row is printed when its case finishes.
+        Ok(())
     }
 
     fn progress(&mut self, id: &str, progress: &Progress) -> io::Result<()> {
-        match self.in_progress.progress(id, progress, self.painter) {
+        match self
+            .in_progress
+            .progress(case_label(id), progress, self.painter)
+        {
             Some(line) => {
                 write!(self.out, "{line}")?;
                 self.out.flush()
@@ -248,13 +241,8 @@ impl Reporter for Pretty {
         self.outcomes
             .push((result.id.clone(), shown(result, None).outcome));
         let empty = optimized_away(result);
-        let repro = result.reproducibility.as_ref();
-        if !empty && repro.and_then(|r| r.spread).is_none() {
-            self.spread_unknown.0 += 1;
-            self.spread_unknown.1 += usize::from(repro.is_none());
-        }
-        if let Some(repro) = repro {
-            self.runs_needed = repro.runs_needed;
+        if !empty && interval_mark(result).is_none() {
+            self.interval_unknown += 1;
         }
         let group = result.group.clone();
         self.groups.entry(result.id.clone()).or_insert(group);
@@ -279,13 +267,20 @@ impl Reporter for Pretty {
         } else {
             format!("{row}{GAP}{suffix}")
         };
-        writeln!(self.out, "{}", self.in_progress.finish(&result.id, &line))?;
+        write!(self.out, "{}", self.in_progress.interrupt())?;
+        writeln!(self.out, "{line}")?;
         let indent = " ".repeat(label.len() - label.trim_start().len() + 2);
         let (empty, others): (Vec<&Warning>, Vec<&Warning>) = result
             .warnings
             .iter()
             .partition(|warning| warning.code == OPTIMIZED_AWAY);
-        for warning in empty.into_iter().chain(others) {
+        // Notes that only describe how the samples fell are for the details (`--format json`
+        // and the editor's hover), not for a line under every row.
+        for warning in empty
+            .into_iter()
+            .chain(others)
+            .filter(|w| !DETAIL_ONLY.contains(&w.code.as_str()))
+        {
             self.warning_line(&indent, warning)?;
         }
         self.out.flush()
@@ -307,7 +302,8 @@ impl Reporter for Pretty {
             self.table.cell(0, &label),
             self.painter.paint(Tone::Error, first)
         );
-        writeln!(self.out, "{}", self.in_progress.finish(&failure.id, &line))?;
+        write!(self.out, "{}", self.in_progress.interrupt())?;
+        writeln!(self.out, "{line}")?;
         let indent = " ".repeat(self.table.cell(0, "").len() + GAP.len());
         for line in lines {
             writeln!(
@@ -353,10 +349,9 @@ impl Reporter for Pretty {
         for line in compared::section(&self.compared, &self.groups, self.painter) {
             writeln!(self.out, "{line}")?;
         }
-        let (unknown, without_history) = self.spread_unknown;
-        if unknown > 0 {
+        if self.interval_unknown > 0 {
             writeln!(self.out)?;
-            let legend = spread_legend(unknown, without_history, self.runs_needed);
+            let legend = interval_legend(self.interval_unknown);
             writeln!(self.out, "{}", self.painter.paint(Tone::Dim, &legend))?;
         }
         let mut tally = Tally {

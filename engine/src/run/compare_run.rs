@@ -14,7 +14,9 @@ use knotmeter_protocol::{BenchResult, Comparison, ComparisonKind, Reproducibilit
 use super::Session;
 use crate::analysis::{corrected, optimized_away};
 use crate::cancel;
-use crate::compare::{self, unpaired_ratio, Pending, DEFAULT_RUN_TO_RUN_NOISE};
+use crate::compare::{
+    self, step_sd, unpaired_ratio, Pending, RatioEstimate, DEFAULT_RUN_TO_RUN_NOISE,
+};
 use crate::store::{Lookup, Store};
 
 /// Stored runs looked at to estimate a case's run-to-run noise.
@@ -39,13 +41,20 @@ pub(super) fn reproducibility(
     store.is_open().then(|| compare::reproducibility(&medians))
 }
 
-/// The noise floor of a before/after comparison of `result`: the spread between runs it
-/// shows, or the default while that is not known yet.
-fn run_to_run_noise(result: &BenchResult) -> f64 {
-    result
-        .reproducibility
-        .and_then(|r| r.spread)
-        .unwrap_or(DEFAULT_RUN_TO_RUN_NOISE)
+/// The before/after ratio of `result` against `stored`: from both runs' rounds (Welch), their
+/// uncertainty widened to what the history says runs of this case move by, once it knows; from
+/// the samples (Mann–Whitney, Hodges–Lehmann) when either side was measured in one stretch (a
+/// result stored by an engine without rounds), with the history's spread, or the default
+/// while it is not known, as the noise floor those samples cannot see.
+fn before_after(stored: &BenchResult, result: &BenchResult) -> Option<(RatioEstimate, f64)> {
+    let spread = result.reproducibility.and_then(|r| r.spread);
+    if let (Some(before), Some(after)) = (&stored.rounds, &result.rounds) {
+        let history_sd = spread.map(step_sd);
+        return compare::rounds::before_after(before, after, history_sd).map(|e| (e, 0.0));
+    }
+    let before = corrected(&stored.raw.workload_ns, &stored.raw.baseline_ns).samples;
+    let after = corrected(&result.raw.workload_ns, &result.raw.baseline_ns).samples;
+    unpaired_ratio(&before, &after).map(|e| (e, spread.unwrap_or(DEFAULT_RUN_TO_RUN_NOISE)))
 }
 
 /// Decides every comparison of the run.
@@ -111,20 +120,13 @@ pub(super) fn finish(session: &Session<'_>) -> Compared {
                 continue;
             }
         };
-        let before = corrected(
-            &stored.result.raw.workload_ns,
-            &stored.result.raw.baseline_ns,
-        )
-        .samples;
-        let after = corrected(&result.raw.workload_ns, &result.raw.baseline_ns).samples;
-        let Some(estimate) = unpaired_ratio(&before, &after) else {
+        let Some((estimate, noise)) = before_after(&stored.result, result) else {
             not_compared.push((
                 result.id.clone(),
-                "too few positive samples to compare".to_owned(),
+                "too few rounds or positive samples to compare".to_owned(),
             ));
             continue;
         };
-        let noise = run_to_run_noise(result);
         pending.push(Pending {
             id: result.id.clone(),
             against: if against.is_empty() {

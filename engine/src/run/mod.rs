@@ -13,10 +13,10 @@
 
 mod compare_run;
 mod emit;
-mod execute;
+pub(crate) mod execute;
 mod gate;
 mod once;
-mod panics;
+pub(crate) mod panics;
 mod plan;
 
 use std::cell::RefCell;
@@ -28,25 +28,26 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use knotmeter_history::{machine_key, RunStatus};
 use knotmeter_protocol::{
-    BenchResult, CaseFailure, ComparisonKind, FailureKind, Manifest, RunSummary, Warning,
+    BenchResult, CaseFailure, ComparisonKind, FailureKind, Manifest, RunSummary,
 };
 
-pub(crate) use execute::{not_measured, with_sampler};
+pub(crate) use execute::{not_measured, with_sampler, Outcome};
 pub(crate) use once::run_once;
 pub(crate) use panics::install as install_panic_hook;
 
+use crate::analysis::rounds::{Plan as RoundsPlan, Round};
 use crate::analysis::{self, Context};
 use crate::cancel::{self, Cause};
 use crate::cli::Options;
 use crate::compare::Pending;
 use crate::manifest::manifest;
-use crate::measure::{MeasureConfig, Measurement, Progress, Timer};
+use crate::measure::{Progress, Timer};
 use crate::output::ReportOut;
 use crate::registry::Case;
-use crate::report::Reporter;
+use crate::report::{Format, Reporter};
+use crate::rounds;
 use crate::store::Store;
 use emit::Output;
-use execute::Outcome;
 use plan::Step;
 
 /// The seed of the sample-length jitter: `--seed`, or from the clock.
@@ -162,31 +163,20 @@ impl Session<'_> {
         self.emit(|r| r.run_started(&self.manifest, &entries));
         self.store
             .begin(&self.manifest, self.options.save_baseline.as_deref());
-        let mut previous: Option<&str> = None;
-        for step in plan::plan(selected, all) {
-            self.check_stray_panics(previous);
-            if cancel::requested() {
-                break;
-            }
-            match step {
-                Step::Single(case) => {
-                    self.emit(|r| r.case_started(&case.id));
-                    let outcome =
-                        execute::single(case, &self.config(case, 1), &mut self.progress(case));
-                    self.report(case, outcome);
-                    previous = Some(&case.id);
-                }
-                Step::Pair {
-                    base,
-                    member,
-                    report_base,
-                } => {
-                    self.pair(base, member, report_base);
-                    previous = Some(&member.id);
-                }
-            }
-        }
-        self.check_stray_panics(previous);
+        let units = plan::plan(selected, all)
+            .into_iter()
+            .map(|step| self.unit(step))
+            .collect();
+        let settings = rounds::Settings {
+            rounds: self.options.rounds,
+            in_process: self.options.in_process,
+            mark_output: self.options.format == Format::Jsonl,
+            target_precision: self.options.precision,
+            seed: self.seed,
+            timer: self.timer,
+        };
+        rounds::run(units, &settings, self);
+        self.check_stray_panics(None);
         let compared = compare_run::finish(self);
         let mut verdicts = Vec::new();
         for (id, comparison) in &compared.comparisons {
@@ -216,6 +206,27 @@ impl Session<'_> {
         self.exit_code(&summary)
     }
 
+    /// The unit of rounds a step of the plan is: a case alone, or a pair with two cases'
+    /// worth of budget.
+    fn unit<'c>(&self, step: Step<'c>) -> rounds::Unit<'c> {
+        match step {
+            Step::Single(case) => rounds::Unit {
+                cases: vec![case],
+                reports: vec![true],
+                budget: budget_of(self.options, case),
+            },
+            Step::Pair {
+                base,
+                member,
+                report_base,
+            } => rounds::Unit {
+                cases: vec![base, member],
+                reports: vec![report_base, true],
+                budget: budget_of(self.options, member) * 2,
+            },
+        }
+    }
+
     /// Counts the panics of threads that happened while no case ran, and says so: they fail
     /// the run, since the case that left the thread running was already reported.
     fn check_stray_panics(&mut self, previous: Option<&str>) {
@@ -235,63 +246,9 @@ impl Session<'_> {
         }
     }
 
-    fn pair(&mut self, base: &Case, member: &Case, report_base: bool) {
-        if report_base {
-            self.emit(|r| r.case_started(&base.id));
-        }
-        self.emit(|r| r.case_started(&member.id));
-        let cfg = self.config(member, 2);
-        let (base_end, member_end) = execute::pair(base, member, &cfg, &mut self.progress(member));
-        if let (Some(Ok((b, _))), Some(Ok((m, _)))) = (&base_end, &member_end) {
-            if let Some(estimate) = crate::compare::paired_ratio(b, m) {
-                self.paired.push(Pending {
-                    id: member.id.clone(),
-                    against: base.id.clone(),
-                    estimate,
-                    threshold: self.options.noise_threshold,
-                    kind: ComparisonKind::Group,
-                });
-            }
-        }
-        if report_base {
-            let base_end = match base_end {
-                Some(outcome) => outcome,
-                None => execute::single(base, &self.config(base, 1), &mut self.progress(base)),
-            };
-            self.report(base, base_end);
-        }
-        let member_end = match member_end {
-            Some(outcome) => outcome,
-            None => execute::single(member, &self.config(member, 1), &mut self.progress(member)),
-        };
-        self.report(member, member_end);
-    }
-
-    /// The measuring configuration of `case`, with `shares` cases' worth of time budget.
-    fn config(&self, case: &Case, shares: u32) -> MeasureConfig {
-        MeasureConfig {
-            timer: self.timer,
-            budget: budget_of(self.options, case) * shares,
-            target_precision: self.options.precision,
-            seed: self.seed ^ fnv1a(&case.id),
-            run_once: false,
-            cancel: &cancel::CANCEL,
-        }
-    }
-
-    fn progress(&self, case: &Case) -> impl FnMut(&Progress) {
-        let output = Rc::clone(&self.output);
-        let id = case.id.clone();
-        move |progress| output.borrow_mut().emit(|r| r.progress(&id, progress))
-    }
-
-    /// Reports one case's outcome, then the benchmark's summary if it was its last case.
-    fn report(&mut self, case: &Case, outcome: Outcome) {
-        match outcome {
-            Ok((m, _)) if m.workload_ns.is_empty() => self.fail(&execute::cancelled(case)),
-            Ok((m, twice)) => self.finish(case, m, twice),
-            Err(failure) => self.fail(&failure),
-        }
+    /// Counts a case of its benchmark as reported; after the benchmark's last case, its
+    /// analysis across cases.
+    fn reported(&mut self, case: &Case) {
         let remaining = self.remaining.entry(case.bench_id.clone()).or_default();
         *remaining = remaining.saturating_sub(1);
         if *remaining == 0 {
@@ -307,27 +264,6 @@ impl Session<'_> {
                 self.emit(|r| r.bench_finished(&summary));
             }
         }
-    }
-
-    fn finish(&mut self, case: &Case, m: Measurement, twice: bool) {
-        let cx = Context {
-            timer: self.timer,
-            target_precision: self.options.precision,
-        };
-        let mut result = analysis::analyse(case, m, &cx);
-        let key = machine_key(&self.manifest);
-        result.reproducibility = compare_run::reproducibility(&self.store, &result.id, &key);
-        if twice {
-            result.warnings.push(Warning::new(
-                "measured_twice",
-                "the benchmark called a timing method more than once; only the first was measured: \
-                 split it into two #[bench] functions",
-            ));
-        }
-        // Stored before it is printed: a result that was shown is in the history.
-        self.store.record(&result);
-        self.emit(|r| r.case_finished(&result));
-        self.results.push(result);
     }
 
     fn fail(&mut self, failure: &CaseFailure) {
@@ -364,6 +300,58 @@ impl Session<'_> {
             ExitCode::FAILURE
         } else {
             ExitCode::SUCCESS
+        }
+    }
+}
+
+impl rounds::Sink for Session<'_> {
+    fn started(&mut self, case: &Case) {
+        self.emit(|r| r.case_started(&case.id));
+    }
+
+    fn progress(&mut self, id: &str, progress: &Progress) {
+        self.emit(|r| r.progress(id, progress));
+    }
+
+    fn failed(&mut self, case: &Case, failure: CaseFailure) {
+        self.fail(&failure);
+        self.reported(case);
+    }
+
+    fn paired(&mut self, base: &Case, member: &Case, log_ratios: &[f64]) {
+        if let Some(estimate) = crate::compare::rounds::paired(log_ratios) {
+            self.paired.push(Pending {
+                id: member.id.clone(),
+                against: base.id.clone(),
+                estimate,
+                threshold: self.options.noise_threshold,
+                kind: ComparisonKind::Group,
+            });
+        }
+    }
+
+    fn finished(&mut self, case: &Case, rounds: Vec<Round>, plan: &RoundsPlan) {
+        let cx = Context {
+            timer: self.timer,
+            target_precision: self.options.precision,
+        };
+        let mut result = analysis::rounds::analyse_rounds(case, rounds, plan, &cx);
+        let key = machine_key(&self.manifest);
+        result.reproducibility = compare_run::reproducibility(&self.store, &result.id, &key);
+        // Stored before it is printed: a result that was shown is in the history.
+        self.store.record(&result);
+        self.emit(|r| r.case_finished(&result));
+        self.results.push(result);
+        self.reported(case);
+    }
+
+    fn stray_panics(&mut self, panics: &[String]) {
+        self.stray_panics += panics.len();
+        for panic in panics {
+            eprintln!(
+                "knotmeter: {panic} between cases, probably left running by the case measured \
+                 before it, which was already reported; the run fails"
+            );
         }
     }
 }

@@ -28,12 +28,8 @@ pub(crate) fn run_once(cases: &[Case], timer: Timer, mut out: ReportOut) -> Exit
             write!(out, "test {} ... ", case.short_name())?;
             out.flush()?;
             let cfg = MeasureConfig {
-                timer,
-                budget: std::time::Duration::ZERO,
-                target_precision: 1.0,
-                seed: 0,
                 run_once: true,
-                cancel: &cancel::CANCEL,
+                ..MeasureConfig::new(timer, std::time::Duration::ZERO, 1.0, 0, &cancel::CANCEL)
             };
             let failure = execute::single(case, &cfg, &mut |_| {}).err();
             ran += 1;

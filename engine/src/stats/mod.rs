@@ -26,7 +26,9 @@ pub(crate) mod normal;
 pub(crate) mod outliers;
 pub(crate) mod paired;
 pub(crate) mod ranks;
+pub(crate) mod rounds;
 pub(crate) mod select;
+pub(crate) mod student;
 pub(crate) mod summary;
 #[cfg(test)]
 mod testutil;
@@ -42,5 +44,6 @@ pub(crate) use self::{
     normal::{normal_cdf, normal_quantile},
     outliers::{tukey, without_outliers, Tukey},
     paired::{one_sample_location, wilcoxon_signed_rank_p},
+    student::{t_critical, t_two_sided_p},
     summary::{mean, median, quantile, sorted, std_dev},
 };

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use knotmeter_protocol::{
     Allocations, BenchResult, Comparison, Estimate, Manifest, Overhead, Quantiles, RawSamples,
-    TimerInfo, Verdict, Warning,
+    Rounds, TimerInfo, Verdict, Warning,
 };
 use tempfile::TempDir;
 
@@ -93,6 +93,11 @@ pub fn result_with_samples(id: &str, median_ns: f64, n: usize) -> BenchResult {
         warnings: Vec::new(),
         comparison: None,
         reproducibility: None,
+        // Kept as measured, so that before/after comparisons read both runs' rounds.
+        rounds: Some(Rounds {
+            medians_ns: vec![median_ns * 0.99, median_ns, median_ns * 1.01],
+            processes: 3,
+        }),
         allocations: None,
         raw: RawSamples {
             workload_ns: (0..n).map(|i| median_ns + i as f64 * 0.1).collect(),

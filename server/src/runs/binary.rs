@@ -288,7 +288,7 @@ async fn follow(
         tokio::select! {
             biased;
             line = stdout.next_line(), if out_open => match line {
-                Some(line) => bench_line(tracker, &line, &wanted, &mut ended, &mut silence),
+                Some(line) => bench_line(tracker, launch.target, &line, &wanted, &mut ended, &mut silence),
                 None => out_open = false,
             },
             line = stderr.next_line(), if err_open => match line {
@@ -335,6 +335,7 @@ async fn follow(
 /// One line of the bench binary's standard output.
 fn bench_line(
     tracker: &mut Tracker<'_>,
+    target: &TargetRef,
     line: &str,
     wanted: &HashSet<&str>,
     ended: &mut Ended,
@@ -416,6 +417,32 @@ fn bench_line(
                     (ItemState::Failed, format!("{}{location}", failure.message))
                 }
                 FailureKind::Cancelled => (ItemState::Skipped, "cancelled".to_owned()),
+                // The bench binary measured the case in a worker process, which died or hung:
+                // the same faults as this binary's own crash or hang, and the run went on.
+                FailureKind::Crashed | FailureKind::Hung => {
+                    let target = target.clone();
+                    let problem = if failure.kind == FailureKind::Hung {
+                        Problem::Hung {
+                            target,
+                            case: Some(failure.id.clone()),
+                            message: failure.message.clone(),
+                        }
+                    } else {
+                        Problem::Crashed {
+                            target,
+                            case: Some(failure.id.clone()),
+                            message: failure.message.clone(),
+                        }
+                    };
+                    tracker.problem(problem);
+                    let tail = ended.stderr_tail.join("\n");
+                    let message = if tail.is_empty() {
+                        failure.message.clone()
+                    } else {
+                        format!("{}\n{tail}", failure.message)
+                    };
+                    (ItemState::Errored, message)
+                }
             };
             tracker.output(Some(&failure.id), message.clone());
             tracker.state(&failure.id, state, None, Some(message));

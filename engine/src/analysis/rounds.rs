@@ -1,0 +1,410 @@
+//! A case's result from its rounds: each round's median is one observation, and the estimate
+//! and its interval come from the variation between them.
+//!
+//! Each round's samples are corrected with that round's own empty body (processes differ in
+//! their overhead too), and their median is the round's figure. The estimate is the geometric
+//! mean of the rounds' figures with a Student's t interval over their logarithms: a round's
+//! state (its process, the machine at that moment) multiplies its figure, and a log scale
+//! makes such effects additive. Where a round's figure is zero (a body the compiler removed),
+//! the arithmetic mean and its t interval take over. With a single round there is nothing to
+//! see between processes: that round's distribution-free interval of the median is given, and
+//! the warning `imprecise` says it covers one process only.
+//!
+//! The samples of every round together give the distribution (quantiles, outliers, the
+//! histogram's modes) and the validity checks; the noise check (`high_noise`) looks inside each
+//! round, since what differs between rounds is what the interval shows.
+
+use knotmeter_protocol::{
+    Allocations, BenchResult, Estimate, Overhead, Quantiles, RawSamples, Rounds, Throughput,
+    Warning,
+};
+
+use super::{baseline_drift, corrected, validity, Context, LEVEL, MIN_SAMPLES_FOR_INTERVAL};
+use crate::measure::schedule::MAX_SAMPLES;
+use crate::measure::Measurement;
+use crate::registry::Case;
+use crate::stats::{self, rounds::Mean};
+
+/// The code of the note on a result whose interval is wider than the precision target.
+pub(crate) const WIDE_INTERVAL: &str = "wide_interval";
+/// The code of the note on rounds measured in one process.
+pub(crate) const IN_PROCESS: &str = "in_process";
+
+/// One round of a case: what its slot measured, and whether the benchmark called a timing
+/// method more than once.
+#[derive(Debug, Clone)]
+pub(crate) struct Round {
+    /// The slot's measurement.
+    pub(crate) m: Measurement,
+    /// The benchmark called a timing method again (only the first was measured).
+    pub(crate) twice: bool,
+}
+
+/// How the rounds of a case were run.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Plan {
+    /// Separate processes they ran in (1 when all ran in the bench binary's own).
+    pub(crate) processes: u32,
+    /// Rounds the case was planned to get.
+    pub(crate) planned: u32,
+    /// The run was cancelled before the case's rounds ended.
+    pub(crate) cut_short: bool,
+}
+
+/// An estimate with its interval.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct RoundEstimate {
+    /// The estimate per operation.
+    pub(crate) estimate: f64,
+    /// Its 95% interval.
+    pub(crate) low: f64,
+    /// Its 95% interval.
+    pub(crate) high: f64,
+    /// The interval's larger side relative to the estimate; NaN when it has none or the
+    /// estimate is zero.
+    pub(crate) precision: f64,
+    /// The mean of the rounds' log figures, when every figure was positive (what comparisons
+    /// across runs use).
+    pub(crate) log: Option<Mean>,
+}
+
+/// A round's figure: the median per operation of its samples less its own empty body's median.
+pub(crate) fn round_median(m: &Measurement) -> f64 {
+    let c = corrected(&m.workload_ns, &m.baseline_ns).samples;
+    stats::median(&stats::sorted(&c))
+}
+
+/// The estimate and interval from the rounds' figures (two or more).
+pub(crate) fn estimate(medians: &[f64]) -> Option<RoundEstimate> {
+    let finite: Vec<f64> = medians.iter().copied().filter(|m| m.is_finite()).collect();
+    if finite.len() < 2 {
+        return None;
+    }
+    if finite.iter().all(|m| *m > 0.0) {
+        let logs: Vec<f64> = finite.iter().map(|m| m.ln()).collect();
+        let mean = Mean::of(&logs)?;
+        let (low, high) = mean.interval(LEVEL);
+        let estimate = mean.mean.exp();
+        let (low, high) = (low.exp(), high.exp());
+        return Some(RoundEstimate {
+            estimate,
+            low,
+            high,
+            precision: relative(estimate, low, high),
+            log: Some(mean),
+        });
+    }
+    let mean = Mean::of(&finite)?;
+    let (low, high) = mean.interval(LEVEL);
+    let estimate = mean.mean.max(0.0);
+    let (low, high) = (low.max(0.0), high.max(0.0));
+    Some(RoundEstimate {
+        estimate,
+        low,
+        high,
+        precision: relative(estimate, low, high),
+        log: None,
+    })
+}
+
+/// The larger side of `[low, high]` relative to `estimate`; NaN for a zero estimate.
+fn relative(estimate: f64, low: f64, high: f64) -> f64 {
+    if estimate > 0.0 {
+        ((high - estimate).max(estimate - low) / estimate).max(0.0)
+    } else {
+        f64::NAN
+    }
+}
+
+/// The result of `case` from its `rounds` (at least one).
+pub(crate) fn analyse_rounds(
+    case: &Case,
+    rounds: Vec<Round>,
+    plan: &Plan,
+    cx: &Context,
+) -> BenchResult {
+    let medians: Vec<f64> = rounds.iter().map(|r| round_median(&r.m)).collect();
+    let overheads: Vec<f64> = rounds
+        .iter()
+        .map(|r| stats::median(&stats::sorted(&r.m.baseline_ns)))
+        .collect();
+    let within_noise = within_round_noise(&rounds);
+    let twice = rounds.iter().any(|r| r.twice);
+    let pooled = pool(&rounds);
+    let corrected_all: Vec<f64> = rounds
+        .iter()
+        .flat_map(|r| corrected(&r.m.workload_ns, &r.m.baseline_ns).samples)
+        .collect();
+    let capped: u64 = rounds
+        .iter()
+        .map(|r| corrected(&r.m.workload_ns, &r.m.baseline_ns).capped)
+        .sum();
+    let sorted = stats::sorted(&corrected_all);
+    let tukey = stats::tukey(&sorted);
+    let (estimate, rounds_kept) = match estimate(&medians) {
+        Some(e) => (e, true),
+        None => (single_round(&sorted), false),
+    };
+    let overhead_ns = stats::median(&stats::sorted(&overheads));
+    // With several rounds, the drift is between the first and second half of the rounds.
+    let drift = if overheads.len() >= 2 {
+        baseline_drift(&overheads)
+    } else {
+        baseline_drift(&pooled.baseline_ns)
+    };
+
+    let mut warnings = notes(&pooled, plan, &estimate, rounds.len(), sorted.len(), cx);
+    warnings.extend(validity::check(
+        &pooled,
+        &sorted,
+        overhead_ns,
+        estimate.estimate,
+        within_noise,
+        cx,
+    ));
+    if twice {
+        warnings.push(Warning::new(
+            "measured_twice",
+            "the benchmark called a timing method more than once; only the first was measured: \
+             split it into two #[bench] functions",
+        ));
+    }
+    let precision = estimate.precision;
+    BenchResult {
+        id: case.id.clone(),
+        name: case.name.clone(),
+        args: case.args.clone(),
+        group: case.group.clone(),
+        baseline: case.baseline,
+        file: case.file.clone(),
+        line: case.line,
+        estimate: Estimate {
+            median_ns: estimate.estimate,
+            low_ns: estimate.low,
+            high_ns: estimate.high,
+            mean_ns: stats::mean(&corrected_all),
+        },
+        quantiles: Quantiles {
+            min_ns: sorted.first().copied().unwrap_or(0.0),
+            p5_ns: stats::quantile(&sorted, 0.05),
+            q1_ns: stats::quantile(&sorted, 0.25),
+            q3_ns: stats::quantile(&sorted, 0.75),
+            p95_ns: stats::quantile(&sorted, 0.95),
+            max_ns: sorted.last().copied().unwrap_or(0.0),
+            std_dev_ns: stats::std_dev(&corrected_all),
+            outliers: tukey.low + tukey.high,
+        },
+        precision: precision.is_finite().then_some(precision),
+        overhead: Overhead {
+            per_op_ns: overhead_ns,
+            drift,
+            capped,
+        },
+        cold_ns: stats::median(&stats::sorted(
+            &rounds.iter().map(|r| r.m.cold_ns).collect::<Vec<_>>(),
+        )),
+        ops_per_sample: pooled.ops_per_sample,
+        samples: pooled.workload_ns.len() as u64,
+        wall_ns: rounds.iter().map(|r| r.m.wall_ns).sum(),
+        partial: pooled.partial,
+        warnings,
+        comparison: None,
+        // Learnt from the history by the run, which holds the store.
+        reproducibility: None,
+        rounds: rounds_kept.then(|| Rounds {
+            medians_ns: medians,
+            processes: plan.processes,
+        }),
+        allocations: pooled
+            .allocations
+            .map(|(per_op, bytes_per_op)| Allocations {
+                per_op,
+                bytes_per_op,
+            }),
+        throughput: case.throughput.map(|(unit, per_op)| {
+            Throughput::at(unit, per_op, estimate.estimate, estimate.low, estimate.high)
+        }),
+        raw: RawSamples {
+            workload_ns: thinned(&pooled.workload_ns),
+            baseline_ns: thinned(&pooled.baseline_ns),
+        },
+        stored_at: None,
+    }
+}
+
+/// Every round's samples together, in the order taken, with what holds for the whole case.
+fn pool(rounds: &[Round]) -> Measurement {
+    let mut pooled = Measurement {
+        ops_per_sample: rounds.last().map_or(0, |r| r.m.ops_per_sample),
+        ..Measurement::default()
+    };
+    for round in rounds {
+        pooled.workload_ns.extend(&round.m.workload_ns);
+        pooled.baseline_ns.extend(&round.m.baseline_ns);
+        pooled.wall_ns += round.m.wall_ns;
+        pooled.partial |= round.m.partial;
+        pooled.budget_exhausted |= round.m.budget_exhausted;
+        pooled.self_timed |= round.m.self_timed;
+        pooled.allocations = pooled.allocations.or(round.m.allocations);
+    }
+    pooled.cold_ns = rounds.first().map_or(0.0, |r| r.m.cold_ns);
+    pooled
+}
+
+/// At most [`MAX_SAMPLES`] of `samples`, evenly spaced in time order (every sample when there
+/// are no more): the raw samples a result carries stay bounded however many rounds it had.
+fn thinned(samples: &[f64]) -> Vec<f64> {
+    let n = samples.len();
+    if n <= MAX_SAMPLES {
+        return samples.to_vec();
+    }
+    (0..MAX_SAMPLES)
+        .map(|i| samples[i * n / MAX_SAMPLES])
+        .collect()
+}
+
+/// The estimate of a case measured in one round: the median of its samples with their
+/// distribution-free interval (too few samples: no interval).
+fn single_round(sorted: &[f64]) -> RoundEstimate {
+    let median = stats::median(sorted);
+    let ci = stats::median_ci(sorted, LEVEL);
+    let precision = if sorted.len() >= MIN_SAMPLES_FOR_INTERVAL {
+        stats::relative_half_width(&ci, median)
+    } else {
+        f64::NAN
+    };
+    RoundEstimate {
+        estimate: median,
+        low: ci.low,
+        high: ci.high,
+        precision,
+        log: None,
+    }
+}
+
+/// The interquartile range of each round's corrected samples relative to its median, the
+/// median over rounds: how noisy the samples of one process are.
+fn within_round_noise(rounds: &[Round]) -> f64 {
+    let noise: Vec<f64> = rounds
+        .iter()
+        .filter_map(|r| {
+            let c = stats::sorted(&corrected(&r.m.workload_ns, &r.m.baseline_ns).samples);
+            let median = stats::median(&c);
+            (c.len() >= MIN_SAMPLES_FOR_INTERVAL && median > 0.0)
+                .then(|| (stats::quantile(&c, 0.75) - stats::quantile(&c, 0.25)) / median)
+        })
+        .collect();
+    if noise.is_empty() {
+        f64::NAN
+    } else {
+        stats::median(&stats::sorted(&noise))
+    }
+}
+
+/// The notes on how the case was measured: self-timed, cut short, too few rounds or samples
+/// for the interval the figure needs, an interval wider than the target, one process.
+fn notes(
+    pooled: &Measurement,
+    plan: &Plan,
+    estimate: &RoundEstimate,
+    rounds: usize,
+    samples: usize,
+    cx: &Context,
+) -> Vec<Warning> {
+    let mut warnings = Vec::new();
+    if pooled.self_timed {
+        warnings.push(Warning::info(
+            super::SELF_TIMED,
+            "the benchmark timed itself (`iter_custom`): knotmeter could not measure an empty \
+             body of the same shape, so no harness overhead was subtracted and the figure \
+             includes whatever the routine's own timing costs",
+        ));
+    }
+    let rounds_text = |n: usize| format!("{n} round{}", if n == 1 { "" } else { "s" });
+    if plan.cut_short || pooled.partial {
+        warnings.push(Warning::new(
+            "partial",
+            format!(
+                "the run was cancelled after {} ({} samples); this estimate is from those alone",
+                rounds_text(rounds),
+                pooled.workload_ns.len()
+            ),
+        ));
+    } else if samples < MIN_SAMPLES_FOR_INTERVAL {
+        warnings.push(Warning::new(
+            "imprecise",
+            format!(
+                "only {samples} sample{} fitted in the time budget (each takes about {}), too few \
+                 for a 95% interval (that needs {MIN_SAMPLES_FOR_INTERVAL} in one round, or two \
+                 rounds), so its precision is unknown; give it more time with `--time SECS`",
+                if samples == 1 { "" } else { "s" },
+                knotmeter_format::units::format_duration_ns(
+                    estimate.estimate * pooled.ops_per_sample.max(1) as f64
+                ),
+            ),
+        ));
+    } else if rounds < 2 && plan.planned >= 2 {
+        warnings.push(Warning::new(
+            "imprecise",
+            format!(
+                "only one round fitted in the time budget (it took {}): its interval covers that \
+                 one process, and a rerun may land well outside it; give it more time with \
+                 `--time SECS` for the rounds that show how the figure moves between processes",
+                knotmeter_format::units::format_duration_ns(pooled.wall_ns)
+            ),
+        ));
+    } else if rounds >= 2
+        && estimate.precision.is_finite()
+        && estimate.precision > cx.target_precision
+    {
+        warnings.push(Warning::info(
+            WIDE_INTERVAL,
+            format!(
+                "±{:.1}% after {}, wider than the ±{:.1}% target: this case's figure moves \
+                 between processes on this machine by more than that; more time (`--time SECS`) \
+                 gives more rounds and a narrower interval",
+                estimate.precision * 100.0,
+                rounds_text(rounds),
+                cx.target_precision * 100.0
+            ),
+        ));
+    }
+    if rounds >= 2 && plan.processes == 1 {
+        warnings.push(Warning::info(
+            IN_PROCESS,
+            "every round ran in the bench binary's own process (`--in-process`): the interval \
+             shows how the figure moves over time, not what differs between processes, which is \
+             often more",
+        ));
+    }
+    warnings
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_estimate_is_the_geometric_mean_with_a_t_interval_over_logs() {
+        let medians = [10.0, 11.0, 9.0, 10.5, 9.5, 10.0, 12.0, 8.0, 10.0, 10.0];
+        let e = estimate(&medians).unwrap();
+        let logs: Vec<f64> = medians.iter().map(|m: &f64| m.ln()).collect();
+        let mean = logs.iter().sum::<f64>() / 10.0;
+        assert!((e.estimate - mean.exp()).abs() < 1e-9);
+        assert!(e.low < e.estimate && e.estimate < e.high);
+        // The t interval of ten rounds is wider than a normal one with the same spread.
+        let sd = (logs.iter().map(|l| (l - mean).powi(2)).sum::<f64>() / 9.0).sqrt();
+        let normal_half = 1.96 * sd / 10f64.sqrt();
+        assert!((e.high / e.estimate).ln() > normal_half * 1.1, "{e:?}");
+        assert!(e.log.is_some());
+    }
+
+    #[test]
+    fn zero_figures_take_the_arithmetic_mean_and_one_figure_has_no_interval() {
+        let e = estimate(&[0.0, 0.1, 0.0, 0.05]).unwrap();
+        assert!(e.log.is_none());
+        assert!(e.low >= 0.0 && e.estimate >= 0.0);
+        assert_eq!(estimate(&[5.0]), None);
+        assert_eq!(estimate(&[]), None);
+    }
+}

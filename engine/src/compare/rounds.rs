@@ -1,0 +1,93 @@
+//! Ratios from rounds: a group member against its baseline (one paired log-ratio per round), a
+//! case against its stored result (the two runs' rounds, Welch), and two builds (one paired
+//! log-ratio per round, each round in a fresh pair of processes).
+//!
+//! Samples within a round are not independent evidence: a process keeps the state it was born
+//! with for its whole life, and that state moves its figures by more than its samples show. So
+//! every interval here is Student's t over per-round values, whose spread includes whatever
+//! differs between processes and over the time of the run.
+
+use knotmeter_protocol::Rounds;
+
+use super::{RatioEstimate, LEVEL};
+use crate::stats::rounds::{welch, Mean};
+
+/// The ratio from per-round log-ratios (member over baseline, head over base): their mean,
+/// exponentiated, with a t interval and the t test's p-value; `None` with fewer than two
+/// rounds, which show nothing about the variation between rounds.
+pub(crate) fn paired(log_ratios: &[f64]) -> Option<RatioEstimate> {
+    let mean = Mean::of(log_ratios)?;
+    ratio_of(&mean)
+}
+
+/// The ratio of `after` over `before` from both runs' rounds: Welch's difference of the mean
+/// log medians, its standard error widened to at least `history_sd` (the spread between runs
+/// of this case learnt from the history, as a standard deviation of a log step), when known.
+/// `None` unless both runs have two positive round medians or more.
+pub(crate) fn before_after(
+    before: &Rounds,
+    after: &Rounds,
+    history_sd: Option<f64>,
+) -> Option<RatioEstimate> {
+    let logs = |r: &Rounds| -> Vec<f64> {
+        r.medians_ns
+            .iter()
+            .filter(|m| **m > 0.0 && m.is_finite())
+            .map(|m| m.ln())
+            .collect()
+    };
+    let difference = welch(&Mean::of(&logs(before))?, &Mean::of(&logs(after))?)?;
+    let difference = match history_sd {
+        Some(sd) => difference.widened_to(sd),
+        None => difference,
+    };
+    ratio_of(&difference)
+}
+
+/// A log-scale mean as a ratio with its interval and p-value.
+fn ratio_of(mean: &Mean) -> Option<RatioEstimate> {
+    if !mean.has_interval() {
+        return None;
+    }
+    let (low, high) = mean.interval(LEVEL);
+    Some(RatioEstimate {
+        ratio: mean.mean.exp(),
+        low: low.exp(),
+        high: high.exp(),
+        p_value: mean.p_value(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rounds(medians: &[f64]) -> Rounds {
+        Rounds {
+            medians_ns: medians.to_vec(),
+            processes: medians.len() as u32,
+        }
+    }
+
+    #[test]
+    fn a_paired_ratio_needs_two_rounds() {
+        assert_eq!(paired(&[0.01]), None);
+        let r = paired(&[0.01, 0.012, 0.009, 0.011]).unwrap();
+        assert!(r.low > 1.0 && r.high < 1.02, "{r:?}");
+        assert!(r.p_value < 0.001, "{r:?}");
+    }
+
+    #[test]
+    fn before_after_takes_both_runs_spread_and_the_history_widens_it() {
+        let before = rounds(&[100.0, 104.0, 97.0, 101.0, 99.0]);
+        let after = rounds(&[103.0, 107.0, 100.0, 104.0, 102.0]);
+        let plain = before_after(&before, &after, None).unwrap();
+        assert!((plain.ratio - 1.0296).abs() < 0.002, "{plain:?}");
+        let widened = before_after(&before, &after, Some(0.05)).unwrap();
+        assert!(widened.low < plain.low && widened.high > plain.high);
+        assert!(widened.p_value > plain.p_value);
+        // A history spread narrower than the runs' own leaves the interval alone.
+        assert_eq!(before_after(&before, &after, Some(1e-6)), Some(plain));
+        assert_eq!(before_after(&rounds(&[1.0]), &after, None), None);
+    }
+}

@@ -1,0 +1,526 @@
+//! A run as a schedule of rounds: every case gets a short slot in each round, the order of the
+//! slots is shuffled every round, and each round runs in a fresh worker process of this bench
+//! binary (see `worker`), or in this process with `--in-process`.
+//!
+//! Why: the state a process is born with (where its memory landed, the CPU it runs on, what
+//! the machine does meanwhile) holds for its whole life and moves a figure by far more than
+//! that process's samples show (docs/measurement.md, "What moves the numbers"). Measured in one
+//! stretch, a case's interval said where its own samples were, not where a rerun would land;
+//! cases measured one after another saw different machine states, and a fit across them
+//! mistook the state for the size. Spread over rounds and processes, every case sees the same
+//! mix of states, and the variation between rounds is the evidence every interval, verdict and
+//! stopping rule reads (`analysis::rounds`, `compare::rounds`).
+//!
+//! A case's budget is spread over its rounds: each slot samples for the budget divided by the
+//! rounds (a group pair gets two cases' worth, as before). A case stops early once its interval
+//! is within the precision target after [`MIN_ROUNDS_TO_STOP`] rounds, and as soon as its next
+//! round would take it past its budget (a slow benchmark or an expensive set-up gets fewer
+//! rounds; one whose slot outlasts the budget gets one, and says so). The first round tunes the
+//! operations per sample; the later ones reuse that count, so every round samples alike.
+//!
+//! A case that fails in a slot (a panic, a misuse, a crash or a hang of its process) fails and
+//! gets no more rounds; the others go on, in a new worker when the old one is gone.
+
+mod slot;
+mod worker;
+
+use std::time::{Duration, Instant};
+
+use knotmeter_protocol::{CaseFailure, FailureKind, SlotOutcome, SlotPlan};
+
+pub(crate) use slot::{from_wire, measure_slot, to_wire};
+
+use crate::analysis::rounds::{estimate, round_median, Round};
+use crate::analysis::LEVEL;
+use crate::cancel;
+use crate::compare::paired_ratio;
+use crate::measure::schedule::{SplitMix64, MAX_SAMPLES};
+use crate::measure::{Progress, Timer};
+use crate::registry::Case;
+use crate::stats::rounds::Mean;
+
+/// Rounds a case gets by default.
+pub(crate) const DEFAULT_ROUNDS: u32 = 10;
+/// Rounds under `--quick`.
+pub(crate) const QUICK_ROUNDS: u32 = 5;
+/// A case may stop on precision from this many rounds on: fewer give intervals whose own
+/// width is too uncertain to stop on.
+pub(crate) const MIN_ROUNDS_TO_STOP: u32 = 5;
+/// The next round still fits when it would end within this share past the budget.
+const BUDGET_SLACK: f64 = 1.1;
+/// A pair's ratio must be this many times more precise than the target, as before rounds.
+const PAIRED_PRECISION_DIVISOR: f64 = 4.0;
+
+/// How a worker's slot ended when it did not answer: its process crashed, hung, or was
+/// stopped by the cancel.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum LostKind {
+    /// The process ended in the middle of the slot (a signal, an exit, the OOM killer).
+    Crashed,
+    /// The process said nothing for longer than its steps allow.
+    Hung,
+    /// The run was cancelled and the process did not stop in time.
+    Cancelled,
+}
+
+/// A slot that got no answer.
+#[derive(Debug, Clone)]
+pub(crate) struct Lost {
+    /// What happened.
+    pub(crate) kind: LostKind,
+    /// In words: `the process measuring it was killed by signal SIGABRT during this case`.
+    pub(crate) message: String,
+}
+
+/// How one slot ended.
+#[derive(Debug, Clone)]
+pub(crate) enum SlotResult {
+    /// The worker answered.
+    Measured(SlotOutcome),
+    /// It did not.
+    Lost(Lost),
+}
+
+/// How the rounds are run.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Settings {
+    /// The most rounds a case gets.
+    pub(crate) rounds: u32,
+    /// Every round in this process instead of worker processes.
+    pub(crate) in_process: bool,
+    /// Mark each slot's start and end on standard error (`--format jsonl`).
+    pub(crate) mark_output: bool,
+    /// The precision target a case may stop on.
+    pub(crate) target_precision: f64,
+    /// The run's seed: the order of each round and each slot's jitter come from it.
+    pub(crate) seed: u64,
+    /// The calibrated clock.
+    pub(crate) timer: Timer,
+}
+
+/// One unit of work: a case alone, or a group member with its group's baseline.
+pub(crate) struct Unit<'c> {
+    /// The cases measured together: one, or the baseline then the member.
+    pub(crate) cases: Vec<&'c Case>,
+    /// Whether each case's result is reported from this unit (a baseline shared by several
+    /// members is reported once).
+    pub(crate) reports: Vec<bool>,
+    /// The unit's whole budget.
+    pub(crate) budget: Duration,
+}
+
+/// What the schedule tells the run as it goes.
+pub(crate) trait Sink {
+    /// A case's first slot begins.
+    fn started(&mut self, case: &Case);
+    /// A case in progress: its samples so far, the share of its budget spent.
+    fn progress(&mut self, id: &str, progress: &Progress);
+    /// A case failed; it gets no more rounds.
+    fn failed(&mut self, case: &Case, failure: CaseFailure);
+    /// A pair's rounds ended with both sides measured: the member's per-round log-ratio to the
+    /// baseline (before the sides' results).
+    fn paired(&mut self, base: &Case, member: &Case, log_ratios: &[f64]);
+    /// A case's rounds ended: its result is to be made from them.
+    fn finished(&mut self, case: &Case, rounds: Vec<Round>, plan: &crate::analysis::rounds::Plan);
+    /// Panics of threads that happened in a worker while no case ran there.
+    fn stray_panics(&mut self, panics: &[String]);
+}
+
+/// The state of one unit over the rounds.
+struct State<'c> {
+    unit: Unit<'c>,
+    /// Each case's rounds, in the order of `unit.cases`.
+    rounds: Vec<Vec<Round>>,
+    /// Each case failed (then it is measured no more).
+    failed: Vec<bool>,
+    /// Per-round log-ratios of a pair.
+    log_ratios: Vec<f64>,
+    /// The operations per sample the first round tuned.
+    ops: Option<u64>,
+    /// Wall time spent on the unit's slots, and the last slot's.
+    spent: Duration,
+    last: Duration,
+    /// Slots taken.
+    slots: u32,
+    started: bool,
+    done: bool,
+}
+
+impl<'c> State<'c> {
+    fn new(unit: Unit<'c>) -> Self {
+        let n = unit.cases.len();
+        State {
+            unit,
+            rounds: vec![Vec::new(); n],
+            failed: vec![false; n],
+            log_ratios: Vec::new(),
+            ops: None,
+            spent: Duration::ZERO,
+            last: Duration::ZERO,
+            slots: 0,
+            started: false,
+            done: false,
+        }
+    }
+
+    /// The cases still measured, in order.
+    fn live(&self) -> Vec<&'c Case> {
+        self.unit
+            .cases
+            .iter()
+            .zip(&self.failed)
+            .filter(|(_, failed)| !**failed)
+            .map(|(case, _)| *case)
+            .collect()
+    }
+
+    /// Whether the live cases are a pair (both sides alive).
+    fn paired(&self) -> bool {
+        self.unit.cases.len() == 2 && !self.failed.iter().any(|f| *f)
+    }
+
+    /// Whether the unit is to be measured no more: all its reported cases failed, or a pair's
+    /// member failed and its baseline is not reported here.
+    fn nothing_left(&self) -> bool {
+        self.unit
+            .reports
+            .iter()
+            .zip(&self.failed)
+            .all(|(reports, failed)| !*reports || *failed)
+    }
+
+    /// Whether the unit's estimate is precise enough to stop, after its rounds so far.
+    fn precise(&self, target: f64) -> bool {
+        if self.slots < MIN_ROUNDS_TO_STOP {
+            return false;
+        }
+        if self.paired() {
+            return Mean::of(&self.log_ratios).is_some_and(|mean| {
+                let (low, high) = mean.interval(LEVEL);
+                mean.has_interval() && (high - low) / 2.0 <= target / PAIRED_PRECISION_DIVISOR
+            });
+        }
+        self.unit
+            .cases
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| !self.failed[*i] && self.unit.reports[*i])
+            .all(|(i, _)| {
+                let medians: Vec<f64> = self.rounds[i].iter().map(|r| round_median(&r.m)).collect();
+                estimate(&medians).is_some_and(|e| e.precision <= target)
+            })
+    }
+}
+
+/// Runs `units` round by round and tells `sink` what happens.
+pub(crate) fn run(units: Vec<Unit<'_>>, settings: &Settings, sink: &mut dyn Sink) {
+    let mut states: Vec<State<'_>> = units.into_iter().map(State::new).collect();
+    let mut runner = Runner::new(settings);
+    let mut order_rng = SplitMix64::new(settings.seed ^ 0x726f_756e_6473);
+    let mut cancelled = false;
+    for round in 0..settings.rounds {
+        let mut order: Vec<usize> = (0..states.len()).filter(|i| !states[*i].done).collect();
+        if order.is_empty() {
+            break;
+        }
+        shuffle(&mut order, &mut order_rng);
+        for index in order {
+            if cancel::requested() {
+                cancelled = true;
+                break;
+            }
+            measure(&mut states[index], round, settings, &mut runner, sink);
+        }
+        runner.end_round();
+        if cancelled || cancel::requested() {
+            cancelled = true;
+            break;
+        }
+        for state in states.iter_mut().filter(|s| !s.done) {
+            let over_budget = (state.spent + state.last).as_secs_f64()
+                > state.unit.budget.as_secs_f64() * BUDGET_SLACK;
+            let last_round = round + 1 >= settings.rounds;
+            if state.nothing_left()
+                || last_round
+                || over_budget
+                || state.precise(settings.target_precision)
+            {
+                finish(state, settings, runner.processes(), false, sink);
+            }
+        }
+    }
+    for state in states.iter_mut().filter(|s| !s.done) {
+        finish(state, settings, runner.processes(), cancelled, sink);
+    }
+}
+
+/// Measures one slot of `state` in round `round`.
+fn measure(
+    state: &mut State<'_>,
+    round: u32,
+    settings: &Settings,
+    runner: &mut Runner,
+    sink: &mut dyn Sink,
+) {
+    let cases = state.live();
+    if cases.is_empty() {
+        state.done = true;
+        return;
+    }
+    if !state.started {
+        state.started = true;
+        for (case, reports) in state.unit.cases.iter().zip(&state.unit.reports) {
+            if *reports {
+                sink.started(case);
+            }
+        }
+    }
+    let shares = cases.len() as u32;
+    let per_case = state.unit.budget / state.unit.cases.len() as u32;
+    let budget = per_case * shares / settings.rounds.max(1);
+    let plan = SlotPlan {
+        ids: cases.iter().map(|c| c.id.clone()).collect(),
+        round,
+        rounds: settings.rounds,
+        budget_ns: u64::try_from(budget.as_nanos()).unwrap_or(u64::MAX),
+        ops: state.ops,
+        // A slot samples for its whole budget: the rounds spread the case over the run's time,
+        // and the machine states it meets are what the interval is made of.
+        max_samples: MAX_SAMPLES as u64,
+        seed: settings.seed ^ crate::run::fnv1a(&plan_key(&cases)) ^ u64::from(round),
+        count_allocations: round == 0,
+        mark_output: settings.mark_output,
+    };
+    let spent_before = state.spent;
+    let budget_total = state.unit.budget;
+    let mut relay = |id: &str, p: &Progress| {
+        // The case's progress: its rounds so far, and how far this slot has got.
+        let fraction = ((spent_before.as_secs_f64() + p.fraction * budget.as_secs_f64())
+            / budget_total.as_secs_f64().max(1e-9))
+        .clamp(0.0, 0.99);
+        sink.progress(
+            id,
+            &Progress {
+                samples: p.samples,
+                fraction,
+                longest_step_ns: p.longest_step_ns,
+            },
+        );
+    };
+    let (result, wall) = runner.measure(&cases, &plan, &mut relay);
+    state.spent += wall;
+    state.last = wall;
+    state.slots += 1;
+    match result {
+        SlotResult::Measured(outcome) => record(state, &cases, outcome, sink),
+        SlotResult::Lost(lost) => {
+            let kind = match lost.kind {
+                LostKind::Crashed => FailureKind::Crashed,
+                LostKind::Hung => FailureKind::Hung,
+                LostKind::Cancelled => FailureKind::Cancelled,
+            };
+            if lost.kind == LostKind::Cancelled {
+                // What the earlier rounds measured stays; the case ends as the cancel finds it.
+                return;
+            }
+            for case in &cases {
+                fail(
+                    state,
+                    case,
+                    CaseFailure {
+                        id: case.id.clone(),
+                        kind,
+                        message: lost.message.clone(),
+                        location: None,
+                    },
+                    sink,
+                );
+            }
+        }
+    }
+    if state.nothing_left() {
+        state.done = true;
+    }
+}
+
+/// A stable text naming the cases of a slot, for its seed.
+fn plan_key(cases: &[&Case]) -> String {
+    cases
+        .iter()
+        .map(|c| c.id.as_str())
+        .collect::<Vec<_>>()
+        .join("|")
+}
+
+/// Records what a slot measured: each side's round, or its failure; a pair's log-ratio.
+fn record(state: &mut State<'_>, cases: &[&Case], outcome: SlotOutcome, sink: &mut dyn Sink) {
+    if !outcome.stray_panics.is_empty() {
+        sink.stray_panics(&outcome.stray_panics);
+    }
+    let mut measured: Vec<Option<Round>> = Vec::new();
+    for case in cases {
+        let side = outcome.sides.iter().find(|s| s.id == case.id);
+        match side.and_then(|s| s.measured.clone()) {
+            Some(wire) => {
+                let (m, twice) = from_wire(wire);
+                measured.push(Some(Round { m, twice }));
+            }
+            None => {
+                let failure = side
+                    .and_then(|s| s.failure.clone())
+                    .unwrap_or_else(|| CaseFailure {
+                        id: case.id.clone(),
+                        kind: FailureKind::Crashed,
+                        message: "the process measuring it answered without it".to_owned(),
+                        location: None,
+                    });
+                measured.push(None);
+                if failure.kind == FailureKind::Cancelled {
+                    continue;
+                }
+                fail(state, case, failure, sink);
+            }
+        }
+    }
+    if let ([_, _], [Some(base), Some(member)]) = (cases, measured.as_slice()) {
+        if let Some(ratio) = paired_ratio(&base.m, &member.m) {
+            state.log_ratios.push(ratio.ratio.ln());
+        }
+    }
+    for (case, round) in cases.iter().zip(measured) {
+        let Some(round) = round else { continue };
+        if state.ops.is_none() && round.m.ops_per_sample > 0 {
+            state.ops = Some(round.m.ops_per_sample);
+        }
+        if let Some(i) = state.unit.cases.iter().position(|c| c.id == case.id) {
+            state.rounds[i].push(round);
+        }
+    }
+}
+
+/// Fails `case` of `state` (it gets no more rounds), once.
+fn fail(state: &mut State<'_>, case: &Case, failure: CaseFailure, sink: &mut dyn Sink) {
+    let Some(i) = state.unit.cases.iter().position(|c| c.id == case.id) else {
+        return;
+    };
+    if state.failed[i] {
+        return;
+    }
+    state.failed[i] = true;
+    if state.unit.reports[i] {
+        sink.failed(case, failure);
+    }
+}
+
+/// Ends a unit: its pair's ratios, then each reported case's rounds; `cut_short` by a cancel.
+fn finish(
+    state: &mut State<'_>,
+    settings: &Settings,
+    processes: u32,
+    cut_short: bool,
+    sink: &mut dyn Sink,
+) {
+    state.done = true;
+    if state.paired() && !cut_short {
+        sink.paired(state.unit.cases[0], state.unit.cases[1], &state.log_ratios);
+    }
+    for (i, case) in state.unit.cases.iter().enumerate() {
+        if !state.unit.reports[i] || state.failed[i] {
+            continue;
+        }
+        let rounds = std::mem::take(&mut state.rounds[i]);
+        if rounds.is_empty() {
+            // A case the cancel found started but unmeasured; one never reached says nothing.
+            if cut_short && state.started {
+                sink.failed(case, crate::run::execute::cancelled(case));
+            }
+            continue;
+        }
+        let plan = crate::analysis::rounds::Plan {
+            processes: if settings.in_process {
+                1
+            } else {
+                processes.min(rounds.len() as u32).max(1)
+            },
+            planned: settings.rounds,
+            cut_short,
+        };
+        sink.finished(case, rounds, &plan);
+    }
+}
+
+/// Fisher–Yates with the run's generator.
+fn shuffle(order: &mut [usize], rng: &mut SplitMix64) {
+    for i in (1..order.len()).rev() {
+        let j = rng.below(i as u64 + 1) as usize;
+        order.swap(i, j);
+    }
+}
+
+/// Where slots are measured: worker processes, or this process.
+struct Runner {
+    settings: Settings,
+    workers: Option<worker::Workers>,
+    /// Rounds measured here (no worker could be started, or `--in-process`).
+    in_process_rounds: u32,
+    round_in_process: bool,
+}
+
+impl Runner {
+    fn new(settings: &Settings) -> Self {
+        Runner {
+            settings: *settings,
+            workers: (!settings.in_process).then(|| worker::Workers::new(settings.timer)),
+            in_process_rounds: 0,
+            round_in_process: false,
+        }
+    }
+
+    /// Separate processes the rounds have run in so far.
+    fn processes(&self) -> u32 {
+        self.workers
+            .as_ref()
+            .map_or(1, |w| w.started + u32::from(self.in_process_rounds > 0))
+    }
+
+    /// Measures one slot; returns how it ended and how long it took.
+    fn measure(
+        &mut self,
+        cases: &[&Case],
+        plan: &SlotPlan,
+        progress: &mut dyn FnMut(&str, &Progress),
+    ) -> (SlotResult, Duration) {
+        if let Some(workers) = &mut self.workers {
+            match workers.measure(plan, self.settings.mark_output, progress) {
+                Ok(result) => return result,
+                Err(why) => {
+                    eprintln!(
+                        "knotmeter: {why}; the rest of the run is measured in this process, whose \
+                         intervals cannot show what differs between processes"
+                    );
+                    self.workers = None;
+                }
+            }
+        }
+        self.round_in_process = true;
+        let started = Instant::now();
+        let outcome = measure_slot(
+            cases,
+            plan,
+            self.settings.timer,
+            self.settings.mark_output,
+            progress,
+        );
+        (SlotResult::Measured(outcome), started.elapsed())
+    }
+
+    fn end_round(&mut self) {
+        if let Some(workers) = &mut self.workers {
+            workers.end_round();
+        }
+        if self.round_in_process {
+            self.in_process_rounds += 1;
+            self.round_in_process = false;
+        }
+    }
+}

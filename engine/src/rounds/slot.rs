@@ -1,0 +1,151 @@
+//! One slot of a round, measured in this process: a case alone, or a group member paired with
+//! its group's baseline, sampled for the slot's budget.
+//!
+//! A worker process answers the coordinator's `measure` commands with this (`driven`), and a
+//! run measured `--in-process` calls it directly: both measure a slot with the same code. A
+//! slot samples for its whole budget (or up to its sample limit): one process's samples are not
+//! independent evidence, so they do not decide when a case is known well enough; the rounds do.
+
+use std::io::{self, Write};
+
+use knotmeter_protocol::{
+    Allocations, DrivenMeasurement, OutputMark, SlotOutcome, SlotPlan, SlotSide,
+};
+
+use crate::cancel;
+use crate::measure::{MeasureConfig, Measurement, Progress, Timer};
+use crate::registry::Case;
+use crate::run::{execute, panics, Outcome};
+
+/// What a slot measures with: the plan's budget, operation count, sample limit and seed,
+/// sampling to the end of the budget.
+fn config(plan: &SlotPlan, timer: Timer) -> MeasureConfig {
+    MeasureConfig {
+        tuned_ops: plan.ops,
+        max_samples: usize::try_from(plan.max_samples).unwrap_or(usize::MAX),
+        stop_when_precise: false,
+        count_allocations: plan.count_allocations,
+        ..MeasureConfig::new(
+            timer,
+            std::time::Duration::from_nanos(plan.budget_ns),
+            1.0,
+            plan.seed,
+            &cancel::CANCEL,
+        )
+    }
+}
+
+/// Measures the slot `plan` of `cases` (the cases its ids name, in order: one, or a baseline
+/// and a member); `progress` hears about the measured case (a pair's member).
+pub(crate) fn measure_slot(
+    cases: &[&Case],
+    plan: &SlotPlan,
+    timer: Timer,
+    mark_output: bool,
+    progress: &mut dyn FnMut(&str, &Progress),
+) -> SlotOutcome {
+    let cfg = config(plan, timer);
+    // Threads of an earlier slot's benchmark that panicked since: no case was running.
+    let stray_panics: Vec<String> = panics::take_thread_panics()
+        .iter()
+        .map(|p| p.describe())
+        .collect();
+    if mark_output {
+        for case in cases {
+            mark(OutputMark::CaseStarted(case.id.clone()));
+        }
+    }
+    let outcomes: Vec<(&Case, Outcome)> = match cases {
+        [case] => {
+            let id = case.id.clone();
+            let mut report = |p: &Progress| progress(&id, p);
+            vec![(case, execute::single(case, &cfg, &mut report))]
+        }
+        [base, member] => {
+            let id = member.id.clone();
+            let mut report = |p: &Progress| progress(&id, p);
+            let (base_end, member_end) = execute::pair(base, member, &cfg, &mut report);
+            // A side left unmeasured by the other's failure is measured alone, in the same slot.
+            let base_end =
+                base_end.unwrap_or_else(|| execute::single(base, &cfg, &mut |_: &Progress| {}));
+            let member_end =
+                member_end.unwrap_or_else(|| execute::single(member, &cfg, &mut report));
+            vec![(base, base_end), (member, member_end)]
+        }
+        _ => Vec::new(),
+    };
+    if mark_output {
+        for case in cases {
+            mark(OutputMark::CaseEnded(case.id.clone()));
+        }
+    }
+    SlotOutcome {
+        sides: outcomes
+            .into_iter()
+            .map(|(case, outcome)| side(case, outcome))
+            .collect(),
+        stray_panics,
+    }
+}
+
+/// A measured (or failed) case as the slot's answer carries it.
+fn side(case: &Case, outcome: Outcome) -> SlotSide {
+    let (measured, failure) = match outcome {
+        Ok((m, _)) if m.workload_ns.is_empty() && m.partial => {
+            (None, Some(execute::cancelled(case)))
+        }
+        Ok((m, twice)) => (Some(to_wire(&m, twice)), None),
+        Err(failure) => (None, Some(failure)),
+    };
+    SlotSide {
+        id: case.id.clone(),
+        measured,
+        failure,
+    }
+}
+
+/// Marks a case boundary on standard error, after what the benchmark printed so far (see
+/// `OutputMark`): the daemon attributes printed text to its case by these. A mark that cannot
+/// be written costs only that attribution.
+fn mark(mark: OutputMark) {
+    let _ = io::stdout().flush();
+    let _ = io::stderr().write_all(mark.line().as_bytes());
+}
+
+/// The wire form of a measurement; `twice`: the benchmark called a timing method again.
+pub(crate) fn to_wire(m: &Measurement, twice: bool) -> DrivenMeasurement {
+    DrivenMeasurement {
+        cold_ns: m.cold_ns,
+        ops_per_sample: m.ops_per_sample,
+        workload_ns: m.workload_ns.clone(),
+        baseline_ns: m.baseline_ns.clone(),
+        wall_ns: m.wall_ns,
+        partial: m.partial,
+        budget_exhausted: m.budget_exhausted,
+        allocations: m.allocations.map(|(per_op, bytes_per_op)| Allocations {
+            per_op,
+            bytes_per_op,
+        }),
+        self_timed: m.self_timed,
+        measured_twice: twice,
+    }
+}
+
+/// The engine's measurement from its wire form, and whether the benchmark called a timing
+/// method twice.
+pub(crate) fn from_wire(m: DrivenMeasurement) -> (Measurement, bool) {
+    (
+        Measurement {
+            cold_ns: m.cold_ns,
+            ops_per_sample: m.ops_per_sample,
+            workload_ns: m.workload_ns,
+            baseline_ns: m.baseline_ns,
+            wall_ns: m.wall_ns,
+            partial: m.partial,
+            budget_exhausted: m.budget_exhausted,
+            allocations: m.allocations.map(|a| (a.per_op, a.bytes_per_op)),
+            self_timed: m.self_timed,
+        },
+        m.measured_twice,
+    )
+}
