@@ -211,7 +211,7 @@ impl Driven {
                 manifest,
                 cases,
             } => {
-                assert_eq!((version, driven_version), (1, 1));
+                assert_eq!((version, driven_version), (1, 2));
                 assert!(!manifest.knotmeter_version.is_empty() && manifest.budget_ms > 0);
                 cases
             }

@@ -727,7 +727,8 @@ file: string,
  */
 line: number, 
 /**
- * The per-operation estimate, corrected for the harness overhead.
+ * The per-operation estimate, corrected for the harness overhead, with its 95% interval
+ * from the variation between rounds (see [`Rounds`]).
  */
 estimate: Estimate, 
 /**
@@ -735,8 +736,10 @@ estimate: Estimate,
  */
 quantiles: Quantiles, 
 /**
- * Relative half-width of the median's confidence interval (0.01 is ±1%); `null` when the
- * median is zero, where a relative width means nothing.
+ * Relative half-width of the estimate's 95% interval (0.01 is ±1%): the larger of its two
+ * sides, relative to the estimate. The `±` every surface prints beside the figure. `null`
+ * when the estimate is zero, where a relative width means nothing, and when too little was
+ * measured for an interval.
  */
 precision: number | null, 
 /**
@@ -784,6 +787,12 @@ reproducibility?: Reproducibility | null,
  */
 allocations: Allocations | null, 
 /**
+ * The rounds the case was measured in: each round's median, the evidence behind the
+ * estimate and its interval. Absent from engines that measured in one stretch, and from
+ * results read back from histories they wrote.
+ */
+rounds?: Rounds, 
+/**
  * Raw per-operation timings, before overhead subtraction, in nanoseconds. In a result read
  * back from the history store they are evenly spaced order statistics (see [`RawSamples`]).
  */
@@ -806,15 +815,19 @@ throughput?: Throughput | null, };
  */
 export type Estimate = { 
 /**
- * Median of the corrected per-operation samples.
+ * The estimate per operation: the geometric mean of the rounds' medians (see
+ * [`Rounds`]); with one round, that round's median. The name is kept from the formats'
+ * first version, in which it was the median of one process's samples.
  */
 median_ns: number, 
 /**
- * Lower bound of the median's distribution-free 95% confidence interval.
+ * Lower bound of the estimate's 95% interval: Student's t over the rounds' log medians
+ * (with one round, the distribution-free interval of its median, which says nothing
+ * about another process).
  */
 low_ns: number, 
 /**
- * Upper bound of the median's distribution-free 95% confidence interval.
+ * Upper bound of the estimate's 95% interval.
  */
 high_ns: number, 
 /**
@@ -1261,7 +1274,7 @@ location: string | null, };
 /**
  * The kind of a case failure.
  */
-export type FailureKind = "panic" | "cancelled" | "misuse";
+export type FailureKind = "panic" | "cancelled" | "misuse" | "crashed" | "hung";
 
 /**
  * Totals at the end of a run.

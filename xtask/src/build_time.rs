@@ -21,8 +21,9 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
+use crate::stamp::sections::BUILD_TIME;
 use crate::stats::median;
-use crate::{cargo, docs};
+use crate::{cargo, docs, stamp};
 
 /// The command every floor measurement runs.
 const FLOOR: &str = "cargo bench -p quickstart";
@@ -89,9 +90,10 @@ fn parse(args: &[String]) -> Result<Settings, String> {
 /// Runs the measurements and rewrites the build-time section of `docs/performance.md`.
 pub(crate) fn run(args: &[String]) -> Result<(), String> {
     let settings = parse(args)?;
+    let stamp = stamp::take(&BUILD_TIME)?;
     let root = cargo::root();
     let before = resolve(&root, &settings.before)?;
-    let after = resolve(&root, "HEAD")?;
+    let after = stamp.commit().to_owned();
     let commands = [
         (Kind::Before, before.clone(), first_command(&root, &before)?),
         (Kind::After, after.clone(), first_command(&root, &after)?),
@@ -131,7 +133,7 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
     docs::write_section(
         &root.join("docs/performance.md"),
         MARKERS,
-        &section,
+        &stamp.seal(&section)?,
         "# Performance\n",
     )?;
     eprintln!("{section}");

@@ -6,7 +6,10 @@
 //!   does not run it.
 //! * `cargo xtask compare [--rounds N] [--comparisons N]`: knotmeter against divan, criterion
 //!   and tango-bench on the same workloads (the `comparisons/` workspace), written to
-//!   `docs/comparison.md`. A benchmark too: CI only builds the workspace.
+//!   `docs/comparison.md`. A benchmark too: CI only builds the workspace. `cargo xtask compare
+//!   rerun [--runs N] [--quick] [--write]`: whether the interval knotmeter, criterion, zenbench
+//!   and divan report holds where a rerun lands, printed, and with `--write` written to
+//!   `docs/comparison.md`.
 //! * `cargo xtask package`: fails when a crate meant for crates.io would not publish (its
 //!   metadata, its files, `cargo package` of them all). CI runs it.
 //! * `cargo xtask compare-builds [--runs N] [--time SECS] [--no-load] [--no-before-after]`:
@@ -19,6 +22,9 @@
 //!   measurement: `examples/calibration`'s realistic bodies run as fresh processes, each run's
 //!   intervals and verdicts held against the others', printed, and with `--write` written to
 //!   `docs/calibration.md`. A benchmark, not a test: CI does not run it.
+//!
+//! Every section of `docs/` these commands write is stamped with the commit measured, and
+//! `cargo test` fails when a later commit changed what its figures depend on (`stamp`).
 
 mod build_time;
 mod calibration;
@@ -28,6 +34,7 @@ mod compare_builds;
 mod docs;
 mod package;
 mod perf;
+mod stamp;
 mod stats;
 mod test_layout;
 
@@ -44,7 +51,8 @@ fn main() -> ExitCode {
         Some("calibration") => calibration::run(&args[1..]),
         _ => Err(
             "usage: cargo xtask perf [--rounds N] [--pair-runs N] | compare [--rounds N] \
-             [--comparisons N] | package | compare-builds [--runs N] [--time SECS] [--no-load] \
+             [--comparisons N] | compare rerun [--runs N] [--quick] [--write] | package \
+             | compare-builds [--runs N] [--time SECS] [--no-load] \
              [--no-before-after] | build-time --before REV [--rounds N] | calibration [--runs N] [--quick] [--write]"
                 .to_owned(),
         ),

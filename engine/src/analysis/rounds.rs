@@ -81,11 +81,17 @@ pub(crate) fn estimate(medians: &[f64]) -> Option<RoundEstimate> {
         return None;
     }
     if finite.iter().all(|m| *m > 0.0) {
-        let logs: Vec<f64> = finite.iter().map(|m| m.ln()).collect();
+        // Logs relative to the first figure, so that equal figures give exactly that figure.
+        let first = finite[0];
+        let logs: Vec<f64> = finite.iter().map(|m| (m / first).ln()).collect();
         let mean = Mean::of(&logs)?;
         let (low, high) = mean.interval(LEVEL);
-        let estimate = mean.mean.exp();
-        let (low, high) = (low.exp(), high.exp());
+        let estimate = first * mean.mean.exp();
+        let (low, high) = (first * low.exp(), first * high.exp());
+        let mean = Mean {
+            mean: mean.mean + first.ln(),
+            ..mean
+        };
         return Some(RoundEstimate {
             estimate,
             low,
@@ -153,15 +159,24 @@ pub(crate) fn analyse_rounds(
         baseline_drift(&pooled.baseline_ns)
     };
 
-    let mut warnings = notes(&pooled, plan, &estimate, rounds.len(), sorted.len(), cx);
-    warnings.extend(validity::check(
+    let validity = validity::check(
         &pooled,
         &sorted,
         overhead_ns,
         estimate.estimate,
         within_noise,
         cx,
-    ));
+    );
+    let empty = validity.iter().any(|w| w.code == validity::OPTIMIZED_AWAY);
+    let mut warnings = notes(&pooled, plan, &estimate, rounds.len(), sorted.len(), cx);
+    if empty {
+        // A body the compiler removed has no figure: how precisely nothing was measured says
+        // nothing, and the warning that there is nothing comes first.
+        warnings.retain(|w| !matches!(w.code.as_str(), WIDE_INTERVAL | IN_PROCESS | "imprecise"));
+        warnings.splice(0..0, validity);
+    } else {
+        warnings.extend(validity);
+    }
     if twice {
         warnings.push(Warning::new(
             "measured_twice",

@@ -219,7 +219,7 @@ mod tests {
             id: "c".into(),
             against: "b".into(),
             estimate,
-            threshold: 0.01,
+            threshold: crate::cli::DEFAULT_NOISE_PERCENT / 100.0,
             kind: ComparisonKind::History,
         }];
         finalize(&pending)[0].1.verdict

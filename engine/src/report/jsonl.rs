@@ -3,15 +3,16 @@
 //! The daemon reads this stream as it comes, so nothing is buffered across events. Each event
 //! is serialised first and handed to the writer whole, in one `write`, then flushed.
 //!
-//! Each case's start and end are also marked on standard error ([`OutputMark`]), where what
-//! the benchmarks print goes, so that a consumer attributes printed text to its case by the
-//! order of that one stream rather than by the timing of two pipes.
+//! Each slot of a case (one per round) is also marked on standard error, at its start and its
+//! end ([`knotmeter_protocol::OutputMark`], written where the slot is measured: see
+//! `rounds::slot`), where what the benchmarks print goes, so that a consumer attributes printed
+//! text to its case by the order of that one stream rather than by the timing of two pipes.
 
 use std::io::{self, Write};
 
 use knotmeter_protocol::{
-    BenchResult, BenchSummary, CaseFailure, Comparison, Event, ListEntry, Manifest, OutputMark,
-    RunSummary, VERSION,
+    BenchResult, BenchSummary, CaseFailure, Comparison, Event, ListEntry, Manifest, RunSummary,
+    VERSION,
 };
 
 use super::Reporter;
@@ -38,14 +39,6 @@ impl Jsonl {
     }
 }
 
-/// Marks a case boundary on standard error, after what the benchmark printed so far: its
-/// buffered standard output (which goes to standard error too) is flushed first. A mark that
-/// cannot be written costs only the attribution of printed text, never the run.
-fn mark(mark: OutputMark) {
-    let _ = io::stdout().flush();
-    let _ = io::stderr().write_all(mark.line().as_bytes());
-}
-
 impl Reporter for Jsonl {
     fn run_started(&mut self, manifest: &Manifest, cases: &[ListEntry]) -> io::Result<()> {
         self.emit(&Event::RunStarted {
@@ -56,7 +49,6 @@ impl Reporter for Jsonl {
     }
 
     fn case_started(&mut self, id: &str) -> io::Result<()> {
-        mark(OutputMark::CaseStarted(id.to_owned()));
         self.emit(&Event::CaseStarted { id: id.to_owned() })
     }
 
@@ -70,14 +62,12 @@ impl Reporter for Jsonl {
     }
 
     fn case_finished(&mut self, result: &BenchResult) -> io::Result<()> {
-        mark(OutputMark::CaseEnded(result.id.clone()));
         self.emit(&Event::CaseFinished {
             result: Box::new(result.clone()),
         })
     }
 
     fn case_failed(&mut self, failure: &CaseFailure) -> io::Result<()> {
-        mark(OutputMark::CaseEnded(failure.id.clone()));
         self.emit(&Event::CaseFailed(failure.clone()))
     }
 

@@ -52,16 +52,14 @@ CPU @ 3.0GHz × 8 cores · timer instant (precision 20.0 ns, read 19.0 ns) · gi
 
 > **Warning** `debug_build`: the bench target was built without optimisations: run `cargo bench`
 
-| benchmark | median | ± between runs | 95% CI (this run) | ops/s | samples | allocations | \
-change | verdict |
+| benchmark | estimate | ± | 95% interval | ops/s | samples | allocations | change | verdict |
 | :-- | --: | --: | --: | --: | --: | --: | :-- | :-- |
-| `chain_n/1000` | 12.2 ns | ±1.2% | 12.2 ns – 12.3 ns | 81 632 653 | 1 200 × 4 096 | — | \
+| `chain_n/1000` | 12.2 ns | ±0.4% | 12.2 ns – 12.3 ns | 81 632 653 | 1 200 × 4 096 | — | \
 0.81× [0.75, 0.88] | 18.8% faster than run 12 |
 | ⚠ `pair/(1,\"x\\|y\")` | ≈ 0 (indistinguishable from empty) | — | — | — | 1 200 × 4 096 | \
 3 allocs/op (96 B) | 1.00× [0.97, 1.03] | same as run 12 |
-| `sort_std` | 1.23 µs | not known yet (2/5 runs) | 1.22 µs – 1.24 µs | 815 661 | 1 200 × 4 \
-096 | — | baseline | — |
-| ⚠ `sort_radix` | 1.27 µs | ±1.2% | 1.26 µs – 1.28 µs | 788 644 | 1 200 × 4 096 | — | \
+| `sort_std` | 1.23 µs | ±? | 1.22 µs – 1.24 µs | 815 661 | 1 200 × 4 096 | — | baseline | — |
+| ⚠ `sort_radix` | 1.27 µs | ±0.4% | 1.26 µs – 1.28 µs | 788 644 | 1 200 × 4 096 | — | \
 1.03× [1.01, 1.05] | 3.4% slower than sort_std |
 
 **Scaling**
@@ -104,7 +102,7 @@ close other programs
         assert!(!text.contains("**Not measured**"));
         assert!(!text.contains("**Scaling**"));
         assert!(
-            text.contains("| `chain_n/1000` | 0 ns | ±1.2% | 12.2 ns – 12.3 ns | — |"),
+            text.contains("| `chain_n/1000` | 0 ns | ±0.4% | 12.2 ns – 12.3 ns | — |"),
             "{text}"
         );
     }

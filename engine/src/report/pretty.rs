@@ -392,21 +392,19 @@ knotmeter 0.1.0 · rustc 1.95.0 · release (opt-level 3) · x86_64-unknown-linux
 CPU @ 3.0GHz × 8 cores · timer instant (precision 20.0 ns, read 19.0 ns) · git 0123456789
 WARNING [debug_build] the bench target was built without optimisations: run `cargo bench`
 
-case               median  ± between runs        throughput    samples × \
-ops  overhead  cold call
-──────────────  ─────────  ──────────────  ────────────────  ───────────────  ────────  ─────────
-chain_n/1000      12.2 ns  ±1.2%              81 632 653 /s    1 200 × 4 096   0.31 \
-ns    1.23 µs
+case             estimate  ±             throughput    samples × ops  overhead  cold \
+call
+──────────────  ─────────  ──────  ────────────────  ───────────────  ────────  ─────────
+chain_n/1000      12.2 ns  ±0.4%      81 632 653 /s    1 200 × 4 096   0.31 ns    1.23 µs
     complexity: O(n) or O(n log n) (cannot be told apart)
     ℹ sublinear_scaling: the cost grows as n^0.42 between n = 10 and n = 1000
 pair/(1,\"x|y\")  ≈ 0 (indistinguishable from empty)                 —    1 200 × 4 \
 096   0.31 ns    1.23 µs  3 allocs/op (96 B)
   ⚠ optimized_away: the body cannot be told apart from an empty one | return the result
 group sorting
-  sort_std        1.23 µs  ±?                    815 661 /s    1 200 × 4 096   0.31 \
-ns    1.23 µs  baseline
-  sort_radix      1.27 µs  ±1.2%                 788 644 /s    1 200 × 4 096   0.31 \
-ns    1.23 µs
+  sort_std        1.23 µs  ±?            815 661 /s    1 200 × 4 096   0.31 ns    1.23 µs  \
+baseline
+  sort_radix      1.27 µs  ±0.4%         788 644 /s    1 200 × 4 096   0.31 ns    1.23 µs
     ⚠ high_noise: the middle half of the samples spans 25% of the median | close other programs
 boom            FAILED: panicked at src/lib.rs:3:5: boom, with a comma
 
@@ -421,8 +419,7 @@ against the previous run (run 12)
   chain_n/1000    0.81× [0.75, 0.88]  -18.8%  18.8% faster than run 12  0.002
   pair/(1,\"x|y\")  1.00× [0.97, 1.03]   +0.0%  same as run 12            0.500
 
-±? (1 case): the spread between runs is not known yet; it is learnt from the history once 5 \
-earlier runs of a case are stored on this machine
+±? (1 case): fewer than two rounds, so no interval between processes (the case says why)
 
 2 passed, 2 warned, 1 failed in 8.40 s
 ";
@@ -448,7 +445,7 @@ earlier runs of a case are stored on this machine
         assert!(text.contains("\n\x1b[33m    ⚠ high_noise:"));
         assert!(text.contains("\n\x1b[2m    ℹ sublinear_scaling:"));
         let plain: String = text.replace("\x1b[0m", "");
-        assert!(plain.contains("chain_n/1000      12.2 ns  ±1.2%"));
+        assert!(plain.contains("chain_n/1000      12.2 ns  ±0.4%"));
         // Warned cases make the totals stand out too.
         assert!(text.ends_with("\x1b[1;31m2 passed, 2 warned, 1 failed in 8.40 s\x1b[0m\n"));
     }
@@ -475,8 +472,8 @@ earlier runs of a case are stored on this machine
         let text = buf.text()[before..].to_owned();
         assert_eq!(
             text,
-            "group sorting\n  sort_radix         0 ns  ±1.2%                          —    \
-             1 200 × 4 096   0.31 ns    1.23 µs  (partial)\n"
+            "group sorting\n  sort_radix         0 ns  ±0.4%                  —    1 200 × 4 096   \
+             0.31 ns    1.23 µs  (partial)\n"
         );
         assert!(!text.contains("inf"));
     }
@@ -578,8 +575,8 @@ earlier runs of a case are stored on this machine
         assert_eq!(lines[1], "");
         let width = "a_rather_long_benchmark_name/1000".len();
         let pad = |label: &str| " ".repeat(width - label.len());
-        assert!(lines[2].starts_with(&format!("case{}     median", pad("case"))));
-        let row = format!("chain_n/1000{}    12.2 ns  ±1.2%", pad("chain_n/1000"));
+        assert!(lines[2].starts_with(&format!("case{}   estimate", pad("case"))));
+        let row = format!("chain_n/1000{}    12.2 ns  ±0.4%", pad("chain_n/1000"));
         assert!(lines[4].starts_with(&row), "{}", lines[4]);
         assert_eq!(lines[5], "  ⚠ noisy: close other programs");
     }

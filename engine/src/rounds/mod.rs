@@ -126,6 +126,14 @@ pub(crate) trait Sink {
     fn stray_panics(&mut self, panics: &[String]);
 }
 
+/// What a unit has to tell the run, held until every unit before it in the plan has told
+/// its own: results come out in the order of the plan, whichever unit finished first.
+enum Report<'c> {
+    Failed(&'c Case, CaseFailure),
+    Paired(&'c Case, &'c Case, Vec<f64>),
+    Finished(&'c Case, Vec<Round>, crate::analysis::rounds::Plan),
+}
+
 /// The state of one unit over the rounds.
 struct State<'c> {
     unit: Unit<'c>,
@@ -144,6 +152,8 @@ struct State<'c> {
     slots: u32,
     started: bool,
     done: bool,
+    /// What is to be told, in order, once the units before this one have told theirs.
+    reports: Vec<Report<'c>>,
 }
 
 impl<'c> State<'c> {
@@ -160,6 +170,7 @@ impl<'c> State<'c> {
             slots: 0,
             started: false,
             done: false,
+            reports: Vec::new(),
         }
     }
 
@@ -218,6 +229,7 @@ pub(crate) fn run(units: Vec<Unit<'_>>, settings: &Settings, sink: &mut dyn Sink
     let mut runner = Runner::new(settings);
     let mut order_rng = SplitMix64::new(settings.seed ^ 0x726f_756e_6473);
     let mut cancelled = false;
+    let mut told = 0;
     for round in 0..settings.rounds {
         let mut order: Vec<usize> = (0..states.len()).filter(|i| !states[*i].done).collect();
         if order.is_empty() {
@@ -245,12 +257,32 @@ pub(crate) fn run(units: Vec<Unit<'_>>, settings: &Settings, sink: &mut dyn Sink
                 || over_budget
                 || state.precise(settings.target_precision)
             {
-                finish(state, settings, runner.processes(), false, sink);
+                finish(state, settings, runner.processes(), false);
             }
         }
+        tell(&mut states, &mut told, sink);
     }
     for state in states.iter_mut().filter(|s| !s.done) {
-        finish(state, settings, runner.processes(), cancelled, sink);
+        finish(state, settings, runner.processes(), cancelled);
+    }
+    tell(&mut states, &mut told, sink);
+}
+
+/// Tells `sink` what the finished units from `told` on have to say, in the order of the plan,
+/// up to the first unit still measuring.
+fn tell(states: &mut [State<'_>], told: &mut usize, sink: &mut dyn Sink) {
+    while let Some(state) = states.get_mut(*told) {
+        if !state.done {
+            return;
+        }
+        for report in std::mem::take(&mut state.reports) {
+            match report {
+                Report::Failed(case, failure) => sink.failed(case, failure),
+                Report::Paired(base, member, ratios) => sink.paired(base, member, &ratios),
+                Report::Finished(case, rounds, plan) => sink.finished(case, rounds, &plan),
+            }
+        }
+        *told += 1;
     }
 }
 
@@ -312,13 +344,25 @@ fn measure(
     state.last = wall;
     state.slots += 1;
     match result {
-        SlotResult::Measured(outcome) => record(state, &cases, outcome, sink),
+        SlotResult::Measured(outcome) => {
+            if !outcome.stray_panics.is_empty() {
+                sink.stray_panics(&outcome.stray_panics);
+            }
+            record(state, &cases, outcome);
+        }
         SlotResult::Lost(lost) => {
             let kind = match lost.kind {
                 LostKind::Crashed => FailureKind::Crashed,
                 LostKind::Hung => FailureKind::Hung,
                 LostKind::Cancelled => FailureKind::Cancelled,
             };
+            if settings.mark_output {
+                // The slot's start was marked by the process that was lost: end it here, so
+                // that what is printed next is not taken for its output.
+                for case in &cases {
+                    slot::mark(knotmeter_protocol::OutputMark::CaseEnded(case.id.clone()));
+                }
+            }
             if lost.kind == LostKind::Cancelled {
                 // What the earlier rounds measured stays; the case ends as the cancel finds it.
                 return;
@@ -333,7 +377,6 @@ fn measure(
                         message: lost.message.clone(),
                         location: None,
                     },
-                    sink,
                 );
             }
         }
@@ -353,10 +396,7 @@ fn plan_key(cases: &[&Case]) -> String {
 }
 
 /// Records what a slot measured: each side's round, or its failure; a pair's log-ratio.
-fn record(state: &mut State<'_>, cases: &[&Case], outcome: SlotOutcome, sink: &mut dyn Sink) {
-    if !outcome.stray_panics.is_empty() {
-        sink.stray_panics(&outcome.stray_panics);
-    }
+fn record<'c>(state: &mut State<'c>, cases: &[&'c Case], outcome: SlotOutcome) {
     let mut measured: Vec<Option<Round>> = Vec::new();
     for case in cases {
         let side = outcome.sides.iter().find(|s| s.id == case.id);
@@ -378,7 +418,7 @@ fn record(state: &mut State<'_>, cases: &[&Case], outcome: SlotOutcome, sink: &m
                 if failure.kind == FailureKind::Cancelled {
                     continue;
                 }
-                fail(state, case, failure, sink);
+                fail(state, case, failure);
             }
         }
     }
@@ -399,7 +439,7 @@ fn record(state: &mut State<'_>, cases: &[&Case], outcome: SlotOutcome, sink: &m
 }
 
 /// Fails `case` of `state` (it gets no more rounds), once.
-fn fail(state: &mut State<'_>, case: &Case, failure: CaseFailure, sink: &mut dyn Sink) {
+fn fail<'c>(state: &mut State<'c>, case: &'c Case, failure: CaseFailure) {
     let Some(i) = state.unit.cases.iter().position(|c| c.id == case.id) else {
         return;
     };
@@ -408,23 +448,23 @@ fn fail(state: &mut State<'_>, case: &Case, failure: CaseFailure, sink: &mut dyn
     }
     state.failed[i] = true;
     if state.unit.reports[i] {
-        sink.failed(case, failure);
+        state.reports.push(Report::Failed(case, failure));
     }
 }
 
 /// Ends a unit: its pair's ratios, then each reported case's rounds; `cut_short` by a cancel.
-fn finish(
-    state: &mut State<'_>,
-    settings: &Settings,
-    processes: u32,
-    cut_short: bool,
-    sink: &mut dyn Sink,
-) {
+fn finish(state: &mut State<'_>, settings: &Settings, processes: u32, cut_short: bool) {
     state.done = true;
     if state.paired() && !cut_short {
-        sink.paired(state.unit.cases[0], state.unit.cases[1], &state.log_ratios);
+        let ratios = std::mem::take(&mut state.log_ratios);
+        state.reports.push(Report::Paired(
+            state.unit.cases[0],
+            state.unit.cases[1],
+            ratios,
+        ));
     }
-    for (i, case) in state.unit.cases.iter().enumerate() {
+    let cases = state.unit.cases.clone();
+    for (i, case) in cases.into_iter().enumerate() {
         if !state.unit.reports[i] || state.failed[i] {
             continue;
         }
@@ -432,7 +472,9 @@ fn finish(
         if rounds.is_empty() {
             // A case the cancel found started but unmeasured; one never reached says nothing.
             if cut_short && state.started {
-                sink.failed(case, crate::run::execute::cancelled(case));
+                state
+                    .reports
+                    .push(Report::Failed(case, crate::run::execute::cancelled(case)));
             }
             continue;
         }
@@ -445,7 +487,7 @@ fn finish(
             planned: settings.rounds,
             cut_short,
         };
-        sink.finished(case, rounds, &plan);
+        state.reports.push(Report::Finished(case, rounds, plan));
     }
 }
 

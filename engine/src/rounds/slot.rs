@@ -107,7 +107,7 @@ fn side(case: &Case, outcome: Outcome) -> SlotSide {
 /// Marks a case boundary on standard error, after what the benchmark printed so far (see
 /// `OutputMark`): the daemon attributes printed text to its case by these. A mark that cannot
 /// be written costs only that attribution.
-fn mark(mark: OutputMark) {
+pub(super) fn mark(mark: OutputMark) {
     let _ = io::stdout().flush();
     let _ = io::stderr().write_all(mark.line().as_bytes());
 }

@@ -244,6 +244,11 @@ fn follow(
         };
         let now = Instant::now();
         if cancel_deadline.is_some_and(|deadline| now >= deadline) {
+            eprintln!(
+                "knotmeter: `{id}` did not reach a sample boundary within {} s of the cancel; \
+                 the process measuring it was ended",
+                cancel::GRACE.as_secs()
+            );
             return lost(
                 worker,
                 LostKind::Cancelled,
@@ -309,7 +314,10 @@ fn follow(
                 };
                 return SlotResult::Lost(Lost {
                     kind,
-                    message: format!("{} during this case", describe(status)),
+                    message: format!(
+                        "the process measuring it {} during this case",
+                        describe(status)
+                    ),
                 });
             }
             Err(RecvTimeoutError::Timeout) => {}

@@ -179,7 +179,7 @@ mod tests {
             id: "c".into(),
             against: "run 1".into(),
             estimate,
-            threshold: 0.01,
+            threshold: crate::cli::DEFAULT_NOISE_PERCENT / 100.0,
             kind: knotmeter_protocol::ComparisonKind::History,
         }];
         finalize(&pending)[0].1.verdict

@@ -13,7 +13,8 @@ mod stats;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::{cargo, docs};
+use crate::stamp::sections::CALIBRATION;
+use crate::{cargo, docs, stamp};
 use run::{Binary, Run};
 
 const SECTION_BEGIN: &str = "<!-- xtask calibration: begin -->";
@@ -67,7 +68,8 @@ impl Options {
 pub(super) struct Context {
     /// The command as typed (`cargo xtask calibration --runs 10`).
     command: String,
-    /// `git rev-parse --short HEAD`, with `+ uncommitted changes` when the tree is dirty.
+    /// `git rev-parse --short HEAD`, with `+ uncommitted changes` when the figures'
+    /// dependencies are.
     commit: String,
     /// UTC date and time at the start.
     date: String,
@@ -84,6 +86,11 @@ pub(super) struct Context {
 /// Runs the calibration and prints (and with `--write` stores) its report.
 pub(crate) fn run(args: &[String]) -> Result<(), String> {
     let options = Options::parse(args)?;
+    // Printing alone measures any tree; writing stamps the page, so it needs a clean one.
+    let stamp = options
+        .write
+        .then(|| stamp::take(&CALIBRATION))
+        .transpose()?;
     let mut context = Context {
         command: ["cargo xtask calibration".to_owned()]
             .into_iter()
@@ -122,12 +129,12 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
 
     let text = render::report(&context, &repeated, &before_after, &experiment);
     print!("{text}");
-    if options.write {
+    if let Some(stamp) = stamp {
         let section = format!("{SECTION_BEGIN}\n{text}{SECTION_END}\n");
         docs::write_section(
             &cargo::root().join("docs/calibration.md"),
             (SECTION_BEGIN, SECTION_END),
-            &section,
+            &stamp.seal(&section)?,
             NEW_PAGE,
         )?;
     }
@@ -165,10 +172,12 @@ fn target_dir(executable: &Path) -> PathBuf {
         .map_or_else(|| cargo::root().join("target"), Path::to_owned)
 }
 
-/// The commit measured, `abc1234` or `abc1234 + uncommitted changes`.
+/// The commit measured, `abc1234`, or `abc1234 + uncommitted changes` when a path the figures
+/// depend on has some (only when printing: `--write` refuses such a tree).
 fn commit() -> String {
     let hash = output("git", &["rev-parse", "--short", "HEAD"]).unwrap_or_else(|| "unknown".into());
-    match output("git", &["status", "--porcelain"]) {
+    let status = [&["status", "--porcelain", "--"], &CALIBRATION.paths()[..]].concat();
+    match output("git", &status) {
         Some(status) if !status.is_empty() => format!("{hash} + uncommitted changes"),
         _ => hash,
     }

@@ -32,8 +32,8 @@ use std::time::Instant;
 
 use knotmeter_protocol::{CompareReport, Report, Verdict};
 
-use crate::cargo;
-use crate::docs;
+use crate::stamp::sections::COMPARE_BUILDS;
+use crate::{cargo, docs, stamp};
 use fixture::{Fixture, CHANGED, UNCHANGED};
 
 const USAGE: &str =
@@ -105,6 +105,7 @@ pub(crate) struct Settings {
 /// Measures and rewrites the generated part of `docs/compare.md`.
 pub(crate) fn run(args: &[String]) -> Result<(), String> {
     let settings = parse(args)?;
+    let stamp = stamp::take(&COMPARE_BUILDS)?;
     let started = Instant::now();
     eprintln!("building knotmeter (release)…");
     let built = cargo::build(&[
@@ -154,7 +155,7 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
     docs::write_section(
         &cargo::root().join("docs/compare.md"),
         (SECTION_BEGIN, SECTION_END),
-        &text,
+        &stamp.seal(&text)?,
         "",
     )
 }

@@ -16,9 +16,9 @@ use std::process::Command;
 
 use knotmeter_protocol::Report;
 
-use crate::cargo;
-use crate::docs;
+use crate::stamp::sections::PERF;
 use crate::stats::median;
+use crate::{cargo, docs, stamp};
 
 const SECTION_BEGIN: &str = "<!-- xtask perf: begin -->";
 const SECTION_END: &str = "<!-- xtask perf: end -->";
@@ -39,6 +39,7 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
             _ => return Err(USAGE.into()),
         }
     }
+    let stamp = stamp::take(&PERF)?;
     eprintln!("building the benchmarks and fixtures (release)…");
     let harness = cargo::build(&["bench", "--no-run", "-p", "knotmeter", "--bench", "harness"])?;
     let quickstart = cargo::build(&[
@@ -76,7 +77,7 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
     docs::write_section(
         &cargo::root().join("docs/performance.md"),
         (SECTION_BEGIN, SECTION_END),
-        &text,
+        &stamp.seal(&text)?,
         "# Performance\n\n",
     )
 }

@@ -1,0 +1,195 @@
+//! The generated sections of `docs/`, one entry each: where it is, the command that measures it,
+//! and the paths its figures depend on. The writers read an entry to stamp their section (and
+//! to refuse a tree whose dependencies have uncommitted changes); the check reads every entry
+//! to find commits that changed a section's dependencies after its stamp.
+//!
+//! A path belongs to a section when a change to it could move the section's figures: the code
+//! measured, the code that measures and computes the figures, and how cargo builds them. When in
+//! doubt a path is included. `docs/` never is: the commit a section was measured on is followed
+//! by a commit of the page alone.
+
+/// How a section's figures are measured.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Measures {
+    /// Programs built from the working tree: an uncommitted change to a dependency would be
+    /// measured, and the stamp (a commit) would not name it.
+    WorkingTree,
+    /// Fresh clones of committed code (`cargo xtask build-time`): the working tree is never
+    /// built, so its uncommitted changes cannot reach the figures.
+    Clones,
+}
+
+/// One generated section of a page.
+#[derive(Debug)]
+pub(crate) struct Section {
+    /// The page, from the repository root.
+    pub(crate) page: &'static str,
+    /// The name in its markers, `<!-- xtask NAME: begin -->` … `<!-- xtask NAME: end -->`.
+    pub(crate) name: &'static str,
+    /// The command that measures it again and rewrites it.
+    pub(crate) command: &'static str,
+    /// What it measures: the working tree or fresh clones.
+    pub(crate) measures: Measures,
+    /// Git pathspecs from the repository root (a file, or a folder and all under it), in groups.
+    pub(crate) depends_on: &'static [&'static [&'static str]],
+}
+
+impl Section {
+    /// The line that opens the section.
+    pub(crate) fn begin(&self) -> String {
+        format!("<!-- xtask {}: begin -->", self.name)
+    }
+
+    /// The line that closes the section.
+    pub(crate) fn end(&self) -> String {
+        format!("<!-- xtask {}: end -->", self.name)
+    }
+
+    /// Every path its figures depend on.
+    pub(crate) fn paths(&self) -> Vec<&'static str> {
+        self.depends_on
+            .iter()
+            .flat_map(|g| g.iter().copied())
+            .collect()
+    }
+}
+
+/// How cargo builds anything in this workspace: the profiles and inherited dependency versions
+/// (`Cargo.toml`), the locked versions, cargo's configuration.
+const BUILD: &[&str] = &["Cargo.toml", "Cargo.lock", ".cargo"];
+
+/// What a bench binary links besides its own code: the engine (with its build script), the
+/// `#[bench]` macro, the protocol, knotmeter-format and the history store (which the engine
+/// writes during a run). Sources and manifests only: their tests measure nothing here.
+const ENGINE: &[&str] = &[
+    "engine/src",
+    "engine/build.rs",
+    "engine/Cargo.toml",
+    "macros/src",
+    "macros/Cargo.toml",
+    "protocol/src",
+    "protocol/Cargo.toml",
+    "format/src",
+    "format/Cargo.toml",
+    "history/src",
+    "history/Cargo.toml",
+];
+
+/// `docs/performance.md`, "Engine", "Honest measurement", "Comparisons": the self-benchmark and
+/// its harness-free reference, the quickstart's benches (a default run, before/after against
+/// one history), the honesty and pairs fixtures.
+pub(crate) const PERF: Section = Section {
+    page: "docs/performance.md",
+    name: "perf",
+    command: "cargo xtask perf",
+    measures: Measures::WorkingTree,
+    depends_on: &[
+        BUILD,
+        ENGINE,
+        &[
+            "engine/benches/harness.rs",
+            "engine/examples/chain_reference.rs",
+            "examples/quickstart",
+            "tests/Cargo.toml",
+            "tests/src/lib.rs",
+            "tests/src/bin/honesty.rs",
+            "tests/src/bin/pairs.rs",
+            "xtask/src/perf",
+            "xtask/src/stats.rs",
+        ],
+    ],
+};
+
+/// `docs/performance.md`, "Build time": the README's first command and `cargo bench -p
+/// quickstart`, cold, in fresh clones of HEAD (and of the `--before` commit, which is fixed). The
+/// time is compiling the daemon and the benchmarks with everything under them, and running the
+/// quickstart's benches.
+pub(crate) const BUILD_TIME: Section = Section {
+    page: "docs/performance.md",
+    name: "build-time",
+    command: "cargo xtask build-time --before 61a4e51",
+    measures: Measures::Clones,
+    depends_on: &[
+        BUILD,
+        ENGINE,
+        &[
+            "README.md",
+            "server/src",
+            "server/Cargo.toml",
+            "examples/quickstart",
+            "xtask/src/build_time.rs",
+            "xtask/src/stats.rs",
+        ],
+    ],
+};
+
+/// `docs/calibration.md`: `examples/calibration` (which takes workloads from the quickstart) as
+/// fresh processes, with and without a history.
+pub(crate) const CALIBRATION: Section = Section {
+    page: "docs/calibration.md",
+    name: "calibration",
+    command: "cargo xtask calibration --write",
+    measures: Measures::WorkingTree,
+    depends_on: &[
+        BUILD,
+        ENGINE,
+        &[
+            "examples/calibration",
+            "examples/quickstart",
+            "xtask/src/calibration",
+            "xtask/src/stats.rs",
+        ],
+    ],
+};
+
+/// `docs/compare.md`: the `knotmeter` command (release) comparing two builds of a fixture
+/// repository, which links the engine from this tree and copies this `Cargo.lock`.
+pub(crate) const COMPARE_BUILDS: Section = Section {
+    page: "docs/compare.md",
+    name: "compare-builds",
+    command: "cargo xtask compare-builds",
+    measures: Measures::WorkingTree,
+    depends_on: &[
+        BUILD,
+        ENGINE,
+        &[
+            "server/src",
+            "server/Cargo.toml",
+            "xtask/fixtures/compare-builds",
+            "xtask/src/compare_builds",
+        ],
+    ],
+};
+
+/// `docs/comparison.md`: the `comparisons/` workspace, a workspace of its own (its own lock
+/// file and profiles) that builds the engine from this tree; the engine's manifest inherits
+/// from this workspace's `Cargo.toml`. All of `comparisons/benches`, so that a harness added
+/// there is not missed, though `ground_truth.rs` is docs/criterion.md's.
+pub(crate) const COMPARISON: Section = Section {
+    page: "docs/comparison.md",
+    name: "compare",
+    command: "cargo xtask compare",
+    measures: Measures::WorkingTree,
+    depends_on: &[
+        &["Cargo.toml", ".cargo"],
+        ENGINE,
+        &[
+            "comparisons/Cargo.toml",
+            "comparisons/Cargo.lock",
+            "comparisons/src",
+            "comparisons/benches",
+            "xtask/src/compare",
+            "xtask/src/stats.rs",
+        ],
+    ],
+};
+
+/// Every generated section of `docs/` (what the check reads).
+#[cfg(test)]
+pub(crate) const SECTIONS: [&Section; 5] = [
+    &PERF,
+    &BUILD_TIME,
+    &CALIBRATION,
+    &COMPARE_BUILDS,
+    &COMPARISON,
+];
