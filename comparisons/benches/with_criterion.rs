@@ -1,9 +1,14 @@
 //! The comparison workloads under criterion. Criterion compares a run with an earlier run of the
 //! same benchmark (`--save-baseline` / `--baseline`), so each pair is one benchmark whose work
 //! comes from the environment: `KM_PAIR_AA`, `KM_PAIR_AB1`, `KM_PAIR_AB5` (default 2000).
+//! The group `rerun` holds the realistic bodies of the rerun-coverage measurement (`cargo xtask
+//! compare rerun`).
 
 use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion};
-use knotmeter_comparisons::{chain, discarded_loop, random_vec, work_from_env, PAIR_BASE};
+use knotmeter_comparisons::{
+    chain, csv_line, discarded_loop, hash_map_of, parse_csv_line, random_vec, work_from_env,
+    PAIR_BASE,
+};
 use std::hint::black_box;
 
 fn single(c: &mut Criterion) {
@@ -38,5 +43,30 @@ fn pairs(c: &mut Criterion) {
     }
 }
 
-criterion_group!(benches, single, pairs);
+fn rerun(c: &mut Criterion) {
+    let mut group = c.benchmark_group("rerun");
+    for n in [100u64, 10000] {
+        group.bench_with_input(BenchmarkId::new("chain_n", n), &n, |b, &n| {
+            b.iter(|| chain(black_box(n)))
+        });
+    }
+    let data = random_vec(1000);
+    group.bench_function("sort_1000", |b| {
+        b.iter_batched(
+            || data.clone(),
+            |mut v| {
+                v.sort();
+                v
+            },
+            BatchSize::SmallInput,
+        )
+    });
+    let line = csv_line(64);
+    group.bench_function("parse_csv", |b| b.iter(|| parse_csv_line(black_box(&line))));
+    let keys = random_vec(1000);
+    group.bench_function("hash_map", |b| b.iter(|| hash_map_of(black_box(&keys))));
+    group.finish();
+}
+
+criterion_group!(benches, single, pairs, rerun);
 criterion_main!(benches);

@@ -1,5 +1,6 @@
 //! The comparison workloads under knotmeter. `single::` holds the cases measured one by one,
-//! `pairs::` the comparison groups (paired and interleaved inside one run).
+//! `pairs::` the comparison groups (paired and interleaved inside one run), `rerun::` the
+//! realistic bodies of the rerun-coverage measurement (`cargo xtask compare rerun`).
 
 mod single {
     use knotmeter::{bench, Bencher};
@@ -60,6 +61,37 @@ mod pairs {
     #[bench(group = "ab5")]
     fn ab5_plus_5pct() -> u64 {
         chain(black_box(PAIR_5PCT))
+    }
+}
+
+mod rerun {
+    use knotmeter::{bench, black_box, Bencher};
+    use knotmeter_comparisons::{chain, csv_line, hash_map_of, parse_csv_line, random_vec};
+
+    #[bench(args = [100, 10000])]
+    fn chain_n(n: u64) -> u64 {
+        chain(n)
+    }
+
+    #[bench]
+    fn sort_1000(b: &mut Bencher) {
+        let data = random_vec(1000);
+        b.with_inputs(|| data.clone()).run(|mut v| {
+            v.sort();
+            v
+        });
+    }
+
+    #[bench]
+    fn parse_csv(b: &mut Bencher) {
+        let line = csv_line(64);
+        b.iter(|| parse_csv_line(black_box(&line)));
+    }
+
+    #[bench]
+    fn hash_map(b: &mut Bencher) {
+        let keys = random_vec(1000);
+        b.iter(|| hash_map_of(black_box(&keys)));
     }
 }
 

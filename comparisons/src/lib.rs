@@ -6,7 +6,14 @@
 //! * seed 001's dependency chain `chain(n)`, whose cost is exactly proportional to `n`;
 //! * pairs: `chain(2000)` against itself (A/A), against `chain(2020)` (1% more work) and against
 //!   `chain(2100)` (5% more);
-//! * sorting 1000 `u64`, with the copy of the input made outside the timed region.
+//! * sorting 1000 `u64`, with the copy of the input made outside the timed region;
+//! * for the rerun-coverage measurement (`cargo xtask compare rerun`), two realistic bodies of
+//!   knotmeter's own calibration (`examples/calibration`, itself taking them from
+//!   `examples/quickstart`): parsing a CSV line of 64 numbers and building a `HashMap` of 1000
+//!   keys. They are copied here, not depended on: this workspace links no crate of the main one
+//!   but the engine.
+
+use std::collections::HashMap;
 
 /// The work of the baseline side of every pair.
 pub const PAIR_BASE: u64 = 2_000;
@@ -52,6 +59,28 @@ pub fn random_vec(n: usize) -> Vec<u64> {
             x.wrapping_mul(0x2545_F491_4F6C_DD1D)
         })
         .collect()
+}
+
+/// Parses one line of comma-separated unsigned integers, rejecting anything else
+/// (`examples/quickstart`'s `parse_csv_line`).
+pub fn parse_csv_line(line: &str) -> Result<Vec<u64>, std::num::ParseIntError> {
+    line.split(',').map(|field| field.trim().parse()).collect()
+}
+
+/// A line of `fields` comma-separated numbers, for the parser benchmark
+/// (`examples/quickstart`'s `csv_line`).
+pub fn csv_line(fields: usize) -> String {
+    random_vec(fields)
+        .iter()
+        .map(|x| (x % 1_000_000).to_string())
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+/// A `HashMap` (std's SipHash) of `keys`, each mapped to its index
+/// (`examples/calibration`'s `hash_map_of`).
+pub fn hash_map_of(keys: &[u64]) -> HashMap<u64, u64> {
+    keys.iter().zip(0..).map(|(&k, i)| (k, i)).collect()
 }
 
 /// The work amount in environment variable `name`, or `default`. Criterion compares a run with

@@ -2,6 +2,7 @@
 
 use std::future::Future;
 use std::marker::PhantomData;
+use std::mem::MaybeUninit;
 
 use crate::measure::executor::{block_on, current_thread_waker};
 use crate::measure::{RoutineSampler, Sampler, Timer};
@@ -58,13 +59,13 @@ impl<'a> Bencher<'a> {
     where
         F: FnMut() -> O,
     {
-        // The baseline returns `None::<O>`: the same output size, and it needs dropping exactly
-        // when `O` does, so both go through the same branch of the timed loop.
+        // The baseline returns `None::<O>`: the same output size, moved into the drop buffer
+        // or consumed as the workload's output is (the sampler takes `O`'s branch for both).
         self.take(&mut RoutineSampler::new(
             self.timer,
             || (),
             move |()| routine(),
-            |()| None::<O>,
+            |_| None::<O>,
         ));
     }
 
@@ -84,7 +85,7 @@ impl<'a> Bencher<'a> {
             self.timer,
             || (),
             move |()| block_on(&waker, routine()),
-            move |()| block_on(&baseline_waker, async { None::<O> }),
+            move |_| block_on(&baseline_waker, async { None::<O> }),
         ));
     }
 
@@ -110,6 +111,32 @@ impl<'a> Bencher<'a> {
     }
 }
 
+/// The timed loop of `#[bench(args = [..])] fn f(n: T)` for a `T` that is cloned rather than
+/// copied: every operation calls `f` on a clone of its own, made by `clone` outside the timed
+/// region and passed through [`black_box`](crate::black_box).
+///
+/// `f` owns its argument, so the clone is dropped inside the clock (at the end of `f`). The
+/// baseline is an empty `fn(n: T)`: it takes a clone made the same way and drops it inside the
+/// clock too, so the argument's drop is subtracted with the rest of the harness, whatever `T`.
+/// (A function that returns its argument, or something owning it, drops it after the clock
+/// instead; one drop too many is then subtracted.) Both loops take the branch of `O`.
+pub fn run_by_value<T, O>(
+    bencher: &mut Bencher<'_>,
+    clone: impl FnMut() -> T,
+    mut f: impl FnMut(T) -> O,
+) {
+    let timer = bencher.timer;
+    bencher.take(&mut RoutineSampler::consuming(
+        timer,
+        clone,
+        move |input: T| f(crate::black_box(input)),
+        |input: T| {
+            drop(crate::black_box(input));
+            None::<O>
+        },
+    ));
+}
+
 /// A benchmark with per-operation inputs, made by [`Bencher::with_inputs`].
 pub struct WithInputs<'b, 'a, I, G> {
     bencher: &'b mut Bencher<'a>,
@@ -127,12 +154,14 @@ where
     where
         F: FnMut(I) -> O,
     {
+        // The baseline hands back a placeholder of the input's size; the input itself is
+        // dropped after the clock stops, and the loop takes `O`'s branch on both sides.
         let timer = self.bencher.timer;
         self.bencher.take(&mut RoutineSampler::new(
             timer,
             self.setup,
             routine,
-            |input: I| input,
+            |input: MaybeUninit<I>| input,
         ));
     }
 
@@ -150,7 +179,7 @@ where
             timer,
             self.setup,
             move |input| block_on(&waker, routine(input)),
-            move |input: I| block_on(&baseline_waker, async { input }),
+            move |input: MaybeUninit<I>| block_on(&baseline_waker, async move { input }),
         ));
     }
 }

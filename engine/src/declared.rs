@@ -7,6 +7,7 @@
 //! are filtered, listed, planned, measured, reported and stored like any other.
 
 use std::future::Future;
+use std::mem::MaybeUninit;
 use std::process::ExitCode;
 use std::task::Waker;
 use std::time::Duration;
@@ -27,13 +28,16 @@ pub fn main(
 }
 
 /// Measures `routine` on inputs made by `setup` outside the timed region, against `baseline`:
-/// an empty routine that takes the same input and returns a value of the same shape (size,
-/// and whether it needs dropping), so the harness overhead subtracted is that of this shape.
+/// an empty routine that takes a placeholder of the input's size (the input itself is dropped
+/// after the clock stops) and returns a value of the output's size. Both loops take the branch
+/// of `O` (moved into the drop buffer when it needs dropping, consumed with `black_box`
+/// otherwise), so the harness overhead subtracted is that of this shape; `B` must not need
+/// dropping when `O` does not.
 pub fn measure_routine<I, O, B>(
     bencher: &mut Bencher<'_>,
     setup: impl FnMut() -> I,
     routine: impl FnMut(I) -> O,
-    baseline: impl FnMut(I) -> B,
+    baseline: impl FnMut(MaybeUninit<I>) -> B,
 ) {
     let timer = bencher.timer();
     bencher.take(&mut RoutineSampler::new(timer, setup, routine, baseline));

@@ -156,6 +156,7 @@ macro_rules! main {
 /// What the macros' output needs. Not public API: no SemVer guarantees.
 #[doc(hidden)]
 pub mod __private {
+    pub use crate::bencher::run_by_value;
     pub use crate::harness::{check as check_harness, check_for as check_harness_for};
     pub use crate::registry::{BenchDef, Case, BENCHES};
     pub use knotmeter_protocol::ThroughputUnit;

@@ -126,11 +126,6 @@ impl Store {
         store
     }
 
-    /// Whether earlier runs can be read (not `--no-history`, and the file is usable).
-    pub(crate) fn is_open(&self) -> bool {
-        self.history.is_some()
-    }
-
     /// The history file.
     pub(crate) fn path(&self) -> &std::path::Path {
         &self.path
@@ -267,10 +262,11 @@ impl Store {
         }
         let failures = self.lookup_failures.borrow();
         if let Some((_, first)) = failures.first() {
-            let ids: Vec<&str> = failures.iter().map(|(id, _)| id.as_str()).collect();
+            let mut ids: Vec<&str> = failures.iter().map(|(id, _)| id.as_str()).collect();
+            ids.dedup();
             eprintln!(
-                "knotmeter: the stored results of {} could not be read, so they were not \
-                 compared: {first}",
+                "knotmeter: the history could not answer for {}, so what it holds of them was not \
+                 used (no comparison with it, or no spread between runs learnt from it): {first}",
                 ids.join(", ")
             );
         }
@@ -292,19 +288,25 @@ impl Store {
     }
 
     /// Up to `limit` stored medians of `case_id` on this machine, profile and budget, recorded
-    /// before this run, oldest first, each with the commit it measured.
+    /// before this run, oldest first, each with the commit it measured; `None` when no history
+    /// is open, or when it could not answer (recorded, and said once at the end of the run: an
+    /// unreadable history is not a history without earlier runs).
     pub(crate) fn medians(
         &self,
         case_id: &str,
         machine_key: &str,
         limit: usize,
-    ) -> Vec<StoredMedian> {
-        let (Some(history), before) = (&self.history, self.run) else {
-            return Vec::new();
-        };
-        history
-            .medians(case_id, machine_key, before, limit)
-            .unwrap_or_default()
+    ) -> Option<Vec<StoredMedian>> {
+        let history = self.history.as_ref()?;
+        match history.medians(case_id, machine_key, self.run, limit) {
+            Ok(medians) => Some(medians),
+            Err(error) => {
+                self.lookup_failures
+                    .borrow_mut()
+                    .push((case_id.to_owned(), error.to_string()));
+                None
+            }
+        }
     }
 
     /// The latest run of each baseline name on each machine key, or why they cannot be read.

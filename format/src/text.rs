@@ -75,6 +75,49 @@ pub fn failure_text(failure: &CaseFailure) -> String {
     }
 }
 
+/// A duration for people, in the words a hang is explained with: `120 s`, `1.5 s`, `250 ms`,
+/// `2 µs`.
+pub fn seconds_text(seconds: f64) -> String {
+    if seconds >= 10.0 {
+        format!("{seconds:.0} s")
+    } else if seconds >= 1.0 {
+        format!("{seconds:.1} s").replace(".0 s", " s")
+    } else if seconds >= 1e-3 {
+        format!("{:.0} ms", seconds * 1e3)
+    } else {
+        format!("{:.0} µs", seconds * 1e6)
+    }
+}
+
+/// Why a case was taken for hung, said by whoever killed what measured it (`killed`: `the
+/// bench binary`, `the process measuring it`): after `silent` seconds without a word, while its
+/// longest step so far took `longest_step` seconds (a case is hung after `factor` times that,
+/// and at least `floor` seconds), or, before its first step ended, after the configured limit.
+pub fn hung_text(
+    silent: f64,
+    longest_step: Option<f64>,
+    factor: u32,
+    floor: f64,
+    killed: &str,
+) -> String {
+    match longest_step {
+        Some(step) => format!(
+            "hung: nothing heard from it for {} while its longest step so far took {} (a case is \
+             taken for hung after {factor}× its longest step, and at least {}); {killed} was \
+             killed",
+            seconds_text(silent),
+            seconds_text(step),
+            seconds_text(floor)
+        ),
+        None => format!(
+            "hung: its first step (the cold call) had not ended after {}, the limit set by \
+             --case-timeout (caseTimeoutSecs in the editor); {killed} was killed. Raise the limit \
+             if one call of this benchmark takes longer",
+            seconds_text(silent)
+        ),
+    }
+}
+
 /// A comparison's ratio and its 95% interval: `1.03× [1.01, 1.05]`.
 pub fn ratio_text(comparison: &Comparison) -> String {
     format!(

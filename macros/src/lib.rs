@@ -19,9 +19,10 @@
 //!
 //! For an `args` value of a primitive scalar type (`u64`, `f32`, `bool`, `char`, ...), a
 //! shared reference, or a tuple or array of those, the value is copied into every call.
-//! Any other type is cloned once per iteration *outside* the timed region (via
-//! `Bencher::with_inputs`), except for `async fn`, where the clone is made when the
-//! future is created and so is inside the timed region.
+//! Any other type is cloned once per iteration *outside* the timed region, and the drop of
+//! each clone, which the function does inside it, is subtracted with the harness overhead (the
+//! empty baseline takes and drops a clone too), except for `async fn`, where the clone is made
+//! when the future is created and so is inside the timed region, as is its drop.
 //!
 //! [`Bencher`]: https://docs.rs/knotmeter/latest/knotmeter/struct.Bencher.html
 

@@ -26,6 +26,12 @@ use crate::{Allocations, BenchResult, CaseFailure, Comparison, ListEntry, Manife
 /// The version of the driven-mode exchange.
 pub const DRIVEN_VERSION: u32 = 2;
 
+/// The rounds a case is measured in by default: each round a slot of the case in a fresh
+/// process (a bench binary's own run), or a fresh pair of processes (`knotmeter compare`).
+pub const DEFAULT_ROUNDS: u32 = 10;
+/// The rounds under `--quick`.
+pub const QUICK_ROUNDS: u32 = 5;
+
 /// One line on a driven bench binary's standard input. The `cmd` field names the variant.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
@@ -66,6 +72,28 @@ pub enum DrivenCommand {
         id: String,
         /// What the comparison is against, as results name it (the base's label).
         against: String,
+        /// The round this pair is one slot of, when the orchestrator measures in rounds (a
+        /// fresh pair of processes per round): the pair samples for its share of the budget,
+        /// and `paired` carries what was measured (`PairOutcome::round`) rather than an
+        /// estimate, which `combine` makes from every round. Absent: the whole pair at once.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        slot: Option<PairSlot>,
+    },
+    /// Combine the rounds of case `id` measured by `pair` slots (each round in a fresh pair of
+    /// processes) into both sides' results and the estimate: answered by `paired`.
+    Combine {
+        /// The case id.
+        id: String,
+        /// What the comparison is against (the base's label).
+        against: String,
+        /// Every round's measurements, in the order they ran.
+        rounds: Vec<PairRound>,
+        /// The rounds the case was planned to get (a case that got fewer for its budget says
+        /// so).
+        planned: u32,
+        /// The run was cancelled before the case's rounds ended: the results are partial.
+        #[serde(default)]
+        cut_short: bool,
     },
     /// The peer's answer to the last `peer` request (or `lost` when the peer is gone).
     PeerReply {
@@ -90,6 +118,29 @@ pub enum DrivenCommand {
     },
     /// Stop at the next sample boundary: a pair or slot in progress ends with partial results.
     Cancel,
+}
+
+/// Which round a `pair` is one slot of.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
+pub struct PairSlot {
+    /// The round (0 first).
+    pub round: u32,
+    /// The rounds the case is planned to get: its budget is spread over them.
+    pub rounds: u32,
+    /// The operations per sample the first round tuned; absent in the first round.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ops: Option<u64>,
+}
+
+/// What one round of a pair measured, both sides index-aligned by sample.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
+pub struct PairRound {
+    /// The base side's samples (its allocations as its own build counted them).
+    pub base: DrivenMeasurement,
+    /// The head side's samples.
+    pub head: DrivenMeasurement,
 }
 
 /// One slot of a round: what a worker process measures on a `measure` command.
@@ -285,6 +336,9 @@ pub struct PairOutcome {
     pub estimate: Option<PairEstimate>,
     /// Why there is no estimate (cut short, indistinguishable from the empty body, a failure).
     pub not_compared: Option<String>,
+    /// What a `pair` slot of a round measured, for `combine` (absent outside rounds).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub round: Option<PairRound>,
 }
 
 /// A paired ratio waiting for the correction across every compared case.

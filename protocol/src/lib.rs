@@ -36,8 +36,8 @@ pub use bench::{
 };
 pub use driven::{
     CaseComparison, CompareReport, CompareSide, CompareStatus, ComparedCase, DrivenCommand,
-    DrivenEvent, DrivenMeasurement, PairEstimate, PairOutcome, SlotOutcome, SlotPlan, SlotSide,
-    DRIVEN_VERSION,
+    DrivenEvent, DrivenMeasurement, PairEstimate, PairOutcome, PairRound, PairSlot, SlotOutcome,
+    SlotPlan, SlotSide, DEFAULT_ROUNDS, DRIVEN_VERSION, QUICK_ROUNDS,
 };
 pub use event::{CaseFailure, Event, FailureKind, RunSummary};
 pub use history::{HistoryPoint, HistoryRun, HistoryRunId, RunStatus};

@@ -221,7 +221,9 @@ fn serve_discovers_runs_streams_results_and_answers_history() {
     );
     let text = hover["result"]["contents"]["value"].as_str().unwrap();
     assert!(
-        text.contains("basic::plain") && text.contains("overhead") && text.contains("between runs"),
+        text.contains("basic::plain")
+            && text.contains("overhead")
+            && text.contains("where a rerun"),
         "{text}"
     );
     let hints = client.request(
@@ -728,7 +730,7 @@ fn knotmeter_run_names_a_crashed_case_and_exits_4() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(4), "{stderr}");
     assert!(
-        stderr.contains("knotmeter: `basic::faults::aborts` crashed: the bench binary was killed by signal SIGABRT"),
+        stderr.contains("knotmeter: `basic::faults::aborts` crashed: the process measuring it was killed by signal SIGABRT"),
         "{stderr}"
     );
     // Measured in the fresh process (`warned` when a loaded machine makes it noisy).

@@ -24,6 +24,32 @@ fn every_run_is_recorded_and_the_next_one_compares_with_it() {
         .all(|r| r.status == RunStatus::Complete && r.results == 1));
 }
 
+/// Issue 20: a history that opens but cannot answer the lookup of a case's earlier medians
+/// (here a run whose manifest is not JSON) read as a history without earlier runs, "0 of 5
+/// runs", instead of saying that it could not be read.
+#[test]
+fn a_history_that_cannot_answer_for_the_spread_says_so_instead_of_reading_empty() {
+    let h = TempHistory::new();
+    assert!(h.fixture(&["--exact", "plain"]).status.success());
+    let conn = rusqlite::Connection::open(&h.path).unwrap();
+    conn.execute("UPDATE runs SET manifest = '{not json' WHERE id = 1", [])
+        .unwrap();
+    drop(conn);
+    let out = h.fixture(&["--exact", "plain"]);
+    let report = h.json(&out);
+    let result = &report["results"][0];
+    assert!(
+        result["reproducibility"].is_null(),
+        "an unreadable history is not an empty one: {}",
+        result["reproducibility"]
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("the history could not answer for fixture::plain"),
+        "{stderr}"
+    );
+}
+
 #[test]
 fn no_history_writes_nothing() {
     let h = TempHistory::new();

@@ -10,6 +10,7 @@
 //! | `to_async(executor).iter(..)` | one `block_on` per operation; the baseline blocks on an empty future on the same executor |
 
 use std::future::Future;
+use std::mem::MaybeUninit;
 use std::time::Duration;
 
 use knotmeter::__private::declared::{measure_routine, measure_self_timed};
@@ -120,7 +121,7 @@ impl<'a, M: Measurement> Bencher<'a, M> {
                 let output = routine(&mut input);
                 (input, output)
             },
-            |input: I| (input, None::<O>),
+            |input: MaybeUninit<I>| (input, None::<O>),
         );
     }
 
@@ -154,7 +155,7 @@ impl<A: AsyncExecutor, M: Measurement> AsyncBencher<'_, '_, A, M> {
             self.b.engine(),
             || (),
             move |()| runner.block_on(routine()),
-            move |()| runner.block_on(async { None::<O> }),
+            move |_| runner.block_on(async { None::<O> }),
         );
     }
 
@@ -213,7 +214,7 @@ impl<A: AsyncExecutor, M: Measurement> AsyncBencher<'_, '_, A, M> {
             self.b.engine(),
             setup,
             move |input| runner.block_on(routine(input)),
-            move |input: I| runner.block_on(async move { input }),
+            move |input: MaybeUninit<I>| runner.block_on(async move { input }),
         );
     }
 
@@ -232,7 +233,7 @@ impl<A: AsyncExecutor, M: Measurement> AsyncBencher<'_, '_, A, M> {
                 let output = runner.block_on(routine(&mut input));
                 (input, output)
             },
-            move |input: I| (input, runner.block_on(async { None::<O> })),
+            move |input: MaybeUninit<I>| (input, runner.block_on(async { None::<O> })),
         );
     }
 }

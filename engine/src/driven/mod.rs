@@ -101,9 +101,20 @@ impl Driven<'_> {
                     self.open(case);
                 }
             }
-            DrivenCommand::Pair { id, against } => {
+            DrivenCommand::Pair { id, against, slot } => {
                 if let Some(case) = self.case(&id) {
-                    self.pair(case, &against);
+                    self.pair(case, &against, slot.as_ref());
+                }
+            }
+            DrivenCommand::Combine {
+                id,
+                against,
+                rounds,
+                planned,
+                cut_short,
+            } => {
+                if let Some(case) = self.case(&id) {
+                    self.combine(case, &against, rounds, planned, cut_short);
                 }
             }
             DrivenCommand::Measure { slot } => self.measure(&slot),

@@ -11,21 +11,35 @@
 //! Then each side's samples become its result in its own process (the other side's through
 //! `close`), and the paired ratio (per-round log-ratios, each side less its own overhead) is
 //! the estimate, held back for the correction across every case (`finalize`).
+//!
+//! Measured in rounds (`knotmeter compare`'s way: a `slot` with the pair, each round in a fresh
+//! pair of processes), a pair samples for its share of the budget and answers with what it
+//! measured (`PairOutcome::round`); `combine` then makes both sides' results and the estimate
+//! from every round, the estimate from the rounds' paired ratios (`compare::rounds`): what
+//! differs between two processes, and not only what changes over time, is in its interval.
 
-use knotmeter_protocol::{BenchResult, CaseFailure, DrivenEvent, PairEstimate, PairOutcome};
+use knotmeter_protocol::{
+    BenchResult, CaseFailure, DrivenEvent, PairEstimate, PairOutcome, PairRound, PairSlot,
+};
 
 use super::remote::{PeerEnd, RemoteSampler};
 use super::Driven;
 use crate::analysis::optimized_away;
+use crate::analysis::rounds::{analyse_rounds, Plan, Round};
 use crate::compare::paired_ratio;
-use crate::measure::{measure_pair, Measurement, Progress, Sampler};
+use crate::measure::{measure_pair, MeasureConfig, Measurement, Progress, Sampler};
 use crate::registry::Case;
+use crate::rounds::{from_wire, to_wire};
 use crate::run;
 
 impl Driven<'_> {
-    /// `pair`: measures `case` against the other side's open case, then answers `paired`.
-    pub(super) fn pair(&self, case: &Case, against: &str) {
-        let cfg = self.config(case, 2);
+    /// `pair`: measures `case` against the other side's open case, then answers `paired`;
+    /// with a `slot`, one round's share of the pair, answered with what it measured.
+    pub(super) fn pair(&self, case: &Case, against: &str, slot: Option<&PairSlot>) {
+        let cfg = match slot {
+            Some(slot) => self.slot_config(case, slot),
+            None => self.config(case, 2),
+        };
         let mut remote = RemoteSampler::new(&self.channel, &case.id);
         let mut measured: Option<(Measurement, Measurement)> = None;
         let ran = {
@@ -53,6 +67,7 @@ impl Driven<'_> {
             base_lost: None,
             estimate: None,
             not_compared: None,
+            round: None,
         };
         if let Some(ended) = remote.ended().cloned() {
             // The other side failed or vanished in the middle: this side's samples are
@@ -65,9 +80,20 @@ impl Driven<'_> {
                         Ok(result) => outcome.base = result,
                         Err(ended) => record_peer_end(&mut outcome, ended),
                     }
-                    let estimate = paired_ratio(&base, &head);
-                    outcome.head = Some(self.result(case, head, calls > 1));
-                    self.decide(&mut outcome, estimate, against);
+                    if slot.is_some() {
+                        // One round: kept for `combine`, with the base's own allocation count.
+                        let mut base_wire = to_wire(&base, false);
+                        base_wire.allocations = outcome.base.as_ref().and_then(|r| r.allocations);
+                        outcome.round = Some(PairRound {
+                            base: base_wire,
+                            head: to_wire(&head, calls > 1),
+                        });
+                        outcome.head = Some(self.result(case, head, calls > 1));
+                    } else {
+                        let estimate = paired_ratio(&base, &head);
+                        outcome.head = Some(self.result(case, head, calls > 1));
+                        self.decide(&mut outcome, estimate, against);
+                    }
                 }
                 (ran, _) => {
                     outcome.head_failure = Some(match ran {
@@ -80,12 +106,93 @@ impl Driven<'_> {
                 }
             }
         }
-        if outcome.estimate.is_none() && outcome.not_compared.is_none() {
+        if outcome.estimate.is_none() && outcome.not_compared.is_none() && outcome.round.is_none() {
             outcome.not_compared = Some(why_not_compared(&outcome));
         }
         self.channel
             .borrow_mut()
             .send(&DrivenEvent::Paired(Box::new(outcome)));
+    }
+
+    /// `combine`: both sides' results and the estimate of `case` from its `rounds`, each
+    /// measured by a `pair` slot in a fresh pair of processes; answered by `paired`.
+    pub(super) fn combine(
+        &self,
+        case: &Case,
+        against: &str,
+        rounds: Vec<PairRound>,
+        planned: u32,
+        cut_short: bool,
+    ) {
+        let log_ratios: Vec<f64> = rounds
+            .iter()
+            .filter_map(|r| {
+                let (base, _) = from_wire(r.base.clone());
+                let (head, _) = from_wire(r.head.clone());
+                paired_ratio(&base, &head).map(|e| e.ratio.ln())
+            })
+            .collect();
+        let plan = Plan {
+            processes: rounds.len() as u32,
+            planned,
+            cut_short,
+        };
+        let side = |wires: Vec<knotmeter_protocol::DrivenMeasurement>| -> Vec<Round> {
+            wires
+                .into_iter()
+                .map(|w| {
+                    let (m, twice) = from_wire(w);
+                    Round { m, twice }
+                })
+                .collect()
+        };
+        let (base, head): (Vec<_>, Vec<_>) = rounds.into_iter().map(|r| (r.base, r.head)).unzip();
+        let mut outcome = PairOutcome {
+            id: case.id.clone(),
+            base: None,
+            head: None,
+            base_failure: None,
+            head_failure: None,
+            base_lost: None,
+            estimate: None,
+            not_compared: None,
+            round: None,
+        };
+        if !base.is_empty() {
+            outcome.base = Some(analyse_rounds(case, side(base), &plan, &self.context()));
+            outcome.head = Some(analyse_rounds(case, side(head), &plan, &self.context()));
+        }
+        let estimate = crate::compare::rounds::paired(&log_ratios);
+        self.decide(&mut outcome, estimate, against);
+        if outcome.estimate.is_none() && outcome.not_compared.is_none() {
+            outcome.not_compared = Some(if log_ratios.len() < 2 {
+                format!(
+                    "{} round{} of {planned} fitted in the budget: a comparison needs two",
+                    log_ratios.len(),
+                    if log_ratios.len() == 1 { "" } else { "s" }
+                )
+            } else {
+                why_not_compared(&outcome)
+            });
+        }
+        self.channel
+            .borrow_mut()
+            .send(&DrivenEvent::Paired(Box::new(outcome)));
+    }
+
+    /// The configuration of one round's share of a pair: two cases' worth of budget over the
+    /// rounds, sampled to its end, with the operations an earlier round tuned.
+    fn slot_config(&self, case: &Case, slot: &PairSlot) -> MeasureConfig {
+        let base = self.config(case, 2);
+        MeasureConfig {
+            budget: base.budget / slot.rounds.max(1),
+            tuned_ops: slot.ops,
+            max_samples: crate::measure::schedule::MAX_SAMPLES,
+            stop_when_precise: false,
+            count_allocations: slot.round == 0,
+            seed: base.seed ^ u64::from(slot.round),
+            ..base
+        }
     }
 
     /// Keeps `estimate` when both results can be compared, as a run decides for a group: a
@@ -106,7 +213,7 @@ impl Driven<'_> {
                 "indistinguishable from the empty body in the {side} build"
             ))
         } else if estimate.is_none() {
-            Some("too few positive samples to compare".to_owned())
+            Some("too few rounds or positive samples to compare".to_owned())
         } else {
             None
         };

@@ -5,29 +5,45 @@
 //! loop is monomorphised for each routine, so the call is direct and usually inlined; it
 //! allocates nothing, keeps no per-call bookkeeping, and reads the clock once before and once
 //! after the batch. The empty baseline goes through this same function with an empty routine
-//! of the same input type, which is what makes subtracting it honest.
+//! over inputs of the same size, which is what makes subtracting it honest.
+//!
+//! Which of the loop's two branches runs (values moved into a buffer and dropped after the
+//! clock stops, or consumed with [`black_box`]) is decided by a type of its own, `D`: the
+//! workload's output type, on the workload's side and on its baseline's alike. The baseline's
+//! values are of another type (an input handed back, `None::<O>`), and a branch chosen by their
+//! type would be another loop than the one whose cost it stands for.
 
 use std::hint::black_box;
+use std::marker::PhantomData;
 use std::mem::needs_drop;
 
 use super::timer::Timer;
 
 /// The inputs and the output slots of one sample, prepared before the clock starts.
 ///
-/// Inputs are made outside the timed region. Outputs that need dropping are moved into a
-/// buffer reserved in advance and dropped after the clock stops, so neither the set-up nor
-/// the drop is timed. Outputs that need no drop are consumed by [`black_box`] in the loop.
-pub(crate) struct Batch<I, O> {
+/// Inputs are made outside the timed region. When `D` (the workload's output type) needs
+/// dropping, every value the routine returns is moved into a buffer reserved in advance and
+/// dropped after the clock stops, so neither the set-up nor the drop is timed; otherwise each
+/// is consumed by [`black_box`] in the loop. A value of type `O` that needs dropping never goes
+/// through [`black_box`] (checked when the loop is compiled), so the other branch cannot drop
+/// one inside the clock.
+pub(crate) struct Batch<I, O, D = O> {
     inputs: Vec<I>,
     outputs: Vec<O>,
+    branch: PhantomData<fn() -> D>,
 }
 
-impl<I, O> Batch<I, O> {
+impl<I, O, D> Batch<I, O, D> {
+    /// Whether the loop moves each value into the drop buffer: the branch it takes, the same on
+    /// every batch whose `D` is the same.
+    const KEEPS_OUTPUTS: bool = needs_drop::<D>();
+
     /// An empty batch with room for `capacity` operations, so filling it never reallocates.
     pub(crate) fn with_capacity(capacity: usize) -> Self {
         Batch {
             inputs: Vec::with_capacity(capacity),
-            outputs: Vec::with_capacity(if needs_drop::<O>() { capacity } else { 0 }),
+            outputs: Vec::with_capacity(if Self::KEEPS_OUTPUTS { capacity } else { 0 }),
+            branch: PhantomData,
         }
     }
 
@@ -40,9 +56,16 @@ impl<I, O> Batch<I, O> {
         }
     }
 
+    /// Whether [`time_batch`] moves this batch's values into the drop buffer (rather than
+    /// consuming them with [`black_box`]).
+    #[cfg(test)]
+    pub(crate) fn keeps_outputs(&self) -> bool {
+        Self::KEEPS_OUTPUTS
+    }
+
     fn reserve(&mut self, ops: usize) {
         self.inputs.reserve(ops);
-        if needs_drop::<O>() {
+        if Self::KEEPS_OUTPUTS {
             self.outputs.reserve(ops);
         }
     }
@@ -53,12 +76,22 @@ impl<I, O> Batch<I, O> {
 /// This is the only code between the two clock reads. It is kept out of line so that the
 /// compiler cannot interleave the caller's bookkeeping with the timed work.
 #[inline(never)]
-pub(crate) fn time_batch<I, O, F>(timer: &Timer, routine: &mut F, batch: &mut Batch<I, O>) -> u64
+pub(crate) fn time_batch<I, O, D, F>(
+    timer: &Timer,
+    routine: &mut F,
+    batch: &mut Batch<I, O, D>,
+) -> u64
 where
     F: FnMut(I) -> O,
 {
+    const {
+        assert!(
+            Batch::<I, O, D>::KEEPS_OUTPUTS || !needs_drop::<O>(),
+            "a value that needs dropping would be dropped inside the clock"
+        );
+    }
     let start = timer.now();
-    if needs_drop::<O>() {
+    if Batch::<I, O, D>::KEEPS_OUTPUTS {
         for input in batch.inputs.drain(..) {
             // Capacity was reserved by `fill`, so this push never allocates.
             batch.outputs.push(routine(input));

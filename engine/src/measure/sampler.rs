@@ -5,6 +5,8 @@
 //! stopping rule, pairing two benchmarks) talks to samplers through `&mut dyn Sampler`: one
 //! dynamic call per sample, outside the two clock reads, never per operation.
 
+use std::mem::MaybeUninit;
+
 use super::routine::{time_batch, Batch};
 use super::timer::Timer;
 use crate::alloc::AllocCount;
@@ -26,40 +28,81 @@ pub(crate) trait Sampler {
 }
 
 /// A [`Sampler`] over a concrete set-up, workload and baseline.
-pub(crate) struct RoutineSampler<I, O, B, S, W, E> {
+///
+/// Both loops take the branch of the workload's output type `O` (see [`Batch`]), whatever the
+/// baseline returns. The baseline's loop takes inputs of type `J`, made from the set-up's by
+/// `feed`: placeholders of the same size for [`RoutineSampler::new`] (the inputs themselves
+/// kept until its clock has stopped), the inputs themselves for [`RoutineSampler::consuming`].
+pub(crate) struct RoutineSampler<I, J, O, B, S, W, E> {
     timer: Timer,
     setup: S,
     workload: W,
     baseline: E,
-    work: Batch<I, O>,
-    base: Batch<I, B>,
+    feed: fn(I, &mut Vec<I>) -> J,
+    /// The set-up's inputs that the baseline's loop does not take, dropped after its clock.
+    kept: Vec<I>,
+    work: Batch<I, O, O>,
+    base: Batch<J, B, O>,
 }
 
-impl<I, O, B, S, W, E> RoutineSampler<I, O, B, S, W, E>
+impl<I, O, B, S, W, E> RoutineSampler<I, MaybeUninit<I>, O, B, S, W, E>
+where
+    S: FnMut() -> I,
+    W: FnMut(I) -> O,
+    E: FnMut(MaybeUninit<I>) -> B,
+{
+    /// A sampler: `setup` makes one input, `workload` is the benchmark, `baseline` the empty
+    /// routine. The baseline's loop moves a placeholder of each input's size: the input itself,
+    /// made by `setup` all the same, is held outside the loop and dropped after the clock
+    /// stops, so that whatever the workload's branch, the baseline times no input's drop.
+    pub(crate) fn new(timer: Timer, setup: S, workload: W, baseline: E) -> Self {
+        Self::with_feed(timer, setup, workload, baseline, |input, kept| {
+            kept.push(input);
+            MaybeUninit::uninit()
+        })
+    }
+}
+
+impl<I, O, B, S, W, E> RoutineSampler<I, I, O, B, S, W, E>
 where
     S: FnMut() -> I,
     W: FnMut(I) -> O,
     E: FnMut(I) -> B,
 {
-    /// A sampler: `setup` makes one input, `workload` is the benchmark, `baseline` the empty
-    /// routine with the same input type.
-    pub(crate) fn new(timer: Timer, setup: S, workload: W, baseline: E) -> Self {
+    /// A sampler whose `baseline` takes the inputs themselves, for a workload known to consume
+    /// its input inside the clock (a function that takes its argument by value): the baseline
+    /// drops it there too.
+    pub(crate) fn consuming(timer: Timer, setup: S, workload: W, baseline: E) -> Self {
+        Self::with_feed(timer, setup, workload, baseline, |input, _| input)
+    }
+}
+
+impl<I, J, O, B, S, W, E> RoutineSampler<I, J, O, B, S, W, E> {
+    fn with_feed(
+        timer: Timer,
+        setup: S,
+        workload: W,
+        baseline: E,
+        feed: fn(I, &mut Vec<I>) -> J,
+    ) -> Self {
         RoutineSampler {
             timer,
             setup,
             workload,
             baseline,
+            feed,
+            kept: Vec::new(),
             work: Batch::with_capacity(1),
             base: Batch::with_capacity(1),
         }
     }
 }
 
-impl<I, O, B, S, W, E> Sampler for RoutineSampler<I, O, B, S, W, E>
+impl<I, J, O, B, S, W, E> Sampler for RoutineSampler<I, J, O, B, S, W, E>
 where
     S: FnMut() -> I,
     W: FnMut(I) -> O,
-    E: FnMut(I) -> B,
+    E: FnMut(J) -> B,
 {
     fn cold(&mut self) -> f64 {
         (self.workload(1) - self.timer.read_cost_ns).max(0.0)
@@ -72,9 +115,12 @@ where
     }
 
     fn baseline(&mut self, ops: u64) -> f64 {
-        self.base.fill(ops as usize, &mut self.setup);
-        self.timer
-            .ticks_to_ns(time_batch(&self.timer, &mut self.baseline, &mut self.base))
+        let (setup, feed, kept) = (&mut self.setup, self.feed, &mut self.kept);
+        kept.reserve(ops as usize);
+        self.base.fill(ops as usize, &mut || feed(setup(), kept));
+        let ticks = time_batch(&self.timer, &mut self.baseline, &mut self.base);
+        self.kept.clear();
+        self.timer.ticks_to_ns(ticks)
     }
 
     fn allocations(&mut self, ops: u64) -> (f64, f64) {
@@ -115,7 +161,8 @@ mod tests {
         }
     }
 
-    /// A value whose drop costs [`SPIN`].
+    /// A value whose drop costs [`SPIN`] (its clone costs nothing).
+    #[derive(Clone)]
     struct SlowDrop;
 
     impl Drop for SlowDrop {
@@ -127,9 +174,20 @@ mod tests {
     /// The median per-operation time of nine workload samples: a preemption of the test
     /// process during one sample cannot move it.
     fn median_per_op(sampler: &mut dyn Sampler) -> f64 {
-        let mut per_op: Vec<f64> = (0..9).map(|_| sampler.workload(OPS) / OPS as f64).collect();
+        median_of_nine(|ops| sampler.workload(ops))
+    }
+
+    /// The median per-operation time of nine samples of [`OPS`] operations taken by `sample`.
+    fn median_of_nine(mut sample: impl FnMut(u64) -> f64) -> f64 {
+        let mut per_op: Vec<f64> = (0..9).map(|_| sample(OPS) / OPS as f64).collect();
         per_op.sort_by(f64::total_cmp);
         per_op[4]
+    }
+
+    /// Whether the workload's loop and the baseline's move their values into the drop buffer:
+    /// the branch of [`time_batch`] each takes.
+    fn branches<I, J, O, B, S, W, E>(sampler: &RoutineSampler<I, J, O, B, S, W, E>) -> [bool; 2] {
+        [sampler.work.keeps_outputs(), sampler.base.keeps_outputs()]
     }
 
     fn timer() -> Timer {
@@ -148,7 +206,7 @@ mod tests {
                 SlowDrop
             },
             |input: SlowDrop| input,
-            |input: SlowDrop| input,
+            |input: MaybeUninit<SlowDrop>| input,
         );
         let per_op = median_per_op(&mut sampler);
         assert!(
@@ -161,11 +219,105 @@ mod tests {
     fn the_same_cost_inside_the_routine_is_timed() {
         // The control for the test above: the same 20 µs spent in the body is measured, so a
         // timer that read nothing would not pass as "set-up not counted".
-        let mut sampler = RoutineSampler::new(timer(), || (), |()| spin(), |()| ());
+        let mut sampler = RoutineSampler::new(timer(), || (), |()| spin(), |_| ());
         let per_op = median_per_op(&mut sampler);
         assert!(
             per_op >= SPIN.as_nanos() as f64,
             "{per_op} ns per operation for a 20 µs body"
+        );
+    }
+
+    #[test]
+    fn with_inputs_baseline_took_another_branch_than_the_workload() {
+        // The baseline of `with_inputs(..).run(..)` hands back its input where the workload
+        // returns its output: an input that needs dropping went to the drop buffer while the
+        // output went through `black_box`, and an output that needs dropping the other way
+        // round. Both loops now take the branch of the workload's output type.
+        let mut drops_its_input = RoutineSampler::new(
+            timer(),
+            || String::from("dropped by the routine"),
+            |text: String| text.len(),
+            |input: MaybeUninit<String>| input,
+        );
+        assert_eq!(branches(&drops_its_input), [false, false]);
+        let mut makes_a_vector = RoutineSampler::new(
+            timer(),
+            || 16usize,
+            |len: usize| vec![0u8; len],
+            |input: MaybeUninit<usize>| input,
+        );
+        assert_eq!(branches(&makes_a_vector), [true, true]);
+        // `run_by_value`'s sampler, whose baseline takes the inputs themselves.
+        let mut by_value = RoutineSampler::consuming(
+            timer(),
+            || String::from("dropped by both"),
+            |text: String| text.len(),
+            |text: String| {
+                drop(text);
+                None::<usize>
+            },
+        );
+        assert_eq!(branches(&by_value), [false, false]);
+        for sampler in [
+            &mut drops_its_input as &mut dyn Sampler,
+            &mut makes_a_vector,
+            &mut by_value,
+        ] {
+            sampler.workload(OPS);
+            sampler.baseline(OPS);
+        }
+    }
+
+    #[test]
+    fn the_baseline_times_no_input_drop_on_the_black_box_branch() {
+        // The workload drops each input itself (20 µs, timed) and returns a number, so both
+        // loops consume their values with `black_box`: the baseline's inputs are dropped after
+        // its clock stops all the same.
+        let mut sampler = RoutineSampler::new(
+            timer(),
+            || SlowDrop,
+            |input: SlowDrop| {
+                drop(input);
+                7u64
+            },
+            |input: MaybeUninit<SlowDrop>| input,
+        );
+        let workload = median_of_nine(|ops| sampler.workload(ops));
+        let baseline = median_of_nine(|ops| sampler.baseline(ops));
+        assert!(
+            workload >= SPIN.as_nanos() as f64,
+            "{workload} ns per operation"
+        );
+        assert!(
+            baseline < SPIN.as_nanos() as f64 / 10.0,
+            "{baseline} ns per operation: the baseline timed its input's drop"
+        );
+    }
+
+    #[test]
+    fn clone_args_were_dropped_inside_the_workloads_clock_only() {
+        // `#[bench(args = [..])] fn f(n: T)` for a cloned `T`: `f` drops its clone inside the
+        // clock, and the baseline used to drop its own after it, so the drop was counted as
+        // the benchmark's. The baseline now drops a clone inside its clock too.
+        fn takes_its_argument(_: SlowDrop) -> u64 {
+            0
+        }
+        let (mut workload, mut baseline) = (0.0, 0.0);
+        let mut consume = |sampler: &mut dyn Sampler| {
+            workload = median_of_nine(|ops| sampler.workload(ops));
+            baseline = median_of_nine(|ops| sampler.baseline(ops));
+        };
+        let arg = SlowDrop;
+        crate::bencher::run_by_value(
+            &mut crate::Bencher::new(timer(), &mut consume),
+            move || arg.clone(),
+            takes_its_argument,
+        );
+        let spin = SPIN.as_nanos() as f64;
+        assert!(workload >= spin, "{workload} ns per operation");
+        assert!(
+            baseline >= spin,
+            "{baseline} ns per operation: the baseline dropped its argument after the clock"
         );
     }
 }

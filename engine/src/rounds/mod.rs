@@ -39,10 +39,7 @@ use crate::measure::{Progress, Timer};
 use crate::registry::Case;
 use crate::stats::rounds::Mean;
 
-/// Rounds a case gets by default.
-pub(crate) const DEFAULT_ROUNDS: u32 = 10;
-/// Rounds under `--quick`.
-pub(crate) const QUICK_ROUNDS: u32 = 5;
+pub(crate) use knotmeter_protocol::{DEFAULT_ROUNDS, QUICK_ROUNDS};
 /// A case may stop on precision from this many rounds on: fewer give intervals whose own
 /// width is too uncertain to stop on.
 pub(crate) const MIN_ROUNDS_TO_STOP: u32 = 5;

@@ -256,18 +256,19 @@ fn follow(
             );
         }
         if now.duration_since(last_heard) >= allowed {
-            let why = match longest_step {
-                Some(step) => format!(
-                    "hung: nothing for {} s, ten times its longest step so far ({})",
-                    allowed.as_secs(),
-                    knotmeter_format::units::format_duration_ns(step.as_nanos() as f64)
-                ),
-                None => format!(
-                    "hung: nothing for {} s before its first step ended ({CASE_TIMEOUT_ENV})",
-                    allowed.as_secs()
-                ),
-            };
-            return lost(worker, LostKind::Hung, &why);
+            let why = knotmeter_format::text::hung_text(
+                now.duration_since(last_heard).as_secs_f64(),
+                longest_step.map(|s| s.as_secs_f64()),
+                STEP_FACTOR,
+                FLOOR.as_secs_f64(),
+                "the process measuring it",
+            );
+            let _ = worker.child.kill();
+            let _ = worker.child.wait();
+            return SlotResult::Lost(Lost {
+                kind: LostKind::Hung,
+                message: why,
+            });
         }
         if now.duration_since(last_said) >= HEARTBEAT {
             progress(&id, &last_progress);

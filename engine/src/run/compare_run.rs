@@ -37,8 +37,8 @@ pub(super) fn reproducibility(
     case_id: &str,
     machine_key: &str,
 ) -> Option<Reproducibility> {
-    let medians = store.medians(case_id, machine_key, NOISE_HISTORY);
-    store.is_open().then(|| compare::reproducibility(&medians))
+    let medians = store.medians(case_id, machine_key, NOISE_HISTORY)?;
+    Some(compare::reproducibility(&medians))
 }
 
 /// The before/after ratio of `result` against `stored`: from both runs' rounds (Welch), their

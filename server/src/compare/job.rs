@@ -213,10 +213,13 @@ async fn compare(
     }
     let wanted: HashSet<String> = job.ids().cloned().collect();
     let plans = built.plans(&sides, &args);
+    let (rounds, budget) = MeasureOptions::rounds_and_budget(&args);
     let measure_options = MeasureOptions {
         case_timeout: options.silence_limit,
         start_timeout: std::time::Duration::from_secs(30),
         pin: true,
+        rounds,
+        budget,
     };
     let base_label = sides.base_label.clone();
     let mut events = |event: MeasureEvent| match event {

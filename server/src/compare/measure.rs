@@ -1,10 +1,16 @@
-//! Measuring two builds case by case: for each bench target, one driven bench binary of each
-//! side, and for each case both have, a pair.
+//! Measuring two builds in rounds: for each bench target, every case both sides have gets one
+//! pair per round, in an order shuffled every round, and each round runs in a fresh bench
+//! binary of each side. Pairing across two processes cancels what changes with time; it cannot
+//! cancel what differs between the two processes themselves (where their memory landed, the
+//! CPU each was placed on). Fresh processes every round put that difference in the variation
+//! between rounds, which is what the interval of the ratio is made of.
 //!
-//! A pair is: `open` the case in the base binary, `pair` it in the head binary, then relay
-//! every `peer` request of the head to the base and its answer back, one at a time, until the
-//! head says `paired`. The head measures exactly as it measures a group member against its
-//! group's baseline; this module only carries messages, watches the clock and the processes,
+//! A pair is: `open` the case in the base binary, `pair` it in the head binary with the round
+//! it belongs to, then relay every `peer` request of the head to the base and its answer back,
+//! one at a time, until the head says `paired` with what it measured. After the last round the
+//! head `combine`s every round of a case into both sides' results and the estimate. The head
+//! measures exactly as it measures a group member against its group's baseline, and decides
+//! every statistic; this module only carries messages, watches the clock and the processes,
 //! and pins both to one CPU (`pin`).
 //!
 //! | what happens | the case | the rest |
@@ -19,13 +25,14 @@ use std::time::Duration;
 
 use knotmeter_protocol::{
     CompareStatus, ComparedCase, DrivenCommand, DrivenEvent, ListEntry, Manifest, PairEstimate,
-    PairOutcome,
+    PairOutcome, PairRound, PairSlot,
 };
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 use super::binary::{Binary, Silence, Spec};
 use super::pin::{self, Pinning};
+use crate::cli::CompareArgs;
 use crate::discovery::TargetRef;
 use crate::runs::process::Children;
 
@@ -38,6 +45,11 @@ pub struct MeasureOptions {
     pub start_timeout: Duration,
     /// Pin both processes to one CPU (see `pin`).
     pub pin: bool,
+    /// The rounds each case gets (fewer when its budget runs out first).
+    pub rounds: u32,
+    /// The wall time a pair may take over all its rounds: two cases' worth of the engine's
+    /// budget. A case whose next round would take it past this gets no more rounds.
+    pub budget: Duration,
 }
 
 /// One bench target and how to start its binary on each side (`None`: the side has no such
@@ -167,6 +179,21 @@ impl Side<'_> {
     }
 }
 
+impl MeasureOptions {
+    /// The rounds and the budget of a pair that `args` choose, as the engine would: `--quick`
+    /// (five rounds, 0.1 s per case and side) or the default (ten, 1 s), `--time` for the
+    /// budget.
+    pub fn rounds_and_budget(args: &CompareArgs) -> (u32, Duration) {
+        let rounds = if args.quick {
+            knotmeter_protocol::QUICK_ROUNDS
+        } else {
+            knotmeter_protocol::DEFAULT_ROUNDS
+        };
+        let per_case = args.time.unwrap_or(if args.quick { 0.1 } else { 1.0 });
+        (rounds, Duration::from_secs_f64(per_case.max(0.0) * 2.0))
+    }
+}
+
 impl Run<'_> {
     fn emit(&mut self, event: MeasureEvent) {
         (self.sink)(event);
@@ -217,14 +244,22 @@ impl Run<'_> {
         };
         let in_base = |id: &str| base_cases.iter().any(|c| c.id == id);
         let in_head = |id: &str| head_cases.iter().any(|c| c.id == id);
-        for entry in head_cases.iter().filter(|e| matches(e)) {
-            if !in_base(&entry.id) {
-                self.done(only(&entry.id, CompareStatus::Added));
-            } else if self.cancel.is_cancelled() {
-                self.measured.cancelled = true;
-                self.done(skipped(&entry.id));
-            } else {
-                let case = self.pair(&entry.id, &mut base, &mut head).await;
+        // Every case in the head's order: its report, once known, or its rounds to come.
+        let mut cases: Vec<Planned> = head_cases
+            .iter()
+            .filter(|e| matches(e))
+            .map(|entry| {
+                if in_base(&entry.id) {
+                    Planned::Rounds(CaseRounds::new(&entry.id))
+                } else {
+                    Planned::Done(only(&entry.id, CompareStatus::Added))
+                }
+            })
+            .collect();
+        self.rounds(&mut cases, &mut base, &mut head).await;
+        self.combine_all(&mut cases, &mut head).await;
+        for planned in cases {
+            if let Planned::Done(case) = planned {
                 self.done(case);
             }
         }
@@ -237,16 +272,160 @@ impl Run<'_> {
         head.stop().await;
     }
 
-    /// One pair: its outcome as a case of the report.
-    async fn pair(&mut self, id: &str, base: &mut Side<'_>, head: &mut Side<'_>) -> ComparedCase {
+    /// Measures the rounds of `cases`: each round a fresh pair of processes, the cases in a
+    /// shuffled order.
+    async fn rounds(&mut self, cases: &mut [Planned], base: &mut Side<'_>, head: &mut Side<'_>) {
+        let mut order_seed = 0x636f_6d70_6172_6573_u64 ^ u64::from(std::process::id());
+        for round in 0..self.options.rounds {
+            let mut order: Vec<usize> = (0..cases.len())
+                .filter(|i| matches!(&cases[*i], Planned::Rounds(c) if !c.done))
+                .collect();
+            if order.is_empty() {
+                break;
+            }
+            shuffle(&mut order, &mut order_seed);
+            for index in order {
+                if self.cancel.is_cancelled() {
+                    self.measured.cancelled = true;
+                    break;
+                }
+                let Planned::Rounds(case) = &mut cases[index] else {
+                    continue;
+                };
+                let started = Instant::now();
+                let slot = PairSlot {
+                    round,
+                    rounds: self.options.rounds,
+                    ops: case.ops,
+                };
+                match self.pair(&case.id, slot, base, head).await {
+                    Ok(outcome) => {
+                        let took = started.elapsed();
+                        case.spent += took;
+                        case.last = took;
+                        if let Some(note) = outcome.1 {
+                            case.threads_note = Some(note);
+                        }
+                        let outcome = outcome.0;
+                        match outcome.round {
+                            Some(round)
+                                if outcome.base_failure.is_none()
+                                    && outcome.head_failure.is_none() =>
+                            {
+                                if case.ops.is_none() && round.head.ops_per_sample > 0 {
+                                    case.ops = Some(round.head.ops_per_sample);
+                                }
+                                case.rounds.push(round);
+                            }
+                            _ => {
+                                let mut estimates = Vec::new();
+                                cases[index] = Planned::Done(from_outcome(outcome, &mut estimates));
+                            }
+                        }
+                    }
+                    Err(failure) => cases[index] = Planned::Done(failure),
+                }
+            }
+            // The next round starts fresh processes on both sides.
+            base.stop().await;
+            head.stop().await;
+            if self.measured.cancelled {
+                return;
+            }
+            for planned in cases.iter_mut() {
+                if let Planned::Rounds(case) = planned {
+                    let next = (case.spent + case.last).as_secs_f64();
+                    if next > self.options.budget.as_secs_f64() * 1.1 && !case.rounds.is_empty() {
+                        case.done = true;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Asks a head binary to combine each measured case's rounds into its results and
+    /// estimate.
+    async fn combine_all(&mut self, cases: &mut [Planned], head: &mut Side<'_>) {
+        let cut_short = self.measured.cancelled;
+        for planned in cases.iter_mut() {
+            let Planned::Rounds(case) = planned else {
+                continue;
+            };
+            if case.rounds.is_empty() {
+                *planned = Planned::Done(skipped(&case.id));
+                continue;
+            }
+            let id = case.id.clone();
+            let command = DrivenCommand::Combine {
+                id: id.clone(),
+                against: self.against.to_owned(),
+                rounds: std::mem::take(&mut case.rounds),
+                planned: self.options.rounds,
+                cut_short,
+            };
+            let threads_note = case.threads_note.take();
+            let answer = match head.ensure(self).await {
+                Ok(h) => match h.send(&command).await {
+                    Ok(()) => h.recv(Instant::now() + self.options.case_timeout).await,
+                    Err(silence) => Err(silence),
+                },
+                Err(why) => {
+                    *planned = Planned::Done(failed(&id, why));
+                    continue;
+                }
+            };
+            let mut done = match answer {
+                Ok(DrivenEvent::Paired(outcome)) => {
+                    from_outcome(*outcome, &mut self.measured.estimates)
+                }
+                Ok(other) => failed(
+                    &id,
+                    format!(
+                        "the head build's bench binary answered `combine` with {}",
+                        text(&other)
+                    ),
+                ),
+                Err(silence) => {
+                    head.binary = None;
+                    failed(
+                        &id,
+                        silence_text(
+                            "head",
+                            &silence,
+                            self.options.case_timeout,
+                            "combining the rounds",
+                        ),
+                    )
+                }
+            };
+            if let Some(note) = threads_note {
+                done.note = Some(match done.note.take() {
+                    Some(why) => format!("{why}; {note}"),
+                    None => note,
+                });
+            }
+            *planned = Planned::Done(done);
+        }
+    }
+
+    /// One round's pair of case `id`: its outcome (with what it measured), and a note when the
+    /// head's benchmark ran several threads on the one CPU both were pinned to; or the case's
+    /// failure.
+    async fn pair(
+        &mut self,
+        id: &str,
+        slot: PairSlot,
+        base: &mut Side<'_>,
+        head: &mut Side<'_>,
+    ) -> Result<(PairOutcome, Option<String>), ComparedCase> {
         if let Err(why) = base.ensure(self).await {
-            return failed(id, why);
+            return Err(failed(id, why));
         }
         if let Err(why) = head.ensure(self).await {
-            return failed(id, why);
+            return Err(failed(id, why));
         }
         let (Some(b), Some(h)) = (base.binary.as_mut(), head.binary.as_mut()) else {
-            return failed(id, "a bench binary did not start".into());
+            return Err(failed(id, "a bench binary did not start".into()));
         };
         if let Some(pinning) = self.pinning.as_mut() {
             let pids: Vec<u32> = [b.pid(), h.pid()].into_iter().flatten().collect();
@@ -254,7 +433,9 @@ impl Run<'_> {
                 tracing::debug!(id, cpu, "pinned both bench binaries");
             }
         }
-        self.emit(MeasureEvent::Started(id.to_owned()));
+        if slot.round == 0 {
+            self.emit(MeasureEvent::Started(id.to_owned()));
+        }
         let timeout = self.options.case_timeout;
         let mut deadline = Instant::now() + timeout;
 
@@ -266,36 +447,39 @@ impl Run<'_> {
         match opened {
             Ok(DrivenEvent::Opened { .. }) => {}
             Ok(DrivenEvent::Failed { failure }) => {
-                return failed(
+                return Err(failed(
                     id,
                     format!("the base build's case failed: {}", failure_text(&failure)),
-                );
+                ));
             }
             Ok(other) => {
-                return failed(
+                return Err(failed(
                     id,
                     format!(
                         "the base build's bench binary answered `open` with {}",
                         text(&other)
                     ),
-                )
+                ))
             }
             Err(silence) => {
                 base.binary = None;
-                return failed(
+                return Err(failed(
                     id,
                     silence_text("base", &silence, timeout, "when the case was opened"),
-                );
+                ));
             }
         }
 
         // Pair it on the head side, relaying its requests.
         let mut threads = 1;
+        let round = slot.round;
+        let rounds = slot.rounds;
         let outcome: Result<PairOutcome, Broken> = 'pair: {
             if let Err(silence) = h
                 .send(&DrivenCommand::Pair {
                     id: id.to_owned(),
                     against: self.against.to_owned(),
+                    slot: Some(slot),
                 })
                 .await
             {
@@ -347,6 +531,9 @@ impl Run<'_> {
                         if let Some(pid) = h.pid() {
                             threads = threads.max(pin::threads(pid));
                         }
+                        // The case's progress over its rounds.
+                        let fraction =
+                            ((f64::from(round) + fraction) / f64::from(rounds.max(1))).min(0.99);
                         self.emit(MeasureEvent::Progress {
                             id: id.to_owned(),
                             fraction,
@@ -389,21 +576,65 @@ impl Run<'_> {
                         base.binary = None;
                     }
                 }
-                return failed(id, why);
+                return Err(failed(id, why));
             }
         };
-        let mut case = from_outcome(outcome, &mut self.measured.estimates);
-        if self.pinning.is_some() && threads > 1 {
-            let note = format!(
+        let note = (self.pinning.is_some() && threads > 1).then(|| {
+            format!(
                 "the head build's benchmark ran {threads} threads, all on the one CPU both builds \
                  were pinned to; `--no-pin` lets them use every CPU"
-            );
-            case.note = Some(match case.note.take() {
-                Some(why) => format!("{why}; {note}"),
-                None => note,
-            });
+            )
+        });
+        Ok((outcome, note))
+    }
+}
+
+/// A case of a target: measured in rounds still, or done.
+enum Planned {
+    /// Its rounds so far.
+    Rounds(CaseRounds),
+    /// Its report (added, failed, or combined).
+    Done(ComparedCase),
+}
+
+/// The rounds of one case so far.
+struct CaseRounds {
+    id: String,
+    rounds: Vec<PairRound>,
+    /// The operations per sample the first round tuned.
+    ops: Option<u64>,
+    /// Wall time spent on its pairs, and on the last one.
+    spent: Duration,
+    last: Duration,
+    /// No more rounds: its budget is spent.
+    done: bool,
+    /// The head's benchmark ran several threads on the pinned CPU.
+    threads_note: Option<String>,
+}
+
+impl CaseRounds {
+    fn new(id: &str) -> Self {
+        CaseRounds {
+            id: id.to_owned(),
+            rounds: Vec::new(),
+            ops: None,
+            spent: Duration::ZERO,
+            last: Duration::ZERO,
+            done: false,
+            threads_note: None,
         }
-        case
+    }
+}
+
+/// Fisher–Yates with SplitMix64 steps of `seed`: each round's order of the cases.
+fn shuffle(order: &mut [usize], seed: &mut u64) {
+    for i in (1..order.len()).rev() {
+        *seed = seed.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = *seed;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^= z >> 31;
+        order.swap(i, (z % (i as u64 + 1)) as usize);
     }
 }
 

@@ -93,10 +93,13 @@ async fn compare(
         emit(args.format, &report)?;
         return Ok(ExitCode::from(2));
     }
+    let (rounds, budget) = MeasureOptions::rounds_and_budget(args);
     let options = MeasureOptions {
         case_timeout: Duration::from_secs_f64(args.case_timeout.max(0.001)),
         start_timeout: Duration::from_secs(30),
         pin: !args.no_pin,
+        rounds,
+        budget,
     };
     let mut sink = |event: MeasureEvent| match event {
         MeasureEvent::Note(line) => eprintln!("knotmeter: {line}"),

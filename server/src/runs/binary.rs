@@ -55,6 +55,12 @@ impl Launch<'_> {
             .args(ids)
             .current_dir(self.dir)
             .env(knotmeter_history::HISTORY_ENV, self.history)
+            // The engine takes a case for hung by the same rule this daemon uses, and before a
+            // case's first step reports it waits as long as this daemon would.
+            .env(
+                knotmeter_protocol::CASE_TIMEOUT_ENV,
+                self.options.silence_limit.as_secs_f64().to_string(),
+            )
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());

@@ -13,6 +13,7 @@
 
 use std::time::Duration;
 
+use knotmeter_format::text::{hung_text, seconds_text};
 use tokio::time::Instant;
 
 /// A case is hung after this many times its longest step without a word.
@@ -89,18 +90,14 @@ impl Silence {
     /// Why the case in progress (or the bench binary) was taken for hung, said at `now`.
     pub fn explain(&self, now: Instant) -> String {
         let silent = seconds(now.saturating_duration_since(self.last_heard));
+        let quiet = now.saturating_duration_since(self.last_heard).as_secs_f64();
         match (self.in_case, self.longest_step) {
-            (true, Some(step)) => format!(
-                "hung: nothing heard from it for {silent} while its longest step so far took {} \
-                 (a case is taken for hung after {STEP_FACTOR}× its longest step, and at least {}); \
-                 the bench binary was killed",
-                seconds(step),
-                seconds(FLOOR)
-            ),
-            (true, None) => format!(
-                "hung: its first step (the cold call) had not ended after {silent}, the limit set by \
-                 --case-timeout (caseTimeoutSecs in the editor); the bench binary was killed. \
-                 Raise the limit if one call of this benchmark takes longer"
+            (true, step) => hung_text(
+                quiet,
+                step.map(|s| s.as_secs_f64()),
+                STEP_FACTOR,
+                FLOOR.as_secs_f64(),
+                "the bench binary",
             ),
             (false, _) => format!(
                 "the bench binary said nothing for {silent} outside any case (the limit set by \
@@ -112,16 +109,7 @@ impl Silence {
 
 /// A duration for people: `120 s`, `1.5 s`, `250 ms`, `2 µs`.
 pub fn seconds(d: Duration) -> String {
-    let s = d.as_secs_f64();
-    if s >= 10.0 {
-        format!("{s:.0} s")
-    } else if s >= 1.0 {
-        format!("{s:.1} s").replace(".0 s", " s")
-    } else if s >= 1e-3 {
-        format!("{:.0} ms", s * 1e3)
-    } else {
-        format!("{:.0} µs", s * 1e6)
-    }
+    seconds_text(d.as_secs_f64())
 }
 
 #[cfg(test)]

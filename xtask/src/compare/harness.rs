@@ -1,5 +1,6 @@
-//! The four harnesses: how each is invoked for the single cases and for its comparisons, and how
-//! its output is read. Every figure comes from what the harness itself reports.
+//! The harnesses: how each is invoked for the single cases and for its comparisons, and how its
+//! output is read. Every figure comes from what the harness itself reports. Zenbench is measured
+//! only by the rerun-coverage phase (`super::rerun`), which invokes it there.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -28,6 +29,10 @@ pub(crate) const PAIRS: [(&str, &str, u64); 3] = [
 /// The base work of every pair (`comparisons/src/lib.rs`).
 const PAIR_BASE: u64 = 2_000;
 
+/// The pattern of the rerun-coverage cases' module in divan's paths (which start with the bench
+/// target's crate), left out of its single cases (`with_divan.rs`).
+pub(super) const RERUN_MODULE: &str = "^with_divan::rerun::";
+
 /// A harness under comparison.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub(crate) enum Harness {
@@ -35,8 +40,10 @@ pub(crate) enum Harness {
     Divan,
     Criterion,
     Tango,
+    Zenbench,
 }
 
+/// The harnesses of the single cases and the comparisons, in the columns' order.
 pub(crate) const HARNESSES: [Harness; 4] = [
     Harness::Knotmeter,
     Harness::Divan,
@@ -85,12 +92,14 @@ pub(crate) struct Executables {
 }
 
 impl Harness {
+    /// The harness's name, as crates.io spells it.
     pub(crate) fn name(self) -> &'static str {
         match self {
             Harness::Knotmeter => "knotmeter",
             Harness::Divan => "divan",
             Harness::Criterion => "criterion",
             Harness::Tango => "tango-bench",
+            Harness::Zenbench => "zenbench",
         }
     }
 
@@ -114,7 +123,9 @@ impl Harness {
                 &["--bench", "--format", "jsonl", "--quick", "single::"],
             )
             .env("KNOTMETER_HISTORY", dir("knotmeter-quick.db")),
-            (Harness::Divan, false) => Invocation::new(&exes.divan, &["--bench"]),
+            (Harness::Divan, false) => {
+                Invocation::new(&exes.divan, &["--bench", "--skip", RERUN_MODULE])
+            }
             (Harness::Divan, true) => return None,
             (Harness::Criterion, false) => Invocation::new(
                 &exes.criterion,
@@ -135,7 +146,7 @@ impl Harness {
                 &exes.tango,
                 &["--color", "never", "solo", "-f", "single/**"],
             ),
-            (Harness::Tango, true) => return None,
+            (Harness::Tango, true) | (Harness::Zenbench, _) => return None,
         })
     }
 
@@ -150,6 +161,7 @@ impl Harness {
             (Harness::Criterion, true) => "`--quick --noplot`",
             (Harness::Tango, false) => "`solo` at defaults (100 ms per case)",
             (Harness::Tango, true) => "= default: 100 ms per case is tango's own quick setting",
+            (Harness::Zenbench, _) => "not measured in this phase",
         }
     }
 
@@ -160,6 +172,7 @@ impl Harness {
             Harness::Divan => divan_row(line).is_some_and(|(_, _, median)| median.is_some()),
             Harness::Criterion => line.contains("time:"),
             Harness::Tango => line.trim_start().starts_with("single/") || line.contains(" [ "),
+            Harness::Zenbench => false,
         }
     }
 
@@ -182,6 +195,7 @@ impl Harness {
                 }),
             )?,
             Harness::Tango => parse_tango_solo(stdout)?,
+            Harness::Zenbench => return Err("zenbench has no single-cases run".into()),
         };
         if let Some(missing) = CASES.iter().find(|c| !report.estimates.contains_key(**c)) {
             return Err(format!(
@@ -211,7 +225,7 @@ impl Harness {
                     scratch.join("knotmeter-pairs.db").to_string_lossy(),
                 ),
             ),
-            Harness::Divan => None,
+            Harness::Divan | Harness::Zenbench => None,
             Harness::Criterion => {
                 let mut invocation = Invocation::new(&exes.criterion, &["--bench", "^pair_"]).env(
                     "CRITERION_HOME",
@@ -244,7 +258,7 @@ impl Harness {
     /// Runs of [`Harness::comparison`] needed for `n` comparisons of each pair.
     pub(crate) fn comparison_runs(self, n: usize) -> usize {
         match self {
-            Harness::Divan => 0,
+            Harness::Divan | Harness::Zenbench => 0,
             Harness::Criterion => n + 1,
             _ => n,
         }
@@ -278,7 +292,7 @@ impl Harness {
                 }
                 found
             }
-            Harness::Divan => return Ok(Vec::new()),
+            Harness::Divan | Harness::Zenbench => return Ok(Vec::new()),
             Harness::Criterion => {
                 if k == 0 {
                     return Ok(Vec::new());
@@ -304,7 +318,8 @@ impl Harness {
     }
 }
 
-fn verdict_from_word(word: &str) -> Result<Verdict, String> {
+/// knotmeter's verdict word (`faster`, `slower`, `same`).
+pub(super) fn verdict_from_word(word: &str) -> Result<Verdict, String> {
     match word {
         "faster" => Ok(Verdict::Faster),
         "slower" => Ok(Verdict::Slower),
@@ -372,40 +387,41 @@ fn divan_row(line: &str) -> Option<(usize, String, Option<f64>)> {
     Some((prefix / 3 - 1, name, parse_duration(columns[2].trim())))
 }
 
-/// divan's table: the median column of each leaf row.
-fn parse_divan(stdout: &str) -> Result<SingleReport, String> {
-    let mut report = SingleReport::default();
-    let mut parent = String::new();
+/// divan's table: the median column of each leaf row, by its path in the tree (`chain_n/10`,
+/// `rerun/chain_n/100`).
+pub(super) fn divan_medians(stdout: &str) -> BTreeMap<String, f64> {
+    let mut medians = BTreeMap::new();
+    let mut path: Vec<String> = Vec::new();
     for line in stdout.lines() {
         let Some((depth, name, median)) = divan_row(line) else {
             continue;
         };
-        match (depth, median) {
-            (0, None) => parent = name,
-            (0, Some(ns)) => {
-                report.estimates.insert(
-                    name,
-                    Estimate {
-                        ns,
-                        flagged: None,
-                        step_ns: None,
-                    },
-                );
-            }
-            (_, Some(ns)) => {
-                report.estimates.insert(
-                    format!("{parent}/{name}"),
-                    Estimate {
-                        ns,
-                        flagged: None,
-                        step_ns: None,
-                    },
-                );
-            }
-            (_, None) => {}
+        path.truncate(depth);
+        path.push(name);
+        if let Some(ns) = median {
+            medians.insert(path.join("/"), ns);
         }
     }
-    Ok(report)
+    medians
+}
+
+/// divan's table, as a report of the single cases.
+fn parse_divan(stdout: &str) -> Result<SingleReport, String> {
+    let estimates = divan_medians(stdout)
+        .into_iter()
+        .map(|(case, ns)| {
+            let estimate = Estimate {
+                ns,
+                flagged: None,
+                step_ns: None,
+            };
+            (case, estimate)
+        })
+        .collect();
+    Ok(SingleReport {
+        estimates,
+        before_after: Vec::new(),
+    })
 }
 
 /// criterion: the median point estimate of each case from `<home>/<id>/new/estimates.json`,
@@ -435,7 +451,7 @@ fn parse_criterion(stdout: &str, home: &Path) -> Result<SingleReport, String> {
 }
 
 /// criterion's printed verdict after each benchmark that had a previous result.
-fn criterion_verdicts(stdout: &str) -> BTreeMap<String, Verdict> {
+pub(super) fn criterion_verdicts(stdout: &str) -> BTreeMap<String, Verdict> {
     let mut verdicts = BTreeMap::new();
     let mut current: Option<String> = None;
     let mut previous_line = "";

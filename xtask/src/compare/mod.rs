@@ -1,5 +1,7 @@
 //! `cargo xtask compare`: knotmeter, divan, criterion and tango-bench measured side by side on the
-//! same workloads, in one run on one machine, written to `docs/comparison.md`.
+//! same workloads, in one run on one machine, written to `docs/comparison.md`. `cargo xtask
+//! compare rerun` is a measurement of its own: whether the interval each harness reports holds
+//! where a rerun lands (`rerun`).
 //!
 //! The workloads live in the separate `comparisons/` workspace (one bench target per harness, a
 //! harness-free reference and the `measured` wrapper that reads a process's peak memory). The
@@ -9,6 +11,7 @@
 mod harness;
 mod process;
 mod render;
+mod rerun;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -19,7 +22,8 @@ use crate::docs;
 use harness::{Executables, Harness, SingleReport, Verdict, HARNESSES};
 use process::{Invocation, Outcome};
 
-const USAGE: &str = "usage: cargo xtask compare [--rounds N] [--comparisons N]";
+const USAGE: &str =
+    "usage: cargo xtask compare [--rounds N] [--comparisons N] | compare rerun [--runs N] [--quick] [--write]";
 
 /// Everything measured, for the renderer.
 pub(crate) struct Measured {
@@ -53,9 +57,14 @@ pub(crate) struct Machine {
     pub(crate) git: String,
 }
 
-/// Builds the comparisons workspace, measures, and rewrites `docs/comparison.md`.
+/// Builds the comparisons workspace, measures, and rewrites `docs/comparison.md`; `rerun`
+/// first: the rerun-coverage measurement instead.
 pub(crate) fn run(args: &[String]) -> Result<(), String> {
+    if args.first().map(String::as_str) == Some("rerun") {
+        return rerun::run(&args[1..]);
+    }
     let (rounds, comparisons) = parse_args(args)?;
+    let stamp = crate::stamp::take(&crate::stamp::sections::COMPARISON)?;
     let started = Instant::now();
     let load_start = docs::loadavg();
     let date = today();
@@ -110,7 +119,10 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
             load_start,
             load_end: String::new(),
             total_s: 0.0,
-            versions: harness_versions(&workspace.join("Cargo.lock")),
+            versions: harness_versions(
+                &workspace.join("Cargo.lock"),
+                &["divan", "criterion", "tango-bench"],
+            ),
             git: command_line("git", &["rev-parse", "--short=10", "HEAD"]),
         },
     };
@@ -205,7 +217,7 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
     docs::write_section(
         &root.join("docs/comparison.md"),
         render::SECTION_MARKERS,
-        &text,
+        &stamp.seal(&text)?,
         "# knotmeter against divan, criterion and tango-bench\n\n",
     )
 }
@@ -291,8 +303,9 @@ fn command_line(program: &str, args: &[&str]) -> String {
         .unwrap_or_else(|| "unknown".into())
 }
 
-/// The versions of the harnesses in the comparisons workspace's lock file.
-fn harness_versions(lock: &Path) -> Vec<(String, String)> {
+/// The versions of the packages `names` in the comparisons workspace's lock file, in the lock's
+/// order.
+fn harness_versions(lock: &Path, names: &[&str]) -> Vec<(String, String)> {
     let text = std::fs::read_to_string(lock).unwrap_or_default();
     let mut versions = Vec::new();
     let mut name = "";
@@ -300,7 +313,7 @@ fn harness_versions(lock: &Path) -> Vec<(String, String)> {
         if let Some(n) = line.strip_prefix("name = ") {
             name = n.trim_matches('"');
         } else if let Some(v) = line.strip_prefix("version = ") {
-            if ["divan", "criterion", "tango-bench"].contains(&name) {
+            if names.contains(&name) {
                 versions.push((name.to_owned(), v.trim_matches('"').to_owned()));
             }
         }

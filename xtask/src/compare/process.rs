@@ -13,26 +13,39 @@ pub(crate) struct Invocation {
     pub(crate) exe: PathBuf,
     pub(crate) args: Vec<String>,
     pub(crate) env: Vec<(String, String)>,
-    /// An exit code that is an answer rather than a failure (tango's `compare` exits with 1
-    /// when it finds a regression).
-    pub(crate) answer_code: Option<i32>,
+    /// Exit codes that are answers rather than failures (tango's `compare` exits with 1 when it
+    /// finds a regression; zenbench's confirmation with 1 or 2).
+    pub(crate) answer_codes: Vec<i32>,
+    /// The working directory, when not the xtask's own (zenbench keeps its baselines in
+    /// `.zenbench/` under it).
+    pub(crate) cwd: Option<PathBuf>,
 }
 
 impl Invocation {
+    /// `exe` with `args`, in the xtask's environment and working directory.
     pub(crate) fn new(exe: &Path, args: &[&str]) -> Invocation {
         Invocation {
             exe: exe.to_owned(),
             args: args.iter().map(|a| (*a).to_owned()).collect(),
             env: Vec::new(),
-            answer_code: None,
+            answer_codes: Vec::new(),
+            cwd: None,
         }
     }
 
+    /// Accepts exit code `code` as an answer.
     pub(crate) fn answer_code(mut self, code: i32) -> Invocation {
-        self.answer_code = Some(code);
+        self.answer_codes.push(code);
         self
     }
 
+    /// Runs the process in `dir`.
+    pub(crate) fn cwd(mut self, dir: &Path) -> Invocation {
+        self.cwd = Some(dir.to_owned());
+        self
+    }
+
+    /// Sets environment variable `key` to `value` for the process.
     pub(crate) fn env(mut self, key: &str, value: impl Into<String>) -> Invocation {
         self.env.push((key.to_owned(), value.into()));
         self
@@ -58,7 +71,10 @@ impl Invocation {
             .iter()
             .map(|(k, v)| format!("{k}={} ", v.replace(&root, "")))
             .collect();
-        format!("{env}{name} {}", self.args.join(" "))
+        let cd = self.cwd.as_ref().map_or(String::new(), |dir| {
+            format!("cd {} && ", dir.display().to_string().replace(&root, ""))
+        });
+        format!("{cd}{env}{name} {}", self.args.join(" "))
     }
 }
 
@@ -67,6 +83,8 @@ impl Invocation {
 pub(crate) struct Outcome {
     /// Standard output, with ANSI escapes and carriage returns removed.
     pub(crate) stdout: String,
+    /// Standard error, as written.
+    pub(crate) stderr: String,
     /// From spawning to the end of the process, in seconds.
     pub(crate) wall_s: f64,
     /// From spawning to the first line that `is_result` accepted, in seconds.
@@ -85,7 +103,11 @@ pub(crate) fn run(
     let report = scratch.join("measured.report");
     let _ = std::fs::remove_file(&report);
     let started = Instant::now();
-    let mut child = Command::new(measured)
+    let mut command = Command::new(measured);
+    if let Some(dir) = &invocation.cwd {
+        command.current_dir(dir);
+    }
+    let mut child = command
         .arg(&report)
         .arg("--")
         .arg(&invocation.exe)
@@ -118,7 +140,10 @@ pub(crate) fn run(
         .map_err(|e| format!("cannot wait for {}: {e}", invocation.display()))?;
     let wall_s = started.elapsed().as_secs_f64();
     let stderr = stderr_reader.join().unwrap_or_default();
-    if !status.success() && status.code() != invocation.answer_code {
+    let answer = status
+        .code()
+        .is_some_and(|c| invocation.answer_codes.contains(&c));
+    if !status.success() && !answer {
         return Err(format!(
             "`{}` failed ({status}):\n{}\n{}",
             invocation.display(),
@@ -139,6 +164,7 @@ pub(crate) fn run(
         .ok_or_else(|| format!("`measured` wrote a report without a peak: {report}"))?;
     Ok(Outcome {
         stdout,
+        stderr,
         wall_s,
         first_result_s,
         max_rss_kib,
