@@ -65,6 +65,8 @@ pub(crate) fn main_with(
                     // The coordinator is already gone: nobody would read a word of this.
                     return ExitCode::from(130);
                 }
+                // This worker's heap layout: everything allocated from here on lies after it.
+                Box::leak(vec![0u8; spec.heap_offset].into_boxed_slice());
                 Timer::calibrated(
                     options.timer,
                     spec.ns_per_tick,

@@ -338,6 +338,11 @@ pub fn interval_sentence(result: &BenchResult) -> String {
     );
     let rounds = rounds_of(result);
     match (interval_mark(result), &result.rounds) {
+        (Some(mark), Some(r)) if r.processes > 1 && r.widened => format!(
+            "{mark}: the 95% interval of the estimate, {span}, over {rounds} rounds, each in a \
+             fresh process, widened to how far whole runs of it move on this machine (learnt \
+             from the history): where a rerun on this machine should land"
+        ),
         (Some(mark), Some(r)) if r.processes > 1 => format!(
             "{mark}: the 95% interval of the estimate, {span}, over {rounds} rounds, each in a \
              fresh process: where a rerun on this machine should land"

@@ -174,9 +174,15 @@ fn the_headline_interval_is_the_rounds_never_one_process_samples() {
         assert!(!shown.line.contains("±0.4%"), "{}", shown.line);
     }
     // What the ± means: one sentence of the details.
+    assert!(all["first_run"].detail.contains(
+        "±1.8%: the 95% interval of the estimate, [1.51 µs, 1.56 µs], over 10 rounds, each in a \
+         fresh process: where a rerun on this machine should land"
+    ));
+    // Widened to the spread between runs the history learnt, it says so.
     assert!(all["faster_than_history"].detail.contains(
         "±1.8%: the 95% interval of the estimate, [12.1 ns, 12.5 ns], over 10 rounds, each in a \
-         fresh process: where a rerun on this machine should land"
+         fresh process, widened to how far whole runs of it move on this machine (learnt from \
+         the history): where a rerun on this machine should land"
     ));
     // The history's spread stays in the details, once known.
     assert!(all["faster_than_history"]

@@ -116,6 +116,11 @@ pub struct Rounds {
     /// the bench binary's own process (`--in-process`), whose interval then cannot see what
     /// differs between processes.
     pub processes: u32,
+    /// The interval was widened to how far this case's estimate moves between runs on this
+    /// machine, learnt from the history ([`Reproducibility`]): a machine whose speed drifts
+    /// over minutes moves a whole run, and no run's own rounds can see that.
+    #[serde(default)]
+    pub widened: bool,
 }
 
 /// What a [`Throughput`] counts.

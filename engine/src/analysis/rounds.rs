@@ -30,6 +30,42 @@ pub(crate) const WIDE_INTERVAL: &str = "wide_interval";
 /// The code of the note on rounds measured in one process.
 pub(crate) const IN_PROCESS: &str = "in_process";
 
+/// Widens `result`'s interval to `run_sd`, the standard deviation of one run's log estimate
+/// around where runs of this case land on this machine (learnt from the history), when its
+/// rounds' own standard error is smaller: the rounds of one run see what changes within the
+/// run, not a machine state that holds for longer. The estimate stays; the `±`, the interval,
+/// the throughput's interval and `rounds.widened` say it.
+pub(crate) fn widen(result: &mut BenchResult, run_sd: f64) {
+    let Some(rounds) = result.rounds.as_mut() else {
+        return;
+    };
+    let Some(RoundEstimate {
+        log: Some(mean), ..
+    }) = estimate(&rounds.medians_ns)
+    else {
+        return;
+    };
+    if !(run_sd.is_finite() && run_sd > mean.se) {
+        return;
+    }
+    let (low, high) = mean.widened_to(run_sd).interval(LEVEL);
+    let (low, high) = (low.exp(), high.exp());
+    let e = &mut result.estimate;
+    e.low_ns = low;
+    e.high_ns = high;
+    result.precision = Some(relative(e.median_ns, low, high)).filter(|p| p.is_finite());
+    if let Some(throughput) = result.throughput.as_mut() {
+        *throughput = Throughput::at(
+            throughput.unit,
+            throughput.per_operation,
+            e.median_ns,
+            low,
+            high,
+        );
+    }
+    rounds.widened = true;
+}
+
 /// One round of a case: what its slot measured, and whether the benchmark called a timing
 /// method more than once.
 #[derive(Debug, Clone)]
@@ -226,9 +262,10 @@ pub(crate) fn analyse_rounds(
         comparison: None,
         // Learnt from the history by the run, which holds the store.
         reproducibility: None,
-        rounds: rounds_kept.then(|| Rounds {
+        rounds: rounds_kept.then_some(Rounds {
             medians_ns: medians,
             processes: plan.processes,
+            widened: false,
         }),
         allocations: pooled
             .allocations
@@ -412,6 +449,58 @@ mod tests {
         let normal_half = 1.96 * sd / 10f64.sqrt();
         assert!((e.high / e.estimate).ln() > normal_half * 1.1, "{e:?}");
         assert!(e.log.is_some());
+    }
+
+    /// A case whose rounds agree to 0.5% in one run, on a machine whose runs of it move by
+    /// several percent: the history widens the interval to that, and never narrows it.
+    #[test]
+    fn the_history_widens_an_interval_narrower_than_runs_move_and_never_narrows_one() {
+        use crate::registry::{cases, BenchDef};
+        static DEF: BenchDef = BenchDef {
+            name: "steady",
+            module_path: "q",
+            file: "benches/q.rs",
+            line: 1,
+            group: None,
+            baseline: false,
+            args: &[],
+            run: |_, _| {},
+        };
+        let case = cases(std::slice::from_ref(&DEF)).remove(0);
+        let rounds: Vec<Round> = [100.0, 100.4, 99.7, 100.2, 99.9, 100.1, 99.8, 100.3]
+            .iter()
+            .map(|&ns| Round {
+                m: Measurement {
+                    ops_per_sample: 10,
+                    workload_ns: vec![ns + 1.0; 20],
+                    baseline_ns: vec![1.0; 20],
+                    ..Measurement::default()
+                },
+                twice: false,
+            })
+            .collect();
+        let plan = Plan {
+            processes: 8,
+            planned: 8,
+            cut_short: false,
+        };
+        let cx = Context {
+            timer: crate::measure::Timer::calibrate(crate::measure::TimerKind::Instant).unwrap(),
+            target_precision: 0.01,
+        };
+        let narrow = analyse_rounds(&case, rounds, &plan, &cx);
+        let own = narrow.precision.unwrap();
+        assert!(own < 0.005, "{own}");
+        let mut widened = narrow.clone();
+        widen(&mut widened, 0.03);
+        assert!(widened.rounds.as_ref().unwrap().widened);
+        assert_eq!(widened.estimate.median_ns, narrow.estimate.median_ns);
+        let wide = widened.precision.unwrap();
+        // ±3% of one run, t with seven degrees of freedom: about ±7%.
+        assert!(wide > 0.05 && wide < 0.1, "{wide}");
+        let mut kept = narrow.clone();
+        widen(&mut kept, own / 100.0);
+        assert_eq!(kept, narrow, "a smaller spread never narrows the interval");
     }
 
     #[test]

@@ -66,6 +66,7 @@ mod tests {
         Rounds {
             medians_ns: medians.to_vec(),
             processes: medians.len() as u32,
+            widened: false,
         }
     }
 

@@ -124,6 +124,7 @@ pub(crate) fn result(case: &ListEntry, median_ns: f64) -> BenchResult {
         rounds: Some(Rounds {
             medians_ns: vec![median_ns; 10],
             processes: 10,
+            widened: false,
         }),
         allocations: None,
         raw: RawSamples {

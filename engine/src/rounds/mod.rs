@@ -41,8 +41,10 @@ use crate::stats::rounds::Mean;
 
 pub(crate) use knotmeter_protocol::{DEFAULT_ROUNDS, QUICK_ROUNDS};
 /// A case may stop on precision from this many rounds on: fewer give intervals whose own
-/// width is too uncertain to stop on.
-pub(crate) const MIN_ROUNDS_TO_STOP: u32 = 5;
+/// width is too uncertain to stop on. A stretch of rounds that happen to agree looks precise
+/// more often than it is: with five, cases stopped early on intervals that a rerun missed
+/// more often than the full ten rounds' (docs/calibration.md).
+pub(crate) const MIN_ROUNDS_TO_STOP: u32 = 8;
 /// The next round still fits when it would end within this share past the budget.
 const BUDGET_SLACK: f64 = 1.1;
 /// A pair's ratio must be this many times more precise than the target, as before rounds.
@@ -509,7 +511,8 @@ impl Runner {
     fn new(settings: &Settings) -> Self {
         Runner {
             settings: *settings,
-            workers: (!settings.in_process).then(|| worker::Workers::new(settings.timer)),
+            workers: (!settings.in_process)
+                .then(|| worker::Workers::new(settings.timer, settings.seed)),
             in_process_rounds: 0,
             round_in_process: false,
         }

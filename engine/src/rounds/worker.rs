@@ -8,6 +8,17 @@
 //! coordinator. It dies with the coordinator (a parent-death signal) and stops at its next
 //! sample boundary when its standard input says `cancel` or closes.
 //!
+//! Each worker starts with a layout of its own: an environment variable of a random length
+//! (`KNOTMETER_LAYOUT_PAD`, 0 to 4 080 bytes in steps of 16) moves where its stack begins, and a
+//! random first allocation (`--round-worker`'s last field, likewise) moves where its heap
+//! allocations fall against cache lines and pages. Where a process's stack and data lie moves
+//! a figure by a few percent (Mytkowicz et al., "Producing wrong data without doing anything
+//! obviously wrong", ASPLOS 2009), and every process of one run would otherwise share one
+//! layout (the same arguments, the same environment, the same allocations): the run would carry
+//! one draw of it in all its rounds, and a rerun another. Drawn afresh for every round, layout
+//! is part of the variation between rounds, which the interval shows (Curtsinger and Berger's
+//! Stabilizer does the same at a finer grain).
+//!
 //! The coordinator follows each slot: it relays the worker's progress, says something at least
 //! once a second while it waits (so that a consumer watching for silence hears that the run is
 //! alive, see [`HEARTBEAT`]), and itself tells a hung benchmark from a slow one by the rule the
@@ -24,6 +35,7 @@ use knotmeter_protocol::{DrivenCommand, DrivenEvent, SlotPlan, CASE_TIMEOUT_ENV}
 
 use super::{Lost, LostKind, SlotResult};
 use crate::cancel;
+use crate::measure::schedule::SplitMix64;
 use crate::measure::{Progress, Timer};
 
 /// While waiting on a worker, the coordinator repeats its last progress at least this often.
@@ -34,6 +46,12 @@ const STEP_FACTOR: u32 = 10;
 const FLOOR: Duration = Duration::from_secs(10);
 /// How long a worker may take to start, or to stop once its input closed.
 const START_AND_STOP: Duration = Duration::from_secs(30);
+/// The environment variable whose random length moves a worker's stack.
+const LAYOUT_PAD_ENV: &str = "KNOTMETER_LAYOUT_PAD";
+/// Layout offsets are drawn in steps of this many bytes (the stack's alignment) …
+const LAYOUT_STEP: u64 = 16;
+/// … up to (this − 1) steps: a page.
+const LAYOUT_STEPS: u64 = 256;
 
 /// One line of a worker's standard output, or its end.
 type Line = Option<String>;
@@ -48,6 +66,8 @@ struct Worker {
 /// Starts workers on demand, one per round, and measures slots in them.
 pub(super) struct Workers {
     timer: Timer,
+    /// Draws each worker's layout.
+    layout: SplitMix64,
     worker: Option<Worker>,
     /// Processes started so far.
     pub(super) started: u32,
@@ -56,8 +76,9 @@ pub(super) struct Workers {
 }
 
 impl Workers {
-    /// No worker yet; `timer` is the coordinator's calibrated clock, handed to each worker.
-    pub(super) fn new(timer: Timer) -> Self {
+    /// No worker yet; `timer` is the coordinator's calibrated clock, handed to each worker, and
+    /// `seed` draws each worker's layout.
+    pub(super) fn new(timer: Timer, seed: u64) -> Self {
         let case_timeout = std::env::var(CASE_TIMEOUT_ENV)
             .ok()
             .and_then(|s| s.trim().parse::<f64>().ok())
@@ -65,6 +86,7 @@ impl Workers {
             .map(Duration::from_secs_f64);
         Workers {
             timer,
+            layout: SplitMix64::new(seed ^ 0x6c61_796f_7574),
             worker: None,
             started: 0,
             case_timeout,
@@ -104,8 +126,10 @@ impl Workers {
         }
     }
 
-    /// Starts a worker and waits for its `ready`.
-    fn start(&self) -> Result<Worker, String> {
+    /// Starts a worker, with a layout of its own, and waits for its `ready`.
+    fn start(&mut self) -> Result<Worker, String> {
+        let stack_pad = (self.layout.below(LAYOUT_STEPS) * LAYOUT_STEP) as usize;
+        let heap_offset = self.layout.below(LAYOUT_STEPS) * LAYOUT_STEP;
         let mut command = Command::new(own_executable());
         #[cfg(unix)]
         {
@@ -117,7 +141,8 @@ impl Workers {
         command
             .args(["--bench", "--driven", "--timer", self.timer.kind().name()])
             .arg("--round-worker")
-            .arg(worker_spec(&self.timer))
+            .arg(worker_spec(&self.timer, heap_offset))
+            .env(LAYOUT_PAD_ENV, "x".repeat(stack_pad))
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit());
@@ -190,10 +215,11 @@ fn own_executable() -> std::path::PathBuf {
     }
 }
 
-/// `--round-worker`'s value: the coordinator's process id and its clock calibration.
-fn worker_spec(timer: &Timer) -> String {
+/// `--round-worker`'s value: the coordinator's process id, its clock calibration, and the
+/// size of the worker's first allocation.
+fn worker_spec(timer: &Timer, heap_offset: u64) -> String {
     format!(
-        "{},{},{},{}",
+        "{},{},{},{},{heap_offset}",
         std::process::id(),
         timer.ns_per_tick(),
         timer.precision_ns,

@@ -338,6 +338,11 @@ impl rounds::Sink for Session<'_> {
         let mut result = analysis::rounds::analyse_rounds(case, rounds, plan, &cx);
         let key = machine_key(&self.manifest);
         result.reproducibility = compare_run::reproducibility(&self.store, &result.id, &key);
+        if let Some(spread) = result.reproducibility.and_then(|r| r.spread) {
+            // One run of several: half the spread of a step between two of them.
+            let run_sd = crate::compare::step_sd(spread) / std::f64::consts::SQRT_2;
+            analysis::rounds::widen(&mut result, run_sd);
+        }
         // Stored before it is printed: a result that was shown is in the history.
         self.store.record(&result);
         self.emit(|r| r.case_finished(&result));

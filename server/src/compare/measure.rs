@@ -252,7 +252,7 @@ impl Run<'_> {
                 if in_base(&entry.id) {
                     Planned::Rounds(CaseRounds::new(&entry.id))
                 } else {
-                    Planned::Done(only(&entry.id, CompareStatus::Added))
+                    Planned::Done(Box::new(only(&entry.id, CompareStatus::Added)))
                 }
             })
             .collect();
@@ -260,7 +260,7 @@ impl Run<'_> {
         self.combine_all(&mut cases, &mut head).await;
         for planned in cases {
             if let Planned::Done(case) = planned {
-                self.done(case);
+                self.done(*case);
             }
         }
         for entry in base_cases.iter().filter(|e| matches(e)) {
@@ -319,11 +319,12 @@ impl Run<'_> {
                             }
                             _ => {
                                 let mut estimates = Vec::new();
-                                cases[index] = Planned::Done(from_outcome(outcome, &mut estimates));
+                                cases[index] =
+                                    Planned::Done(Box::new(from_outcome(outcome, &mut estimates)));
                             }
                         }
                     }
-                    Err(failure) => cases[index] = Planned::Done(failure),
+                    Err(failure) => cases[index] = Planned::Done(Box::new(failure)),
                 }
             }
             // The next round starts fresh processes on both sides.
@@ -352,7 +353,7 @@ impl Run<'_> {
                 continue;
             };
             if case.rounds.is_empty() {
-                *planned = Planned::Done(skipped(&case.id));
+                *planned = Planned::Done(Box::new(skipped(&case.id)));
                 continue;
             }
             let id = case.id.clone();
@@ -370,7 +371,7 @@ impl Run<'_> {
                     Err(silence) => Err(silence),
                 },
                 Err(why) => {
-                    *planned = Planned::Done(failed(&id, why));
+                    *planned = Planned::Done(Box::new(failed(&id, why)));
                     continue;
                 }
             };
@@ -404,7 +405,7 @@ impl Run<'_> {
                     None => note,
                 });
             }
-            *planned = Planned::Done(done);
+            *planned = Planned::Done(Box::new(done));
         }
     }
 
@@ -594,7 +595,7 @@ enum Planned {
     /// Its rounds so far.
     Rounds(CaseRounds),
     /// Its report (added, failed, or combined).
-    Done(ComparedCase),
+    Done(Box<ComparedCase>),
 }
 
 /// The rounds of one case so far.
