@@ -107,6 +107,9 @@ struct Paired {
     base_lost: Option<String>,
     estimate: Option<Value>,
     not_compared: Option<String>,
+    /// What a `pair` slot of a round measured (rounds only).
+    #[serde(default)]
+    round: Option<Value>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -266,6 +269,101 @@ fn pair_opened(head: &mut Driven, base: &mut Driven, head_id: &str) -> Box<Paire
             Event::Paired(paired) => return paired,
             other => panic!("expected peer, progress or paired, got {other:?}"),
         }
+    }
+}
+
+/// One round's pair of `id`: a fresh process of each side, the base opened, the head paired
+/// with the round's `slot`; returns what the round measured.
+fn pair_round(dir: &Path, id: &str, slot: Value) -> Value {
+    let history = dir.join("history.db");
+    let mut head = Driven::start(&["--time", "0.2"], &[], &history);
+    let mut base = Driven::start(&["--time", "0.2"], &[], &history);
+    head.ready();
+    base.ready();
+    base.send(&json!({"cmd": "open", "id": id}));
+    match base.recv() {
+        Event::Opened { .. } => {}
+        other => panic!("expected opened, got {other:?}"),
+    }
+    head.send(&json!({"cmd": "pair", "id": id, "against": "base", "slot": slot}));
+    loop {
+        match head.recv() {
+            Event::Peer { command } => relay(&mut head, &mut base, &command),
+            Event::Progress { .. } => {}
+            Event::Paired(paired) => {
+                assert!(
+                    paired.estimate.is_none(),
+                    "a round decides nothing: {paired:?}"
+                );
+                return paired.round.expect("a round carries what it measured");
+            }
+            other => panic!("expected peer, progress or paired, got {other:?}"),
+        }
+    }
+}
+
+/// `knotmeter compare`'s rounds through the protocol: each round a fresh pair of processes,
+/// each `pair` a slot of the budget that answers with what it measured, and `combine` makes
+/// both sides' results and the estimate from the rounds: identical code is `same` once
+/// finalized, 5% more work is `slower`.
+#[test]
+fn rounds_of_fresh_process_pairs_are_combined_into_one_estimate() {
+    let dir = tempfile::tempdir().unwrap();
+    let rounds = 4;
+    let measure = |head_id: &str| -> Vec<Value> {
+        let mut measured: Vec<Value> = Vec::new();
+        for round in 0..rounds {
+            let ops = measured
+                .first()
+                .map(|r| r["head"]["ops_per_sample"].clone())
+                .unwrap_or(Value::Null);
+            let slot = json!({"round": round, "rounds": rounds, "ops": ops});
+            measured.push(pair_round(dir.path(), head_id, slot));
+        }
+        measured
+    };
+    // Both sides run the fixture's `same` case: the same code in two processes each round.
+    let same = measure("builds::same");
+    assert_eq!(same.len(), rounds);
+    let ops = &same[0]["head"]["ops_per_sample"];
+    assert!(
+        same.iter().all(|r| &r["head"]["ops_per_sample"] == ops),
+        "every round samples at the first round's count: {same:?}"
+    );
+    let mut head = Driven::start(&["--time", "0.2"], &[], &dir.path().join("history.db"));
+    head.ready();
+    head.send(
+        &json!({"cmd": "combine", "id": "builds::same", "against": "base",
+        "rounds": same, "planned": rounds}),
+    );
+    let combined = match head.recv() {
+        Event::Paired(paired) => paired,
+        other => panic!("expected paired, got {other:?}"),
+    };
+    let (base, head_result) = (
+        combined.base.as_ref().unwrap(),
+        combined.head.as_ref().unwrap(),
+    );
+    assert_eq!(base.samples, head_result.samples);
+    let estimate = combined
+        .estimate
+        .clone()
+        .expect("an estimate from four rounds");
+    let (comparisons, _, _) = head.finalize(json!([estimate]), Value::Null);
+    assert_eq!(comparisons[0].comparison.verdict, "same", "{comparisons:?}");
+    // One round is no evidence between processes: no estimate, and it says why.
+    let one = vec![pair_round(
+        dir.path(),
+        "builds::same",
+        json!({"round": 0, "rounds": rounds}),
+    )];
+    head.send(
+        &json!({"cmd": "combine", "id": "builds::same", "against": "base",
+        "rounds": one, "planned": rounds}),
+    );
+    match head.recv() {
+        Event::Paired(paired) => assert_not_compared(&paired, "a comparison needs two"),
+        other => panic!("expected paired, got {other:?}"),
     }
 }
 

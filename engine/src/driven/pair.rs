@@ -162,18 +162,18 @@ impl Driven<'_> {
             outcome.base = Some(analyse_rounds(case, side(base), &plan, &self.context()));
             outcome.head = Some(analyse_rounds(case, side(head), &plan, &self.context()));
         }
-        let estimate = crate::compare::rounds::paired(&log_ratios);
-        self.decide(&mut outcome, estimate, against);
+        if log_ratios.len() < 2 && !cut_short {
+            outcome.not_compared = Some(format!(
+                "{} round{} of {planned} fitted in the budget: a comparison needs two",
+                log_ratios.len(),
+                if log_ratios.len() == 1 { "" } else { "s" }
+            ));
+        } else {
+            let estimate = crate::compare::rounds::paired(&log_ratios);
+            self.decide(&mut outcome, estimate, against);
+        }
         if outcome.estimate.is_none() && outcome.not_compared.is_none() {
-            outcome.not_compared = Some(if log_ratios.len() < 2 {
-                format!(
-                    "{} round{} of {planned} fitted in the budget: a comparison needs two",
-                    log_ratios.len(),
-                    if log_ratios.len() == 1 { "" } else { "s" }
-                )
-            } else {
-                why_not_compared(&outcome)
-            });
+            outcome.not_compared = Some(why_not_compared(&outcome));
         }
         self.channel
             .borrow_mut()

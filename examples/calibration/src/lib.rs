@@ -7,6 +7,28 @@ use std::collections::{BTreeMap, HashMap};
 /// The quickstart's workloads, measured here as they are there.
 pub use quickstart::{csv_line, fnv1a, parse_csv_line, random_vec};
 
+/// The environment variable that names the one case whose work is about 10% larger in this
+/// process (`KNOTMETER_CALIBRATION_PLUS10=fnv1a_4k`): `cargo xtask calibration` measures a case,
+/// then the same case with this set, against one history, to see whether the before/after
+/// comparison calls the change `slower`.
+pub const PLUS10_ENV: &str = "KNOTMETER_CALIBRATION_PLUS10";
+
+/// The size of `case`'s work: `larger` when [`PLUS10_ENV`] names `case`, `usual` otherwise.
+/// Each benchmark reads it once, outside its timed region, and chooses `larger` so that its
+/// work grows by about 10% (docs/calibration.md lists each choice).
+pub fn size(case: &str, usual: usize, larger: usize) -> usize {
+    size_for(std::env::var_os(PLUS10_ENV).as_deref(), case, usual, larger)
+}
+
+/// [`size`] with the variable's value given.
+fn size_for(named: Option<&std::ffi::OsStr>, case: &str, usual: usize, larger: usize) -> usize {
+    if named.is_some_and(|n| n == case) {
+        larger
+    } else {
+        usual
+    }
+}
+
 /// Seed 001's dependency chain: each step needs the previous step's output, so no closed form
 /// exists and no step can be dropped; about one multiply, add, shift and xor per step.
 /// Inlined, so each benchmark that calls it has its loop at an address of its own.
@@ -65,6 +87,14 @@ mod tests {
         assert_ne!(chain(1000), chain(999));
         assert_eq!(chain(0), 0x9E37_79B9_7F4A_7C15);
         assert_ne!(chain_from(1, 10), chain_from(2, 10));
+    }
+
+    #[test]
+    fn only_the_named_case_grows() {
+        let named = Some(std::ffi::OsStr::new("fnv1a_4k"));
+        assert_eq!(size_for(named, "fnv1a_4k", 4096, 4506), 4506);
+        assert_eq!(size_for(named, "fnv1a", 4096, 4506), 4096);
+        assert_eq!(size_for(None, "fnv1a_4k", 4096, 4506), 4096);
     }
 
     #[test]

@@ -1,7 +1,9 @@
-//! What moves the numbers: a few cases' medians across fresh processes, across blocks of one
-//! long process's samples, with address-space randomisation off, and pinned to each CPU.
+//! What moves the numbers: a few cases' medians across fresh processes (one round each), across
+//! blocks of one long process's samples, with address-space randomisation off, and pinned to
+//! each CPU.
 
-use super::run::{self, Binary, Run};
+use super::report::{Case, Run};
+use super::run::{self, Binary, Invocation};
 use super::stats::block_medians;
 
 /// The cases of the experiment (benchmark names in `examples/calibration/benches`).
@@ -24,15 +26,62 @@ pub(super) struct Experiment {
     pub(super) arms: Vec<Arm>,
     /// Why an arm was left out (`setarch is missing`).
     pub(super) skipped: Vec<String>,
-    /// The long process's command-line settings, for the report.
-    pub(super) long_settings: String,
+    /// The commands of the arms (one process each) and of the long process, as shown.
+    pub(super) commands: Vec<String>,
 }
 
 /// Measures every arm `runs` times, interleaved round by round so that a change of the
-/// machine's state during the experiment falls on every arm alike, then the long process.
+/// machine's state during the experiment falls on every arm alike, then the long process. A
+/// "process" is one round in one worker process (`--rounds 1`); the long process is one round
+/// of 2 s per case whose precision target cannot stop it early.
 pub(super) fn run(bin: &Binary, runs: usize, nproc: usize) -> Result<Experiment, String> {
+    let mut args = bin.settings();
+    args.extend(["--rounds".to_owned(), "1".to_owned()]);
+    args.extend(CASES.iter().map(|c| (*c).to_owned()));
+    let (mut arms, skipped) = arms(&args, runs, nproc);
+    for round in 1..=runs {
+        eprintln!("calibration: experiment round {round}/{runs}");
+        for (invocation, arm) in &mut arms {
+            let report = bin.measure(invocation)?;
+            for (i, case) in CASES.iter().enumerate() {
+                arm.medians[i].push(find(&report, case)?.median);
+            }
+        }
+    }
+    eprintln!("calibration: experiment, one long process");
+    let long = Invocation::fresh(
+        ["--rounds", "1", "--time", "2", "--precision", "0.000001"]
+            .into_iter()
+            .map(str::to_owned)
+            .chain(CASES.iter().map(|c| (*c).to_owned()))
+            .collect(),
+    );
+    let report = bin.measure(&long)?;
+    let mut blocks = arm(format!("{BLOCKS} blocks of one process"));
+    for (i, case) in CASES.iter().enumerate() {
+        let case = find(&report, case)?;
+        blocks.medians[i] = block_medians(&case.workload, &case.baseline_ns, BLOCKS);
+    }
+    let mut commands: Vec<String> = arms.iter().map(|(inv, _)| inv.shown()).collect();
+    commands.push(long.shown());
+    let mut arms: Vec<Arm> = arms.into_iter().map(|(_, a)| a).collect();
+    arms.insert(1, blocks);
+    Ok(Experiment {
+        arms,
+        skipped,
+        commands,
+    })
+}
+
+/// The arms of fresh processes that this machine offers (plain, `setarch -R`, `taskset -c K`
+/// for each CPU), each with its command, and why any was left out.
+fn arms(args: &[String], runs: usize, nproc: usize) -> (Vec<(Invocation, Arm)>, Vec<String>) {
+    let invocation = |prefix: Vec<String>| Invocation {
+        prefix,
+        ..Invocation::fresh(args.to_vec())
+    };
     let mut skipped = Vec::new();
-    let mut arms: Vec<(Vec<String>, Arm)> = vec![(Vec::new(), arm(format!("{runs} processes")))];
+    let mut arms = vec![(invocation(Vec::new()), arm(format!("{runs} processes")))];
     let arch = std::process::Command::new("uname")
         .arg("-m")
         .output()
@@ -40,7 +89,8 @@ pub(super) fn run(bin: &Binary, runs: usize, nproc: usize) -> Result<Experiment,
         .unwrap_or_default();
     if run::works("setarch", &[&arch, "-R", "true"]) {
         let prefix = vec!["setarch".to_owned(), arch, "-R".to_owned()];
-        arms.push((prefix, arm(format!("{runs} processes, `setarch -R`"))));
+        let label = format!("{runs} processes, `setarch -R`");
+        arms.push((invocation(prefix), arm(label)));
     } else {
         skipped.push(
             "`setarch -R` (address randomisation off): setarch is missing or refused here".into(),
@@ -50,45 +100,15 @@ pub(super) fn run(bin: &Binary, runs: usize, nproc: usize) -> Result<Experiment,
         let k = cpu.to_string();
         if run::works("taskset", &["-c", &k, "true"]) {
             let prefix = vec!["taskset".to_owned(), "-c".to_owned(), k.clone()];
-            arms.push((prefix, arm(format!("{runs} processes, `taskset -c {k}`"))));
+            let label = format!("{runs} processes, `taskset -c {k}`");
+            arms.push((invocation(prefix), arm(label)));
         } else {
             skipped.push(format!(
                 "`taskset -c {k}`: taskset is missing or refused CPU {k}"
             ));
         }
     }
-    let mut args = bin.settings(true);
-    args.extend(CASES.iter().map(|c| (*c).to_owned()));
-    for round in 1..=runs {
-        eprintln!("calibration: experiment round {round}/{runs}");
-        for (prefix, arm) in &mut arms {
-            let report = bin.measure(prefix, &args, None)?;
-            for (i, case) in CASES.iter().enumerate() {
-                arm.medians[i].push(find(&report, case)?.median);
-            }
-        }
-    }
-    eprintln!("calibration: experiment, one long process");
-    let mut long = vec!["--time".to_owned(), "2".to_owned()];
-    long.extend(["--precision".to_owned(), "0.000001".to_owned()]);
-    if bin.processes {
-        long.extend(["--processes".to_owned(), "1".to_owned()]);
-    }
-    let long_settings = long.join(" ");
-    long.extend(CASES.iter().map(|c| (*c).to_owned()));
-    let report = bin.measure(&[], &long, None)?;
-    let mut blocks = arm(format!("{BLOCKS} blocks of one process"));
-    for (i, case) in CASES.iter().enumerate() {
-        let case = find(&report, case)?;
-        blocks.medians[i] = block_medians(&case.workload, &case.baseline_ns, BLOCKS);
-    }
-    let mut arms: Vec<Arm> = arms.into_iter().map(|(_, a)| a).collect();
-    arms.insert(1, blocks);
-    Ok(Experiment {
-        arms,
-        skipped,
-        long_settings,
-    })
+    (arms, skipped)
 }
 
 /// An arm with no medians yet.
@@ -100,9 +120,8 @@ fn arm(label: String) -> Arm {
 }
 
 /// The case of benchmark `name` in `report`.
-fn find<'r>(report: &'r Run, name: &str) -> Result<&'r run::Case, String> {
+fn find<'r>(report: &'r Run, name: &str) -> Result<&'r Case, String> {
     report
-        .iter()
-        .find(|c| c.id.ends_with(&format!("::{name}")))
+        .find(name)
         .ok_or_else(|| format!("the calibration binary reported no case `{name}`"))
 }

@@ -1,0 +1,164 @@
+//! One scenario of the calibration: the machine as it is (`quiet`), or with one core kept
+//! busy for the whole scenario (`busy`), and everything measured under it.
+
+use super::busy::Busy;
+use super::experiment::{self, Experiment};
+use super::report::Run;
+use super::run::{Binary, FreshHistory, Invocation};
+use super::trials::{self, Trials};
+use super::Options;
+use crate::docs;
+
+/// What else runs on the machine while a scenario is measured.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Scenario {
+    /// Nothing the calibration starts.
+    Quiet,
+    /// One thread of the calibration spinning for the whole scenario.
+    Busy,
+}
+
+impl Scenario {
+    /// Both, in the order they run.
+    pub(super) const ALL: [Self; 2] = [Self::Quiet, Self::Busy];
+
+    /// The scenario's name on the command line and in the report.
+    pub(super) fn name(self) -> &'static str {
+        match self {
+            Self::Quiet => "quiet",
+            Self::Busy => "busy",
+        }
+    }
+
+    /// The scenario named `name`.
+    pub(super) fn named(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|s| s.name() == name)
+    }
+
+    /// What the machine does meanwhile, for the report.
+    pub(super) fn described(self) -> &'static str {
+        match self {
+            Self::Quiet => "nothing else started by the calibration",
+            Self::Busy => {
+                "one core kept busy for the whole scenario by a thread of the calibration that \
+                 computes without pause (not pinned: the scheduler places it)"
+            }
+        }
+    }
+}
+
+/// Everything measured under one scenario.
+pub(super) struct Measured {
+    /// The scenario.
+    pub(super) scenario: Scenario,
+    /// The load averages just before the scenario started (before its load, if any) and at its
+    /// end (before its load stopped).
+    pub(super) load: (String, String),
+    /// Runs with `--no-history`, the flags otherwise as users run them.
+    pub(super) fresh: Vec<Run>,
+    /// Runs against one fresh history, in order.
+    pub(super) history: Vec<Run>,
+    /// Runs with `--quick --no-history`, for their cost; empty when every run is `--quick`.
+    pub(super) quick: Vec<Run>,
+    /// The +10% change trials.
+    pub(super) trials: Vec<Trials>,
+    /// What moves the numbers; None when left out.
+    pub(super) experiment: Option<Experiment>,
+}
+
+/// The commands a scenario runs, as the report shows them.
+pub(super) fn commands(bin: &Binary, options: &Options) -> Vec<(&'static str, String)> {
+    let settings = bin.settings();
+    let mut commands = vec![
+        ("fresh runs", Invocation::fresh(settings.clone()).shown()),
+        (
+            "runs with a history",
+            Invocation::with_history(settings, "h".as_ref()).shown(),
+        ),
+    ];
+    if !bin.quick {
+        commands.push(("quick runs (cost)", quick().shown()));
+    }
+    if let (Some(case), true) = (options.plus10.first(), options.trials > 0) {
+        let history = "h".as_ref();
+        let mut args = bin.settings();
+        args.extend(["--exact".to_owned(), format!("calibration::{case}")]);
+        let base = Invocation::with_history(args, history);
+        let mut changed = base.clone();
+        changed
+            .env
+            .push((trials::PLUS10_ENV.to_owned(), case.clone()));
+        commands.push(("+10% trial, unchanged", base.shown()));
+        commands.push(("+10% trial, changed", changed.shown()));
+    }
+    commands
+}
+
+/// The quick runs' command.
+fn quick() -> Invocation {
+    Invocation::fresh(vec!["--quick".to_owned()])
+}
+
+/// Measures `scenario`: the fresh runs, the runs with a history and the quick runs taking turns
+/// run by run, then the +10% trials, then the experiment. The busy scenario's load runs from
+/// before the first run to after the last, and is stopped on every way out.
+pub(super) fn measure(
+    bin: &Binary,
+    options: &Options,
+    scenario: Scenario,
+    nproc: usize,
+) -> Result<(Measured, Vec<String>), String> {
+    let before = docs::loadavg();
+    let _busy = match scenario {
+        Scenario::Busy => Some(Busy::start()?),
+        Scenario::Quiet => None,
+    };
+    let name = scenario.name();
+    let history = FreshHistory::new(bin, name)?;
+    let (fresh_run, history_run) = (
+        Invocation::fresh(bin.settings()),
+        Invocation::with_history(bin.settings(), &history.file()),
+    );
+    let (mut fresh, mut with_history, mut quick_runs) = (Vec::new(), Vec::new(), Vec::new());
+    for run in 1..=options.runs {
+        eprintln!("calibration ({name}): run {run}/{}", options.runs);
+        fresh.push(bin.measure(&fresh_run)?);
+        with_history.push(bin.measure(&history_run)?);
+        if !bin.quick {
+            quick_runs.push(bin.measure(&quick())?);
+        }
+    }
+    drop(history);
+    let trials = trials::run(bin, &options.plus10, options.trials)?;
+    let (experiment, commands) = if options.experiment {
+        let e = experiment::run(bin, options.runs, nproc)?;
+        let commands = e.commands.clone();
+        (Some(e), commands)
+    } else {
+        (None, Vec::new())
+    };
+    let after = docs::loadavg();
+    let measured = Measured {
+        scenario,
+        load: (before, after),
+        fresh,
+        history: with_history,
+        quick: quick_runs,
+        trials,
+        experiment,
+    };
+    Ok((measured, commands))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scenarios_are_named_both_ways() {
+        for s in Scenario::ALL {
+            assert_eq!(Scenario::named(s.name()), Some(s));
+        }
+        assert_eq!(Scenario::named("loud"), None);
+    }
+}
