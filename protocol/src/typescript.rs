@@ -115,6 +115,7 @@ fn generate() -> String {
         ComparisonKind,
         Verdict,
         Reproducibility,
+        Rounds,
         SpreadSource,
         Allocations,
         Manifest,

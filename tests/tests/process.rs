@@ -72,6 +72,49 @@ fn start_stuck(
     (child, lines, history)
 }
 
+/// The child processes of `pid`, from `/proc`.
+fn children(pid: u32) -> Vec<u32> {
+    std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children"))
+        .unwrap_or_default()
+        .split_whitespace()
+        .filter_map(|p| p.parse().ok())
+        .collect()
+}
+
+/// Whether process `pid` still runs (a zombie does not: it has ended).
+fn alive(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|stat| stat.rsplit(')').next().map(|rest| rest.trim().to_owned()))
+        .is_some_and(|rest| !rest.starts_with('Z'))
+}
+
+/// Each round runs in a worker process of the bench binary: one whose bench binary is killed
+/// outright must not go on measuring a stuck benchmark with nobody to read it.
+#[test]
+fn a_worker_dies_with_its_bench_binary_killed_outright() {
+    let (mut child, _lines, _history) = start_stuck(&[]);
+    let started = Instant::now();
+    let worker = loop {
+        if let Some(&worker) = children(child.id()).first() {
+            break worker;
+        }
+        assert!(started.elapsed() < Duration::from_secs(10), "no worker process");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert!(alive(worker));
+    signal(&child, "KILL");
+    let _ = child.wait();
+    let killed = Instant::now();
+    while alive(worker) {
+        assert!(
+            killed.elapsed() < Duration::from_secs(5),
+            "the worker {worker} outlived its bench binary"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
 /// The second SIGTERM on a stuck benchmark was ignored: the process spun on.
 #[test]
 fn a_second_signal_ends_a_stuck_benchmark_at_once() {

@@ -1,5 +1,5 @@
 // Inline annotations: at the end of each bench function's signature line, the last result as
-// the daemon words it ("12.3 ns ±1.2% between runs · 3.1% faster than run 7"). They update
+// the daemon words it ("12.3 ns ±1.2% · 3.1% faster than run 7"). They update
 // live as results arrive during a run, show "measuring…" while a benchmark runs, and are
 // dimmed once the file is edited after the run. They have no hover of their own: the daemon's
 // hover covers the signature line, so there is one hover, not two that could disagree.

@@ -1,6 +1,6 @@
 // The "knotmeter" output channel: per run, a header, then what the daemon writes for it (its
 // `knotmeter/output`): the build output, the machine and timer, each case once with its whole
-// account (the figure and its spread between runs, this run's interval, the overhead that was
+// account (the figure and its interval over rounds, the spread between stored runs, the overhead that was
 // subtracted, its drift, capped samples, the cold first call), each benchmark's scaling, and
 // the comparisons decided at the end. The daemon words it all (knotmeter-format); nothing is
 // added here. It never takes focus by itself.

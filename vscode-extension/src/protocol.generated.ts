@@ -1042,6 +1042,37 @@ runs_needed: number,
 learnt_from?: SpreadSource | null, };
 
 /**
+ * The rounds of a case: the unit of evidence behind its estimate, its interval and every
+ * comparison of it.
+ *
+ * A run is a schedule of short slots, round by round, the cases of each round in a shuffled
+ * order, each round in a fresh process of the bench binary: the state a process is born with
+ * (where its memory landed, the CPU it runs on, what the machine does meanwhile) holds for
+ * its whole life and moves its figures by more than any number of its own samples can show.
+ * The samples of one slot are not independent evidence; the rounds are. Each round gives one
+ * median per operation (its samples less the median of its own empty body), and the estimate
+ * is their geometric mean with a Student's t interval over their logarithms.
+ */
+export type Rounds = { 
+/**
+ * Each round's median per operation, overhead subtracted, in nanoseconds, in the order the
+ * rounds ran.
+ */
+medians_ns: Array<number>, 
+/**
+ * How many separate processes the rounds ran in: one per round, or 1 when they all ran in
+ * the bench binary's own process (`--in-process`), whose interval then cannot see what
+ * differs between processes.
+ */
+processes: number, 
+/**
+ * The interval was widened to how far this case's estimate moves between runs on this
+ * machine, learnt from the history ([`Reproducibility`]): a machine whose speed drifts
+ * over minutes moves a whole run, and no run's own rounds can see that.
+ */
+widened: boolean, };
+
+/**
  * Which earlier runs the spread between runs was learnt from.
  */
 export type SpreadSource = "same_code" | "any_code";

@@ -123,7 +123,7 @@ impl Binary {
                 manifest,
                 cases,
                 ..
-            }) if driven_version == DRIVEN_VERSION => Ok(Binary {
+            }) if speaks(spec.side, driven_version) => Ok(Binary {
                 manifest: *manifest,
                 cases,
                 io,
@@ -241,5 +241,29 @@ impl Io {
         } else {
             format!("{}:\n{tail}", describe(status))
         }
+    }
+}
+
+/// Whether a bench binary of `side` speaking `driven_version` can take part: a head must speak
+/// this knotmeter's version (it pairs in slots of rounds and combines them); a base only
+/// answers `open`, `cold`, `workload`, `baseline` and `close`, which version 1 has too, so a
+/// base built before rounds can still be compared with.
+fn speaks(side: &str, driven_version: u32) -> bool {
+    driven_version == DRIVEN_VERSION || (side == "base" && driven_version == 1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A base built before rounds (driven version 1) answers everything a base is asked; a
+    /// head must pair in slots and combine, which only this version does.
+    #[test]
+    fn a_base_from_before_rounds_is_compared_with_and_a_head_must_speak_this_version() {
+        assert!(speaks("base", 1));
+        assert!(speaks("base", DRIVEN_VERSION));
+        assert!(speaks("head", DRIVEN_VERSION));
+        assert!(!speaks("head", 1));
+        assert!(!speaks("base", DRIVEN_VERSION + 1));
     }
 }

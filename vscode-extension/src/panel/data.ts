@@ -26,7 +26,7 @@ export interface PanelCase {
   id: string;
   /** The `args` value, or the function name. */
   label: string;
-  /** The daemon's one line: the figure with its spread between runs, the verdict, warnings. */
+  /** The daemon's one line: the figure with its ± (the interval over rounds), the verdict, warnings. */
   line: string;
   outcome: Outcome;
   median: number;

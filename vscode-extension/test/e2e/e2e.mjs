@@ -101,9 +101,9 @@ try {
   await expandTree();
   const after = await rows();
   // Passed, or failed for a validity warning (never a green tick): either way measured, with
-  // the spread between runs (or why it is not known yet) beside the median.
-  const measured = after.filter((r) => /Passed|Failed/.test(r.aria) && /\d (ns|µs|ms) (±|\(spread between runs)/.test(r.text));
-  check("measured benchmarks show the median and the spread between runs", measured.length >= 5, measured.map((r) => r.text).join(" | "));
+  // the interval over its rounds beside the figure from the first run on.
+  const measured = after.filter((r) => /Passed|Failed/.test(r.aria) && /\d (ns|µs|ms) ±/.test(r.text));
+  check("measured benchmarks show the figure and its ± from the first run", measured.length >= 5, measured.map((r) => r.text).join(" | "));
   const chainRow = after.find((r) => r.text.startsWith("chain_1000"));
   check("a row's accessible name starts with the benchmark's name", chainRow?.aria.startsWith("chain_1000 · "), chainRow?.aria);
   // The flat benchmark and its cases, alone in the tree (the filter expands what matches).
@@ -137,7 +137,7 @@ try {
   const hovers = await until(() => {
     const shown = [...document.querySelectorAll(".monaco-hover")].filter((h) => !h.classList.contains("hidden") && h.offsetParent !== null);
     const parts = shown.flatMap((h) => [...h.querySelectorAll(".hover-row, .hover-contents")]).map((e) => e.textContent ?? "");
-    const ours = [...new Set(parts.filter((t) => /between runs/.test(t)))];
+    const ours = [...new Set(parts.filter((t) => /where a rerun on this machine should land/.test(t)))];
     return ours.length > 0 ? ours : undefined;
   }, null, 15_000, 300);
   check("one hover on a benchmark's signature, saying how far the next run may land", hovers?.length === 1 && /chain_1000/.test(hovers[0]), JSON.stringify(hovers));
@@ -233,7 +233,7 @@ try {
     }
     return out.length > 0 ? out : undefined;
   }, null, 20_000);
-  check("an inline annotation shows the last result at the end of a signature", ann?.some((a) => /fn\s\w+/.test(a.line) && /between runs/.test(a.text)), JSON.stringify(ann?.slice(0, 3)));
+  check("an inline annotation shows the last result at the end of a signature", ann?.some((a) => /fn\s\w+/.test(a.line) && /±\d/.test(a.text)), JSON.stringify(ann?.slice(0, 3)));
   await screenshot("ran");
 
   // 4. Continuous run: edit and save a bench file, and it runs again.

@@ -27,7 +27,7 @@ const data = {
     kase("quickstart::sort_unstable", "sort_unstable", b, [
       { label: "full", points: history(3200, 12) },
       { label: "quick", points: history(3300, 6, 100, "m|budget=100ms", 2) },
-    ], "3.12 µs ±1.5% between runs · 40.1% faster than sort_stable"),
+    ], "3.12 µs ±1.5% · 40.1% faster than sort_stable"),
   ],
   group: {
     name: "sort",
@@ -41,7 +41,7 @@ const ns = [10, 100, 1000];
 const args = {
   benchId: "quickstart::chain_n",
   title: "chain_n",
-  cases: ns.map((n, i) => kase(`quickstart::chain_n/${n}`, String(n), samples(n * 1.9, 0.02 + i * 0.01, 800), [{ label: "full", points: history(n * 1.9, 8) }], `${(n * 1.9).toFixed(0)} ns (spread between runs not known yet: 2 of 5 runs)`)),
+  cases: ns.map((n, i) => kase(`quickstart::chain_n/${n}`, String(n), samples(n * 1.9, 0.02 + i * 0.01, 800), [{ label: "full", points: history(n * 1.9, 8) }], `${(n * 1.9).toFixed(0)} ns ±2.1%`)),
   scaling: {
     complexity: "O(n)",
     class: "O(n)",

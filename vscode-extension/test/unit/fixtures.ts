@@ -35,12 +35,12 @@ export function shown(over: Partial<Shown> = {}): Shown {
   return {
     outcome: "passed",
     figure: "12.3 ns",
-    spread: "±1.5% between runs",
-    headline: "12.3 ns ±1.5% between runs",
+    spread: "±1.5%",
+    headline: "12.3 ns ±1.5%",
     verdict: "3.1% faster than run 7",
     notes: [],
-    line: "12.3 ns ±1.5% between runs · 3.1% faster than run 7",
-    detail: "12.3 ns ±1.5% between runs\nthis run's median: 12.3 ns",
+    line: "12.3 ns ±1.5% · 3.1% faster than run 7",
+    detail: "12.3 ns ±1.5%\n±1.5%: the 95% interval of the estimate, [12.1 ns, 12.5 ns], over 10 rounds, each in a fresh process: where a rerun on this machine should land",
     ...over,
   };
 }

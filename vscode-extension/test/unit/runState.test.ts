@@ -25,7 +25,7 @@ test("daemon states map onto TestRun states", () => {
     [state({ state: "enqueued" }), "enqueued"],
     [state({ state: "building" }), "enqueued"],
     [state({ state: "started" }), "started"],
-    [state({ state: "passed", result: result(), shown: shown() }), 'passed 1250ms "12.3 ns ±1.5% between runs · 3.1% faster than run 7"'],
+    [state({ state: "passed", result: result(), shown: shown() }), 'passed 1250ms "12.3 ns ±1.5% · 3.1% faster than run 7"'],
     [state({ state: "passed" }), 'passed -ms ""'],
     [state({ state: "skipped" }), "skipped"],
     [
@@ -111,12 +111,12 @@ test("a state after a final one is ignored, but a measured item may be reported 
 });
 
 test("group_member_comparison_dropped: the second passed brings the verdict to the row", () => {
-  const first = mapRunState(state({ state: "passed", result: result({ comparison: null }), shown: shown({ verdict: undefined, line: "3.12 µs ±1.5% between runs" }) }));
+  const first = mapRunState(state({ state: "passed", result: result({ comparison: null }), shown: shown({ verdict: undefined, line: "3.12 µs ±1.5%" }) }));
   const second = mapRunState(
-    state({ state: "passed", result: result(), shown: shown({ verdict: "1.0% slower than sort_stable", line: "3.12 µs ±1.5% between runs · 1.0% slower than sort_stable" }) }),
+    state({ state: "passed", result: result(), shown: shown({ verdict: "1.0% slower than sort_stable", line: "3.12 µs ±1.5% · 1.0% slower than sort_stable" }) }),
   );
-  assert.equal(show(first), 'passed 1250ms "3.12 µs ±1.5% between runs"');
-  assert.equal(show(second), 'passed 1250ms "3.12 µs ±1.5% between runs · 1.0% slower than sort_stable"');
+  assert.equal(show(first), 'passed 1250ms "3.12 µs ±1.5%"');
+  assert.equal(show(second), 'passed 1250ms "3.12 µs ±1.5% · 1.0% slower than sort_stable"');
 });
 
 /** Feeds events through a router and returns what each run saw, as lines. */
@@ -150,7 +150,7 @@ test("a failed knotmeter/run request releases the runs the daemon started meanwh
 test("an info note (severity `info`) is worth knowing, not a defect: the case passes", () => {
   const note: ShownNote = { severity: "info", code: "multimodal", text: "ℹ multimodal: two modes", bench: false };
   const a = mapRunState(state({ state: "passed", result: result(), shown: shown({ notes: [note] }) }));
-  assert.equal(show(a), 'passed 1250ms "12.3 ns ±1.5% between runs · 3.1% faster than run 7"');
+  assert.equal(show(a), 'passed 1250ms "12.3 ns ±1.5% · 3.1% faster than run 7"');
 });
 
 test("compare_lens_ran_a_plain_measurement: the ⇄ Compare with base lens compares, with knotmeter.compare.base", () => {

@@ -43,8 +43,6 @@ pub(super) struct Case {
     pub(super) id: String,
     /// The comparison group, if any.
     pub(super) group: Option<String>,
-    /// Whether the case is its group's baseline.
-    pub(super) baseline: bool,
     /// `estimate.median_ns`.
     pub(super) median: f64,
     /// `estimate.low_ns` and `estimate.high_ns`.
@@ -140,7 +138,6 @@ fn case(v: &Value) -> Result<Case, String> {
     };
     Ok(Case {
         group: v["group"].as_str().map(str::to_owned),
-        baseline: v["baseline"].as_bool().unwrap_or(false),
         median: number(&estimate["median_ns"], "estimate.median_ns")?,
         interval: (
             number(&estimate["low_ns"], "estimate.low_ns")?,
@@ -158,9 +155,11 @@ fn case(v: &Value) -> Result<Case, String> {
 
 /// Each case's results across `runs`, in run order (runs that lack the case are skipped),
 /// the cases in the order they first appear.
-pub(super) fn by_case(runs: &[Run]) -> Vec<(&str, Vec<&Case>)> {
+pub(super) fn by_case<'r>(
+    runs: impl IntoIterator<Item = &'r Run>,
+) -> Vec<(&'r str, Vec<&'r Case>)> {
     let mut cases: Vec<(&str, Vec<&Case>)> = Vec::new();
-    for case in runs.iter().flat_map(|r| &r.cases) {
+    for case in runs.into_iter().flat_map(|r| &r.cases) {
         match cases.iter_mut().find(|(id, _)| *id == case.id) {
             Some((_, list)) => list.push(case),
             None => cases.push((&case.id, vec![case])),
@@ -204,7 +203,7 @@ mod tests {
         let c = a.comparison.as_ref().unwrap();
         assert!(c.is_history() && !c.is_group() && c.verdict == "same" && c.ratio == 1.01);
         assert_eq!(a.workload, vec![11.0, 12.0]);
-        assert!(b.baseline && b.group.as_deref() == Some("g"));
+        assert_eq!(b.group.as_deref(), Some("g"));
         assert!(b.comparison.is_none());
         assert!(parse(b"{}").is_err());
     }

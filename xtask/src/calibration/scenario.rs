@@ -54,6 +54,9 @@ pub(super) struct Measured {
     /// The load averages just before the scenario started (before its load, if any) and at its
     /// end (before its load stopped).
     pub(super) load: (String, String),
+    /// The busy thread's CPU time over the scenario's wall time (about 1: a core kept busy);
+    /// None in the quiet scenario, or when the kernel does not say.
+    pub(super) busy: Option<f64>,
     /// Runs with `--no-history`, the flags otherwise as users run them.
     pub(super) fresh: Vec<Run>,
     /// Runs against one fresh history, in order.
@@ -107,9 +110,9 @@ pub(super) fn measure(
     options: &Options,
     scenario: Scenario,
     nproc: usize,
-) -> Result<(Measured, Vec<String>), String> {
+) -> Result<Measured, String> {
     let before = docs::loadavg();
-    let _busy = match scenario {
+    let busy = match scenario {
         Scenario::Busy => Some(Busy::start()?),
         Scenario::Quiet => None,
     };
@@ -130,24 +133,21 @@ pub(super) fn measure(
     }
     drop(history);
     let trials = trials::run(bin, &options.plus10, options.trials)?;
-    let (experiment, commands) = if options.experiment {
-        let e = experiment::run(bin, options.runs, nproc)?;
-        let commands = e.commands.clone();
-        (Some(e), commands)
-    } else {
-        (None, Vec::new())
-    };
+    let experiment = options
+        .experiment
+        .then(|| experiment::run(bin, options.runs, nproc))
+        .transpose()?;
     let after = docs::loadavg();
-    let measured = Measured {
+    Ok(Measured {
         scenario,
         load: (before, after),
+        busy: busy.and_then(Busy::finish),
         fresh,
         history: with_history,
         quick: quick_runs,
         trials,
         experiment,
-    };
-    Ok((measured, commands))
+    })
 }
 
 #[cfg(test)]

@@ -11,11 +11,20 @@ pub(super) const PLUS10_ENV: &str = "KNOTMETER_CALIBRATION_PLUS10";
 /// The cases `examples/calibration/benches/calibration.rs` can make larger, each with what the
 /// change is (kept in step with the sizes there).
 pub(super) const CHANGES: [(&str, &str); 8] = [
-    ("sort_stable", "1088 elements instead of 1000 (n log n: +10.1%)"),
-    ("sort_unstable", "1088 elements instead of 1000 (n log n: +10.1%)"),
+    (
+        "sort_stable",
+        "1088 elements instead of 1000 (n log n: +10.1%)",
+    ),
+    (
+        "sort_unstable",
+        "1088 elements instead of 1000 (n log n: +10.1%)",
+    ),
     ("parse_csv", "70 numbers instead of 64 (+9.4%)"),
     ("fnv1a_4k", "4506 bytes instead of 4096 (+10.0%)"),
-    ("hash_map", "1100 keys instead of 1000, in as many buckets (+10%)"),
+    (
+        "hash_map",
+        "1100 keys instead of 1000, in as many buckets (+10%)",
+    ),
     ("btree_map", "542 keys instead of 500 (n log n: +9.8%)"),
     ("chain_short", "110 steps instead of 100 (+10%)"),
     ("chain_long", "11 000 steps instead of 10 000 (+10%)"),
@@ -26,7 +35,10 @@ pub(super) const DEFAULT_CASES: [&str; 2] = ["fnv1a_4k", "sort_stable"];
 
 /// What the change to `case` is, when the calibration can make it.
 pub(super) fn change(case: &str) -> Option<&'static str> {
-    CHANGES.iter().find(|(c, _)| *c == case).map(|(_, what)| *what)
+    CHANGES
+        .iter()
+        .find(|(c, _)| *c == case)
+        .map(|(_, what)| *what)
 }
 
 /// One trial: the +10% run's before/after comparison with the unchanged run before it.
@@ -37,8 +49,6 @@ pub(super) struct Trial {
     pub(super) after_ns: f64,
     /// The changed run's verdict (`unknown` when it was not compared).
     pub(super) verdict: String,
-    /// Its ratio with the 95% interval; None when it was not compared.
-    pub(super) ratio: Option<(f64, f64, f64)>,
 }
 
 /// One case's trials.
@@ -94,7 +104,6 @@ fn outcome(case: &str, before: &Run, after: &Run) -> Result<Trial, String> {
         before_ns: b.median,
         after_ns: a.median,
         verdict: compared.map_or_else(|| "unknown".to_owned(), |c| c.verdict.clone()),
-        ratio: compared.map(|c| (c.ratio, c.low, c.high)),
     })
 }
 

@@ -2,12 +2,22 @@
 //! directory, made from `xtask/fixtures/compare-builds`, with three commits whose differences
 //! are known.
 //!
-//! 1. `base`: every chain 4 000 steps long.
-//! 2. `base again`: the same code, one comment changed: a second build of identical code (A/A).
-//! 3. `head`: `plus_1pct` 4 040 steps, `plus_5pct` 4 200, `minus_5pct` 3 800; the rest as is.
+//! ```text
+//! base ── a comment changed     main, checked out: the working tree
+//!    └─── change                branch `change`
+//! ```
 //!
-//! The working tree holds `head`. Builds go to `target/compare-builds` in this repository (and
-//! the base's own target directory under it), kept between runs so only the first one compiles
+//! 1. `base`: every chain 4 000 steps long, and the realistic bodies.
+//! 2. `a comment changed` (`main`): one comment of `benches/builds.rs` says something else,
+//!    nothing more: `knotmeter compare HEAD~1` in the working tree compares two builds of
+//!    identical code, as the issue did (A/A).
+//! 3. `change` (a branch off `base`): `plus_1pct` 4 040 steps, `plus_5pct` 4 200, `minus_5pct`
+//!    3 800; the rest as is: `knotmeter compare --head change HEAD~1` (A/B).
+//!
+//! Both comparisons have `base` as their base, so its build (in `knotmeter compare`'s base
+//! target directory, shared by every base commit) is made once and stays fresh; the working
+//! tree builds in the workspace's target directory, `change` in `target-head`. Builds go to
+//! `target/compare-builds` in this repository, kept between runs so only the first one compiles
 //! the dependencies.
 
 use std::path::{Path, PathBuf};
@@ -15,15 +25,77 @@ use std::process::Command;
 
 use crate::cargo;
 
-/// Chain lengths of the three changed cases: (case, base, head).
+/// The base of both comparisons: `base`, the parent of the working tree's commit.
+pub(crate) const BASE_REV: &str = "HEAD~1";
+/// The branch whose three chain lengths differ from the base's.
+pub(crate) const CHANGE_BRANCH: &str = "change";
+
+/// Chain lengths of the three changed cases: (case, base, head). All three are chain-like.
 pub(crate) const CHANGED: [(&str, u64, u64); 3] = [
     ("plus_1pct", 4_000, 4_040),
     ("plus_5pct", 4_000, 4_200),
     ("minus_5pct", 4_000, 3_800),
 ];
 
-/// The cases whose code is the same on both sides.
-pub(crate) const UNCHANGED: [&str; 3] = ["same_chain", "same_sort", "same_hash"];
+/// The kind of a case's body, which the issue found decides whether two builds of identical
+/// code read the same.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum Body {
+    /// A dependency chain of arithmetic, touching no memory but the stack (FNV-1a reads its
+    /// buffer in order): read `same` every time in the issue.
+    ChainLike,
+    /// Allocation and memory: a `Vec` push loop, map builds, sorts, parsing; 12 of 42 verdicts
+    /// not `same` in the issue.
+    Realistic,
+}
+
+impl Body {
+    /// How the tables name it.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Body::ChainLike => "chain-like",
+            Body::Realistic => "realistic",
+        }
+    }
+}
+
+/// The cases whose code is the same on both sides, with their kind of body.
+pub(crate) const UNCHANGED: [(&str, Body); 8] = [
+    ("same_chain", Body::ChainLike),
+    ("same_fnv", Body::ChainLike),
+    ("same_sort", Body::Realistic),
+    ("same_sort_stable", Body::Realistic),
+    ("same_push", Body::Realistic),
+    ("same_btree", Body::Realistic),
+    ("same_hashmap", Body::Realistic),
+    ("same_parse", Body::Realistic),
+];
+
+/// The kind of `case`'s body (a changed case's is a chain).
+pub(crate) fn body(case: &str) -> Body {
+    UNCHANGED
+        .iter()
+        .find(|(name, _)| *name == case)
+        .map_or(Body::ChainLike, |(_, body)| *body)
+}
+
+/// The comment that tells the commits apart, in `benches/builds.rs`.
+const COMMENTS: [(Commit, &str); 3] = [
+    (Commit::Base, "Commit `base`."),
+    (
+        Commit::CommentChanged,
+        "Commit `a comment changed`: this comment is all that differs from `base`.",
+    ),
+    (Commit::Change, "Commit `change`."),
+];
+
+/// The three commits of the fixture.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Commit {
+    Base,
+    CommentChanged,
+    Change,
+}
 
 /// The fixture repository.
 pub(crate) struct Fixture {
@@ -60,7 +132,7 @@ mod tempfile_dir {
 }
 
 impl Fixture {
-    /// Makes the repository and its three commits.
+    /// Makes the repository and its three commits, with `main` checked out.
     pub(crate) fn create() -> Result<Fixture, String> {
         let dir = tempfile_dir::TempDir::new("knotmeter-compare-builds")
             .map_err(|e| format!("cannot create a temporary directory: {e}"))?;
@@ -78,25 +150,14 @@ impl Fixture {
             &root.join(".cargo/config.toml"),
             &format!("[build]\ntarget-dir = \"{}\"\n", target_dir().display()),
         )?;
-        let grouped = fill(
-            &read(&source.join("benches/grouped.rs.in"))?,
-            |name, side| {
-                let (_, base, head) = CHANGED.iter().find(|(n, _, _)| *n == name)?;
-                Some(if side == "BASE" { *base } else { *head })
-            },
-        );
-        write(&root.join("benches/grouped.rs"), &grouped)?;
+        write(
+            &root.join("benches/grouped.rs"),
+            &grouped_source(&read(&source.join("benches/grouped.rs.in"))?),
+        )?;
         let template = read(&source.join("benches/builds.rs.in"))?;
-        let version = |head: bool, label: &str| {
-            fill(&template, |name, _| {
-                let (_, base, new) = CHANGED.iter().find(|(n, _, _)| *n == name)?;
-                Some(if head { *new } else { *base })
-            })
-            .replace("@SIDE@", label)
-        };
         fixture.git(&["init", "-q", "-b", "main"])?;
         // Let cargo trim the lock file to the fixture's dependencies before the first commit.
-        let out = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+        let out = Command::new(cargo::program())
             .args(["metadata", "--format-version", "1", "--offline"])
             .current_dir(&root)
             .output()
@@ -107,15 +168,22 @@ impl Fixture {
                 String::from_utf8_lossy(&out.stderr)
             ));
         }
-        for (head, label, message) in [
-            (false, "base", "base"),
-            (false, "base (the same code, built again)", "base again"),
-            (true, "head", "head"),
-        ] {
-            write(&root.join("benches/builds.rs"), &version(head, label))?;
+        let commit = |commit: Commit, message: &str| {
+            write(
+                &root.join("benches/builds.rs"),
+                &builds_source(&template, commit),
+            )?;
             fixture.git(&["add", "-A"])?;
-            fixture.git(&["commit", "-q", "-m", message])?;
-        }
+            fixture.git(&["commit", "-q", "-m", message])
+        };
+        commit(Commit::Base, "base")?;
+        fixture.git(&["switch", "-q", "-c", CHANGE_BRANCH])?;
+        commit(
+            Commit::Change,
+            "change: plus_1pct +1%, plus_5pct +5%, minus_5pct -5%",
+        )?;
+        fixture.git(&["switch", "-q", "main"])?;
+        commit(Commit::CommentChanged, "a comment changed")?;
         Ok(fixture)
     }
 
@@ -153,20 +221,29 @@ pub(crate) fn target_dir() -> PathBuf {
     cargo::root().join("target/compare-builds")
 }
 
-/// Replaces `@NAME@` with `value(name, "")` and `@BASE_NAME@`/`@HEAD_NAME@` with
-/// `value(name, "BASE" | "HEAD")`, names in upper case in the template, lower case here.
-fn fill(template: &str, value: impl Fn(&str, &str) -> Option<u64>) -> String {
+/// `benches/builds.rs` of `commit`: the template with its chain lengths and its comment.
+fn builds_source(template: &str, commit: Commit) -> String {
+    let comment = COMMENTS
+        .iter()
+        .find(|(c, _)| *c == commit)
+        .map_or("", |(_, text)| text);
+    let mut out = template.replace("@COMMENT@", comment);
+    for (name, base, head) in CHANGED {
+        let steps = if commit == Commit::Change { head } else { base };
+        out = out.replace(&format!("@{}@", name.to_uppercase()), &steps.to_string());
+    }
+    out
+}
+
+/// `benches/grouped.rs`: the template with both chain lengths of each changed case,
+/// `@BASE_NAME@` and `@HEAD_NAME@` (names in upper case).
+fn grouped_source(template: &str) -> String {
     let mut out = template.to_owned();
-    for (name, _, _) in CHANGED {
+    for (name, base, head) in CHANGED {
         let upper = name.to_uppercase();
-        for side in ["BASE", "HEAD"] {
-            if let Some(v) = value(name, side) {
-                out = out.replace(&format!("@{side}_{upper}@"), &v.to_string());
-            }
-        }
-        if let Some(v) = value(name, "") {
-            out = out.replace(&format!("@{upper}@"), &v.to_string());
-        }
+        out = out
+            .replace(&format!("@BASE_{upper}@"), &base.to_string())
+            .replace(&format!("@HEAD_{upper}@"), &head.to_string());
     }
     out
 }
@@ -181,4 +258,98 @@ fn write(path: &Path, text: &str) -> Result<(), String> {
             .map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
     }
     std::fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn template(name: &str) -> String {
+        read(&cargo::root().join("xtask/fixtures/compare-builds/benches").join(name)).unwrap()
+    }
+
+    /// The lines where `a` and `b` differ, by index (both have as many lines).
+    fn differing(a: &str, b: &str) -> Vec<(String, String)> {
+        assert_eq!(a.lines().count(), b.lines().count(), "{a}\n---\n{b}");
+        a.lines()
+            .zip(b.lines())
+            .filter(|(x, y)| x != y)
+            .map(|(x, y)| (x.to_owned(), y.to_owned()))
+            .collect()
+    }
+
+    /// The functions marked `#[bench…]` in a bench file.
+    fn benches(source: &str) -> Vec<String> {
+        let lines: Vec<&str> = source.lines().collect();
+        lines
+            .windows(2)
+            .filter(|w| w[0].starts_with("#[bench"))
+            .filter_map(|w| w[1].strip_prefix("fn ")?.split('(').next())
+            .map(str::to_owned)
+            .collect()
+    }
+
+    #[test]
+    fn the_a_a_commits_differ_in_one_comment_and_nothing_else() {
+        let template = template("builds.rs.in");
+        let base = builds_source(&template, Commit::Base);
+        let again = builds_source(&template, Commit::CommentChanged);
+        let diff = differing(&base, &again);
+        assert_eq!(diff.len(), 1, "{diff:?}");
+        let (before, after) = &diff[0];
+        assert!(before.starts_with("// ") && after.starts_with("// "), "{diff:?}");
+    }
+
+    #[test]
+    fn the_change_is_the_three_chain_lengths_and_its_comment() {
+        let template = template("builds.rs.in");
+        let base = builds_source(&template, Commit::Base);
+        let change = builds_source(&template, Commit::Change);
+        let diff = differing(&base, &change);
+        let code: Vec<&(String, String)> = diff.iter().filter(|(b, _)| !b.starts_with("//")).collect();
+        assert_eq!(diff.len(), code.len() + 1, "{diff:?}");
+        let lengths: Vec<(String, String)> = CHANGED
+            .iter()
+            .map(|(_, b, h)| {
+                (
+                    format!("    chain(black_box({b}))"),
+                    format!("    chain(black_box({h}))"),
+                )
+            })
+            .collect();
+        assert_eq!(code, lengths.iter().collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn every_case_is_in_both_templates_once_and_no_placeholder_is_left() {
+        let mut cases = super::super::cases();
+        cases.sort_unstable();
+        let template = template("builds.rs.in");
+        for commit in [Commit::Base, Commit::CommentChanged, Commit::Change] {
+            let source = builds_source(&template, commit);
+            assert!(!source.contains('@'), "{source}");
+            let mut found = benches(&source);
+            found.sort_unstable();
+            assert_eq!(found, cases);
+        }
+        let grouped = grouped_source(&template("grouped.rs.in"));
+        assert!(!grouped.contains('@'), "{grouped}");
+        let mut found = benches(&grouped);
+        found.sort_unstable();
+        let mut both: Vec<String> = cases
+            .iter()
+            .flat_map(|c| [format!("{c}_base"), format!("{c}_head")])
+            .collect();
+        both.sort_unstable();
+        assert_eq!(found, both);
+    }
+
+    #[test]
+    fn a_changed_case_is_chain_like_and_the_realistic_ones_are_named() {
+        assert_eq!(body("plus_1pct"), Body::ChainLike);
+        assert_eq!(body("same_fnv"), Body::ChainLike);
+        for case in ["same_push", "same_btree", "same_hashmap", "same_sort", "same_parse"] {
+            assert_eq!(body(case), Body::Realistic, "{case}");
+        }
+    }
 }

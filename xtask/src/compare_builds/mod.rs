@@ -5,19 +5,25 @@
 //! For each machine state (as it is, and with a CPU-bound process competing for a core the
 //! whole time), `--runs` times each:
 //!
-//! * **A/B**: `knotmeter compare HEAD~2` in the working tree (`head` against `base`): one case
-//!   +1% work, one +5%, one −5%, three unchanged. A verdict is right when it says `slower`,
-//!   `slower`, `faster` and `same`.
-//! * **A/A**: `knotmeter compare --head HEAD~1 HEAD~2`: identical code built twice. Every
-//!   verdict but `same` is false.
-//! * **Before/after through the history** (what knotmeter offered before): the base's bench
-//!   binary with `--save-baseline base`, then the head's with `--baseline base`. Each run starts
-//!   from a copy of one history that holds [`LEARNING_RUNS`] runs of the base alone, so the
-//!   run-to-run noise estimate has learned the machine from unchanged code: with one file for
-//!   all runs, base and head would alternate in it and the estimate would take the very change
-//!   being measured for noise.
+//! * **A/A**: `knotmeter compare HEAD~1` in the working tree, whose commit differs from its
+//!   parent by one comment: two builds of identical code, as the issue compared them. Every
+//!   verdict but `same` is false. The cases are chain-like (a dependency chain of arithmetic)
+//!   or realistic (a `Vec` push loop, map builds, sorts, parsing), counted apart
+//!   ([`fixture::Body`]): the issue found the realistic ones called changed in 29% of verdicts.
+//! * **A/B**: `knotmeter compare --head change HEAD~1`: one case +1% work, one +5%, one −5%,
+//!   the rest unchanged. A verdict is right when it says `slower`, `slower`, `faster` and
+//!   `same`.
+//! * **Before/after through the history** (what knotmeter offered before): the A/B's base's
+//!   bench binary with `--save-baseline base`, then its head's with `--baseline base`. Each run
+//!   starts from a copy of one history that holds [`LEARNING_RUNS`] runs of the base alone, so
+//!   the run-to-run noise estimate has learned the machine from unchanged code: with one file
+//!   for all runs, base and head would alternate in it and the estimate would take the very
+//!   change being measured for noise.
 //! * **In-binary groups**: both versions of each case in one bench binary as comparison
 //!   groups, the quality `knotmeter compare` aims at, and the time it is held against.
+//!
+//! The report is printed; with `--write` it replaces the generated section of
+//! `docs/compare.md`, stamped with the commit measured (which needs a clean tree: `stamp`).
 //!
 //! It is a benchmark, not a test: CI does not run it.
 
@@ -34,14 +40,20 @@ use knotmeter_protocol::{CompareReport, Report, Verdict};
 
 use crate::stamp::sections::COMPARE_BUILDS;
 use crate::{cargo, docs, stamp};
-use fixture::{Fixture, CHANGED, UNCHANGED};
+use fixture::{Body, Fixture, BASE_REV, CHANGED, CHANGE_BRANCH, UNCHANGED};
 
-const USAGE: &str =
-    "usage: cargo xtask compare-builds [--runs N] [--time SECS] [--no-load] [--no-before-after]";
+const USAGE: &str = "usage: cargo xtask compare-builds [--runs N] [--time SECS] [--no-load] \
+                     [--no-before-after] [--write]";
 const SECTION_BEGIN: &str = "<!-- xtask compare-builds: begin -->";
 const SECTION_END: &str = "<!-- xtask compare-builds: end -->";
 /// The filter that keeps the `builds` target's cases (the `grouped` target is for the groups).
 const ONLY_BUILDS: &str = "builds::";
+/// The A/A comparison: the working tree against its parent, a comment apart.
+const AA: [&str; 3] = [BASE_REV, ".", ONLY_BUILDS];
+/// The A/B comparison: the `change` branch against the same base.
+const AB: [&str; 5] = ["--head", CHANGE_BRANCH, BASE_REV, ".", ONLY_BUILDS];
+/// Runs per figure by default.
+const DEFAULT_RUNS: usize = 20;
 /// Runs of the base stored before the before/after runs, for its run-to-run noise estimate
 /// (the engine needs five; it looks at the last twenty).
 pub(crate) const LEARNING_RUNS: usize = 8;
@@ -60,7 +72,7 @@ pub(crate) fn cases() -> Vec<&'static str> {
     CHANGED
         .iter()
         .map(|(name, _, _)| *name)
-        .chain(UNCHANGED)
+        .chain(UNCHANGED.iter().map(|(name, _)| *name))
         .collect()
 }
 
@@ -100,12 +112,18 @@ pub(crate) struct Settings {
     pub(crate) time: Option<f64>,
     pub(crate) load: bool,
     pub(crate) before_after: bool,
+    /// Write the section of `docs/compare.md` (stamped), not only print it.
+    pub(crate) write: bool,
 }
 
-/// Measures and rewrites the generated part of `docs/compare.md`.
+/// Measures, prints the generated part of `docs/compare.md`, and with `--write` rewrites it.
 pub(crate) fn run(args: &[String]) -> Result<(), String> {
     let settings = parse(args)?;
-    let stamp = stamp::take(&COMPARE_BUILDS)?;
+    // Printing measures any tree; writing stamps the page, so it needs a clean one.
+    let stamp = settings
+        .write
+        .then(|| stamp::take(&COMPARE_BUILDS))
+        .transpose()?;
     let started = Instant::now();
     eprintln!("building knotmeter (release)…");
     let built = cargo::build(&[
@@ -119,17 +137,10 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
     let knotmeter = cargo::find(&built, "knotmeter")?;
     let fixture = Fixture::create()?;
     eprintln!("fixture repository: {}", fixture.root().display());
-    // The first comparison builds everything (not measured: its wall time is the builds').
-    compare(
-        &knotmeter,
-        &fixture,
-        &["HEAD~2", ".", ONLY_BUILDS, "--quick"],
-    )?;
-    compare(
-        &knotmeter,
-        &fixture,
-        &["--head", "HEAD~1", "HEAD~2", ".", ONLY_BUILDS, "--quick"],
-    )?;
+    // The first comparisons build everything (not measured: their wall time is the builds').
+    for args in [&AA[..], &AB[..]] {
+        compare(&knotmeter, &fixture, &[args, &["--quick"]].concat())?;
+    }
     let mut scenarios = Vec::new();
     for busy in [false, true] {
         if busy && !settings.load {
@@ -152,32 +163,46 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
     let text = render::section(&scenarios, &settings, started.elapsed().as_secs_f64());
     let text = format!("{SECTION_BEGIN}\n{text}{SECTION_END}\n");
     print!("{text}");
-    docs::write_section(
-        &cargo::root().join("docs/compare.md"),
-        (SECTION_BEGIN, SECTION_END),
-        &stamp.seal(&text)?,
-        "",
-    )
+    match stamp {
+        Some(stamp) => docs::write_section(
+            &cargo::root().join("docs/compare.md"),
+            (SECTION_BEGIN, SECTION_END),
+            &stamp.seal(&text)?,
+            "",
+        ),
+        None => {
+            eprintln!("not written: `--write` writes it to docs/compare.md");
+            Ok(())
+        }
+    }
 }
 
 fn parse(args: &[String]) -> Result<Settings, String> {
     let mut settings = Settings {
-        runs: 20,
+        runs: DEFAULT_RUNS,
         time: None,
         load: true,
         before_after: true,
+        write: false,
     };
     let mut args = args.iter();
     while let Some(flag) = args.next() {
         match flag.as_str() {
             "--no-load" => settings.load = false,
             "--no-before-after" => settings.before_after = false,
+            "--write" => settings.write = true,
             "--runs" | "--time" => {
                 let value = args.next().ok_or(USAGE)?;
                 if flag == "--runs" {
                     settings.runs = value.parse::<usize>().map_err(|_| USAGE.to_owned())?.max(1);
                 } else {
-                    settings.time = Some(value.parse().map_err(|_| USAGE.to_owned())?);
+                    settings.time = Some(
+                        value
+                            .parse::<f64>()
+                            .ok()
+                            .filter(|t| *t > 0.0 && t.is_finite())
+                            .ok_or(USAGE)?,
+                    );
                 }
             }
             _ => return Err(USAGE.into()),
@@ -206,33 +231,56 @@ fn measure(
     let learned = fixture.root().join("learned.db");
     let history = fixture.root().join("before-after.db");
     if settings.before_after {
+        let learning = Instant::now();
         remove_history(&learned)?;
         for _ in 0..LEARNING_RUNS {
             json_run(&base_exe, &time, Some(&learned))?;
         }
+        eprintln!(
+            "  {LEARNING_RUNS} runs of the base for the history: {:.0} s",
+            learning.elapsed().as_secs_f64()
+        );
     }
     for i in 0..settings.runs {
-        eprintln!("  run {}/{}", i + 1, settings.runs);
-        let ab: Vec<&str> = ["HEAD~2", ".", ONLY_BUILDS]
-            .into_iter()
-            .chain(time.iter().copied())
-            .collect();
-        scenario.ab.push(compare(knotmeter, fixture, &ab)?);
-        let aa: Vec<&str> = ["--head", "HEAD~1", "HEAD~2", ".", ONLY_BUILDS]
-            .into_iter()
-            .chain(time.iter().copied())
-            .collect();
-        scenario.aa.push(compare(knotmeter, fixture, &aa)?);
-        scenario.grouped.push(grouped(&grouped_exe, &time)?);
+        let mut lap = Lap(Instant::now());
+        let aa = compare(knotmeter, fixture, &[&AA[..], &time].concat())?;
+        let aa_s = lap.next();
+        let ab = compare(knotmeter, fixture, &[&AB[..], &time].concat())?;
+        let ab_s = lap.next();
+        let grouped = grouped(&grouped_exe, &time)?;
+        let grouped_s = lap.next();
+        let mut line = format!(
+            "  run {}/{}: A/A {aa_s:.0} s, A/B {ab_s:.0} s, groups {grouped_s:.0} s",
+            i + 1,
+            settings.runs
+        );
         if settings.before_after {
             copy_history(&learned, &history)?;
             scenario
                 .before_after
                 .push(before_after(&base_exe, &head_exe, &history, &time)?);
+            line.push_str(&format!(", before/after {:.0} s", lap.next()));
         }
+        eprintln!("{line}");
+        scenario.aa.push(aa);
+        scenario.ab.push(ab);
+        scenario.grouped.push(grouped);
     }
     scenario.load.1 = docs::loadavg();
     Ok(scenario)
+}
+
+/// Seconds between laps.
+struct Lap(Instant);
+
+impl Lap {
+    /// The seconds since the last lap (or the start).
+    fn next(&mut self) -> f64 {
+        let now = Instant::now();
+        let seconds = (now - self.0).as_secs_f64();
+        self.0 = now;
+        seconds
+    }
 }
 
 /// `knotmeter compare ARGS --format json` in the fixture: the answers and the measuring time
@@ -302,31 +350,34 @@ fn compare(knotmeter: &Path, fixture: &Fixture, args: &[&str]) -> Result<Run, St
     Ok(run)
 }
 
-/// The fixture's bench executables: the base's and the head's `builds`, and the head's
-/// `grouped`. The base's is the one `knotmeter compare` built for `HEAD~2` (the last base it
-/// built, which the marker in its target directory names).
+/// The fixture's bench executables: the A/B comparison's base's and head's `builds` (the ones
+/// `knotmeter compare` built for `HEAD~1` and `change`, in the target directories whose
+/// markers name them), and the working tree's `grouped`.
 fn executables(fixture: &Fixture) -> Result<(PathBuf, PathBuf, PathBuf), String> {
-    let head = bench_build(fixture.root(), &fixture::target_dir())?;
-    let base_commit = fixture.git(&["rev-parse", "HEAD~2"])?;
+    let working_tree = bench_build(fixture.root(), &fixture::target_dir())?;
     let compare_dir = fixture::target_dir().join("knotmeter/compare");
-    let base_target = compare_dir.join("target");
-    let marker =
-        std::fs::read_to_string(base_target.join("knotmeter-compare-commit")).unwrap_or_default();
-    if marker.trim() != base_commit {
-        return Err(format!(
-            "the base target directory was last built for {marker}, not {base_commit}"
-        ));
-    }
-    let base = bench_build(&compare_dir.join(&base_commit), &base_target)?;
+    let side = |rev: &str, target: &str| -> Result<PathBuf, String> {
+        let commit = fixture.git(&["rev-parse", rev])?;
+        let target = compare_dir.join(target);
+        let marker =
+            std::fs::read_to_string(target.join("knotmeter-compare-commit")).unwrap_or_default();
+        if marker.trim() != commit {
+            return Err(format!(
+                "{} was last built for {marker}, not {commit} ({rev})",
+                target.display()
+            ));
+        }
+        cargo::find(&bench_build(&compare_dir.join(&commit), &target)?, "builds")
+    };
     Ok((
-        cargo::find(&base, "builds")?,
-        cargo::find(&head, "builds")?,
-        cargo::find(&head, "grouped")?,
+        side(BASE_REV, "target")?,
+        side(CHANGE_BRANCH, "target-head")?,
+        cargo::find(&working_tree, "grouped")?,
     ))
 }
 
 fn bench_build(dir: &Path, target: &Path) -> Result<Vec<(String, PathBuf)>, String> {
-    let out = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+    let out = Command::new(cargo::program())
         .args(["bench", "--no-run", "--message-format=json", "--target-dir"])
         .arg(target)
         .current_dir(dir)
