@@ -9,7 +9,7 @@ use super::stats::Count;
 pub(super) struct Target {
     /// The target, as the summary's row names it.
     pub(super) what: String,
-    /// The figure that decides it, or why it was not measured.
+    /// The figure that decides it, or why it was not measured (`fewer than two runs`).
     pub(super) figure: String,
     /// Met, not met, or not measured (None).
     pub(super) met: Option<bool>,
@@ -72,7 +72,7 @@ pub(super) fn of(m: &Measured, quick: bool) -> Vec<Target> {
     }
     let default = "cost: ≤ 1 s per case by default";
     targets.push(if quick {
-        not_measured(default, "not measured: every run was `--quick`")
+        not_measured(default, "every run was `--quick`")
     } else {
         cost(default, &Cost::of(&m.fresh, COST_DEFAULT_S))
     });
@@ -98,7 +98,7 @@ fn widened(m: &Measured) -> Target {
     if widened.is_empty() {
         return not_measured(
             what,
-            "not measured: no interval was widened (fewer than 6 runs)",
+            "no interval was widened (fewer than 6 runs)",
         );
     }
     every(
@@ -125,7 +125,7 @@ fn every(
         })
         .collect();
     let Some(worst) = judged.iter().min_by(|a, b| a.2.total_cmp(&b.2)) else {
-        return not_measured(what, "not measured: fewer than two runs");
+        return not_measured(what, "fewer than two runs");
     };
     let met = judged.iter().filter(|(_, m, _)| *m).count();
     Target {
@@ -146,7 +146,7 @@ fn cost(what: &str, cost: &Cost) -> Target {
     Target {
         what: what.to_owned(),
         figure: match cost.met() {
-            None => "not measured: no runs".into(),
+            None => "no runs".into(),
             Some(_) => format!("median {median:.3} s, at most {max:.3} s"),
         },
         met: cost.met(),

@@ -40,7 +40,7 @@ use knotmeter_protocol::{CompareReport, Report, Verdict};
 
 use crate::stamp::sections::COMPARE_BUILDS;
 use crate::{cargo, docs, stamp};
-use fixture::{Body, Fixture, BASE_REV, CHANGED, CHANGE_BRANCH, UNCHANGED};
+use fixture::{Fixture, BASE_REV, CHANGED, CHANGE_BRANCH, UNCHANGED};
 
 const USAGE: &str = "usage: cargo xtask compare-builds [--runs N] [--time SECS] [--no-load] \
                      [--no-before-after] [--write]";

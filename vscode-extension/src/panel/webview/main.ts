@@ -1,6 +1,6 @@
 // The results panel's page (bundled on its own into dist/webview.js). It draws, for the
 // selected benchmark: the daemon's line and notes for the case, the distribution of its
-// per-operation samples (a histogram with the median and its interval), the history of the
+// per-operation samples (a histogram with the estimate and its interval over rounds), the history of the
 // median over past runs (one series per mode: quick and full runs never mix), for an `args`
 // benchmark its scaling (median against n on log axes, with the fitted class and its
 // warnings), and for a comparison group the table with ratio bars centred on the baseline.
@@ -208,7 +208,7 @@ function drawHistogram(target: HTMLElement, c: PanelCase, width: number): void {
           ctx.moveTo(mx, top);
           ctx.lineTo(mx, bottom);
           ctx.stroke();
-          const label = `median ${formatNs(c.median)}`;
+          const label = `estimate ${formatNs(c.median)}`;
           ctx.font = `${12 * devicePixelRatio}px ${cssVar("--vscode-font-family", "sans-serif")}`;
           const w = ctx.measureText(label).width;
           const px = 6 * devicePixelRatio;
@@ -378,7 +378,7 @@ function groupTable(name: string, rows: GroupRow[]): HTMLElement {
   const pos = ratioScale(rows);
   const one = pos(1);
   const table = el("table", { class: "group" });
-  table.append(el("thead", {}, el("tr", {}, el("th", {}, "member"), el("th", { class: "num" }, "median"), el("th", { class: "num" }, "ratio"), el("th", { class: "bar" }, "against the baseline (1× in the middle)"), el("th", {}, "verdict"))));
+  table.append(el("thead", {}, el("tr", {}, el("th", {}, "member"), el("th", { class: "num" }, "estimate"), el("th", { class: "num" }, "ratio"), el("th", { class: "bar" }, "against the baseline (1× in the middle)"), el("th", {}, "verdict"))));
   const body = el("tbody");
   for (const r of rows) {
     const bar = el("div", { class: "ratio" });
