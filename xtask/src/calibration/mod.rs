@@ -15,6 +15,7 @@ mod busy;
 mod experiment;
 mod figures;
 mod options;
+mod reference;
 mod render;
 mod report;
 mod run;

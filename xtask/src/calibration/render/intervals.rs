@@ -6,6 +6,8 @@ use std::fmt::Write as _;
 use super::{duration, met, pct, range, share};
 use crate::calibration::figures::{self, Spread};
 use crate::calibration::scenario::Measured;
+use crate::calibration::stats::Count;
+use crate::calibration::targets::count;
 
 /// The fresh runs' cases and group ratios.
 pub(super) fn fresh(s: &mut String, m: &Measured) {
@@ -17,9 +19,11 @@ pub(super) fn fresh(s: &mut String, m: &Measured) {
         m.fresh.len()
     );
     header(s, "case", "median");
-    for spread in figures::cases(&m.fresh) {
-        row(s, &spread, &duration(spread.centre));
+    let cases = figures::cases(&m.fresh);
+    for spread in &cases {
+        row(s, spread, &duration(spread.centre));
     }
+    pooled(s, &cases, "cases");
     let _ = writeln!(
         s,
         "\nGroup ratios: each member's ratio to its group's baseline (`comparison.ratio`, \
@@ -28,10 +32,22 @@ pub(super) fn fresh(s: &mut String, m: &Measured) {
          (`chain(1050)` against `chain(1000)`).\n"
     );
     header(s, "member", "ratio");
-    for spread in figures::ratios(&m.fresh) {
-        row(s, &spread, &format!("{:.4}", spread.centre));
+    let ratios = figures::ratios(&m.fresh);
+    for spread in &ratios {
+        row(s, spread, &format!("{:.4}", spread.centre));
     }
+    pooled(s, &ratios, "group ratios");
     s.push('\n');
+}
+
+/// The coverage pooled over every row of a table.
+fn pooled(s: &mut String, spreads: &[Spread], what: &str) {
+    let all: Count = spreads.iter().map(|s| s.coverage).sum();
+    let _ = writeln!(
+        s,
+        "\nPooled over every one of the {what}: {}.",
+        count(all)
+    );
 }
 
 /// The columns of an interval table, after `what` and `centre`.
@@ -73,16 +89,17 @@ pub(super) fn with_history(s: &mut String, m: &Measured) {
     );
     let _ = writeln!(
         s,
-        "| case | median | coverage | widened runs | coverage of the widened | ≥ 80% | \
-         half-width | half-range | learnt spread (last run) |"
+        "| case | median | rounds | coverage | widened runs | coverage of the widened | \
+         ≥ 80% | half-width | half-range | learnt spread (last run) |"
     );
-    let _ = writeln!(s, "|---|---|---|---|---|---|---|---|---|");
+    let _ = writeln!(s, "|---|---|---|---|---|---|---|---|---|---|");
     for w in figures::widened(&m.history) {
         let _ = writeln!(
             s,
-            "| {} | {} | {} | {} of {} | {} | {} | ±{} | ±{} | {} |",
+            "| {} | {} | {} | {} | {} of {} | {} | {} | ±{} | ±{} | {} |",
             w.all.label,
             duration(w.all.centre),
+            range(w.all.rounds.0, w.all.rounds.1),
             share(w.all.coverage.share()),
             w.widened.hits,
             w.widened.of,

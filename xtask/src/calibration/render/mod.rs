@@ -7,6 +7,7 @@ mod verdicts;
 
 use std::fmt::Write as _;
 
+use super::reference;
 use super::scenario::Measured;
 use super::targets::{self, Target};
 use super::Context;
@@ -93,6 +94,32 @@ fn intro(s: &mut String, c: &Context, measured: &[Measured]) {
          **Half-range**: half the range of the runs' estimates, relative to their median; the \
          target is a half-width of at most 2 half-ranges (no wider than it must be). \
          **Rounds**: the fewest and most rounds a run measured the case in.\n"
+    );
+    reference(s, c, cases);
+}
+
+/// What exactly calibrated intervals would show over as many runs: how far the per-case
+/// figures can stray by chance alone.
+fn reference(s: &mut String, c: &Context, cases: usize) {
+    let rounds = if c.quick { 5 } else { 10 };
+    let r = reference::calibrated(c.runs, rounds);
+    let _ = writeln!(
+        s,
+        "How far these figures stray by chance: intervals that are exactly calibrated (each \
+         run's estimate the mean of {rounds} normal rounds, its interval Student's t over them; \
+         simulated) show a coverage over {} runs between {} and {} in 90% of cases (median \
+         {}), at least 80% in {} of cases, so in all of {cases} cases at once with a chance of \
+         about {} (were the cases independent); a half-width of at most 2 half-ranges in {} of \
+         cases. A case marked **not met** by a small margin is not yet evidence against the \
+         interval; the coverage pooled over every case, which the tables give too, strays far \
+         less.\n",
+        c.runs,
+        share(Some(r.coverage.0)),
+        share(Some(r.coverage.2)),
+        share(Some(r.coverage.1)),
+        share(Some(r.coverage_met)),
+        share(Some(r.coverage_met.powi(i32::try_from(cases).unwrap_or(i32::MAX)))),
+        share(Some(r.width_met)),
     );
 }
 
