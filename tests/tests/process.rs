@@ -99,7 +99,10 @@ fn a_worker_dies_with_its_bench_binary_killed_outright() {
         if let Some(&worker) = children(child.id()).first() {
             break worker;
         }
-        assert!(started.elapsed() < Duration::from_secs(10), "no worker process");
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "no worker process"
+        );
         std::thread::sleep(Duration::from_millis(20));
     };
     assert!(alive(worker));

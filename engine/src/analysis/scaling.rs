@@ -28,10 +28,12 @@ const FLAT_GROWTH: f64 = 1.1;
 const SUBLINEAR_SLOPE: f64 = 0.5;
 /// z for a 95% interval, to turn an interval's width into a standard error.
 const Z95: f64 = 1.959_964;
-/// The smallest standard error a case's median gets in the fit, as a fraction of the median.
-/// The cases of one function are measured one after another, each in its own state of caches,
-/// code layout and clock: their medians stray from any smooth curve by a few percent even
-/// when each is known to 0.1%. Seed 001's chain, linear in n, once measured 4.06, 4.00, 4.41,
+/// The smallest standard error a case's estimate gets in the fit, as a fraction of it. The
+/// cases of one function are measured in the same rounds, interleaved, so no size sees a
+/// machine state of its own; but each case's loop is its own code at its own address, and a
+/// loop's address moves its time: their estimates stray from any smooth curve by a few percent
+/// even when each is known to 0.1%. Before rounds, cases were measured one after another, each
+/// in its own state of caches and clock, which strayed them further. Seed 001's chain, linear in n, once measured 4.06, 4.00, 4.41,
 /// 4.00 and 4.30 ns per n at 100 … 10 000, with intervals of 0.1% at 100 and 1 000 and 4–5%
 /// at the two largest: weighted by those intervals alone, the fit followed the two tight
 /// points, missed the largest by a third, and called the chain O(n log n), distinguishably.

@@ -222,10 +222,35 @@ impl<'c> State<'c> {
     }
 }
 
-/// Runs `units` round by round and tells `sink` what happens.
+/// Where the slots of a run are measured.
+trait Slots {
+    /// Measures one slot of `cases`; returns how it ended and how long it took.
+    fn measure(
+        &mut self,
+        cases: &[&Case],
+        plan: &SlotPlan,
+        progress: &mut dyn FnMut(&str, &Progress),
+    ) -> (SlotResult, Duration);
+    /// The round ended: its process, if any, is stopped and waited for.
+    fn end_round(&mut self);
+    /// Separate processes the rounds have run in so far.
+    fn processes(&self) -> u32;
+}
+
+/// Runs `units` round by round, in worker processes (or this one), and tells `sink` what
+/// happens.
 pub(crate) fn run(units: Vec<Unit<'_>>, settings: &Settings, sink: &mut dyn Sink) {
+    schedule(units, settings, &mut Runner::new(settings), sink);
+}
+
+/// Runs `units` round by round with `runner` measuring the slots.
+fn schedule(
+    units: Vec<Unit<'_>>,
+    settings: &Settings,
+    runner: &mut dyn Slots,
+    sink: &mut dyn Sink,
+) {
     let mut states: Vec<State<'_>> = units.into_iter().map(State::new).collect();
-    let mut runner = Runner::new(settings);
     let mut order_rng = SplitMix64::new(settings.seed ^ 0x726f_756e_6473);
     let mut cancelled = false;
     let mut told = 0;
@@ -240,7 +265,7 @@ pub(crate) fn run(units: Vec<Unit<'_>>, settings: &Settings, sink: &mut dyn Sink
                 cancelled = true;
                 break;
             }
-            measure(&mut states[index], round, settings, &mut runner, sink);
+            measure(&mut states[index], round, settings, runner, sink);
         }
         runner.end_round();
         if cancelled || cancel::requested() {
@@ -290,7 +315,7 @@ fn measure(
     state: &mut State<'_>,
     round: u32,
     settings: &Settings,
-    runner: &mut Runner,
+    runner: &mut dyn Slots,
     sink: &mut dyn Sink,
 ) {
     let cases = state.live();
@@ -517,15 +542,15 @@ impl Runner {
             round_in_process: false,
         }
     }
+}
 
-    /// Separate processes the rounds have run in so far.
+impl Slots for Runner {
     fn processes(&self) -> u32 {
         self.workers
             .as_ref()
             .map_or(1, |w| w.started + u32::from(self.in_process_rounds > 0))
     }
 
-    /// Measures one slot; returns how it ended and how long it took.
     fn measure(
         &mut self,
         cases: &[&Case],
@@ -564,5 +589,298 @@ impl Runner {
             self.in_process_rounds += 1;
             self.round_in_process = false;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! The schedule with fake slots: which cases each round measures and in what order, when a
+    //! case stops, what a failure costs, and the order the run is told.
+
+    use std::sync::atomic::AtomicBool;
+
+    use knotmeter_protocol::{DrivenMeasurement, SlotSide};
+
+    use super::*;
+    use crate::analysis::rounds::Plan;
+    use crate::measure::TimerKind;
+    use crate::registry::{cases, BenchDef};
+
+    /// A case's figure in the fake: `ns` per operation, with ±`noise` from round to round.
+    #[derive(Clone, Copy)]
+    struct Figure {
+        ns: f64,
+        noise: f64,
+    }
+
+    /// Slots that answer at once from `figure`, failing `crash` cases in round `crash_round`,
+    /// each slot taking `took` of wall time (reported, not slept).
+    struct Fake {
+        figure: fn(&str) -> Figure,
+        crash: Option<(&'static str, u32)>,
+        took: Duration,
+        /// Every slot measured: its round and ids.
+        log: Vec<(u32, Vec<String>)>,
+    }
+
+    impl Fake {
+        fn new(figure: fn(&str) -> Figure) -> Self {
+            Fake {
+                figure,
+                crash: None,
+                took: Duration::from_millis(1),
+                log: Vec::new(),
+            }
+        }
+    }
+
+    impl Slots for Fake {
+        fn measure(
+            &mut self,
+            cases: &[&Case],
+            plan: &SlotPlan,
+            _: &mut dyn FnMut(&str, &Progress),
+        ) -> (SlotResult, Duration) {
+            self.log.push((plan.round, plan.ids.clone()));
+            if let Some((id, round)) = self.crash {
+                if plan.round == round && plan.ids.iter().any(|i| i.ends_with(id)) {
+                    let lost = Lost {
+                        kind: LostKind::Crashed,
+                        message: "the process measuring it was killed by signal SIGABRT".into(),
+                    };
+                    return (SlotResult::Lost(lost), self.took);
+                }
+            }
+            let sides = cases
+                .iter()
+                .map(|case| {
+                    let f = (self.figure)(&case.id);
+                    let wobble = if plan.round % 2 == 0 { 1.0 } else { -1.0 } * f.noise;
+                    let ns = f.ns * (1.0 + wobble) + 1.0;
+                    SlotSide {
+                        id: case.id.clone(),
+                        measured: Some(DrivenMeasurement {
+                            cold_ns: ns * 3.0,
+                            ops_per_sample: 10,
+                            workload_ns: vec![ns; 20],
+                            baseline_ns: vec![1.0; 20],
+                            wall_ns: 1e6,
+                            ..DrivenMeasurement::default()
+                        }),
+                        failure: None,
+                    }
+                })
+                .collect();
+            let outcome = SlotOutcome {
+                sides,
+                stray_panics: Vec::new(),
+            };
+            (SlotResult::Measured(outcome), self.took)
+        }
+
+        fn end_round(&mut self) {}
+
+        fn processes(&self) -> u32 {
+            self.log
+                .iter()
+                .map(|(round, _)| round + 1)
+                .max()
+                .unwrap_or(0)
+        }
+    }
+
+    /// What the run was told, in order.
+    #[derive(Default)]
+    struct Told {
+        events: Vec<String>,
+        rounds: Vec<(String, usize, bool)>,
+    }
+
+    impl Sink for Told {
+        fn started(&mut self, case: &Case) {
+            self.events.push(format!("started {}", case.name));
+        }
+        fn progress(&mut self, _: &str, _: &Progress) {}
+        fn failed(&mut self, case: &Case, failure: CaseFailure) {
+            self.events
+                .push(format!("failed {} {:?}", case.name, failure.kind));
+        }
+        fn paired(&mut self, _: &Case, member: &Case, log_ratios: &[f64]) {
+            self.events
+                .push(format!("paired {} {}", member.name, log_ratios.len()));
+        }
+        fn finished(&mut self, case: &Case, rounds: Vec<Round>, plan: &Plan) {
+            self.events.push(format!("finished {}", case.name));
+            self.rounds
+                .push((case.name.clone(), rounds.len(), plan.cut_short));
+        }
+        fn stray_panics(&mut self, _: &[String]) {}
+    }
+
+    fn def(name: &'static str, line: u32, group: Option<&'static str>, baseline: bool) -> BenchDef {
+        BenchDef {
+            name,
+            module_path: "q",
+            file: "q.rs",
+            line,
+            group,
+            baseline,
+            args: &[],
+            run: |_, _| {},
+        }
+    }
+
+    static NEVER: AtomicBool = AtomicBool::new(false);
+
+    fn settings(rounds: u32, target_precision: f64) -> Settings {
+        let _ = &NEVER;
+        Settings {
+            rounds,
+            in_process: true,
+            mark_output: false,
+            target_precision,
+            seed: 7,
+            timer: Timer::calibrate(TimerKind::Instant).unwrap(),
+        }
+    }
+
+    fn single(case: &Case, budget: Duration) -> Unit<'_> {
+        Unit {
+            cases: vec![case],
+            reports: vec![true],
+            budget,
+        }
+    }
+
+    fn noisy(_: &str) -> Figure {
+        Figure {
+            ns: 100.0,
+            noise: 0.1,
+        }
+    }
+
+    #[test]
+    fn every_round_measures_every_case_once_in_an_order_of_its_own() {
+        let defs: &'static [BenchDef] = Box::leak(Box::new([
+            def("a", 1, None, false),
+            def("b", 2, None, false),
+            def("c", 3, None, false),
+            def("d", 4, None, false),
+        ]));
+        let all = cases(defs);
+        let units = all
+            .iter()
+            .map(|c| single(c, Duration::from_secs(10)))
+            .collect();
+        let mut fake = Fake::new(noisy);
+        let mut told = Told::default();
+        schedule(units, &settings(10, 0.001), &mut fake, &mut told);
+        let mut orders = Vec::new();
+        for round in 0..10 {
+            let order: Vec<String> = fake
+                .log
+                .iter()
+                .filter(|(r, _)| *r == round)
+                .map(|(_, ids)| ids[0].clone())
+                .collect();
+            let mut sorted = order.clone();
+            sorted.sort();
+            assert_eq!(sorted, ["q::a", "q::b", "q::c", "q::d"], "round {round}");
+            orders.push(order);
+        }
+        orders.dedup();
+        assert!(orders.len() > 1, "the order is shuffled: {orders:?}");
+        assert!(told.rounds.iter().all(|(_, n, cut)| *n == 10 && !cut));
+    }
+
+    /// A case that is precise stops after eight rounds; the run is still told in the order of
+    /// the plan, the precise case after the one before it that needed every round.
+    #[test]
+    fn a_precise_case_stops_early_and_results_come_in_the_order_of_the_plan() {
+        let defs: &'static [BenchDef] = Box::leak(Box::new([
+            def("noisy", 1, None, false),
+            def("steady", 2, None, false),
+        ]));
+        let all = cases(defs);
+        let units = all
+            .iter()
+            .map(|c| single(c, Duration::from_secs(10)))
+            .collect();
+        let mut fake = Fake::new(|id| Figure {
+            ns: 100.0,
+            noise: if id.ends_with("steady") { 0.0 } else { 0.1 },
+        });
+        let mut told = Told::default();
+        schedule(units, &settings(10, 0.01), &mut fake, &mut told);
+        assert_eq!(
+            told.rounds,
+            [
+                ("noisy".to_owned(), 10, false),
+                ("steady".to_owned(), MIN_ROUNDS_TO_STOP as usize, false)
+            ]
+        );
+        let finished: Vec<&String> = told
+            .events
+            .iter()
+            .filter(|e| e.starts_with("finished"))
+            .collect();
+        assert_eq!(finished, ["finished noisy", "finished steady"]);
+    }
+
+    /// A slot that takes more than the case's share of its budget: the case gets the rounds
+    /// that fit, not the rounds planned.
+    #[test]
+    fn a_case_whose_slots_outlast_their_share_gets_the_rounds_that_fit() {
+        let defs: &'static [BenchDef] = Box::leak(Box::new([def("slow", 1, None, false)]));
+        let all = cases(defs);
+        let units = vec![single(&all[0], Duration::from_millis(100))];
+        let mut fake = Fake::new(noisy);
+        fake.took = Duration::from_millis(30);
+        let mut told = Told::default();
+        schedule(units, &settings(10, 0.001), &mut fake, &mut told);
+        // 30 ms a slot against 100 ms (and a tenth of slack): three rounds, not a fourth.
+        assert_eq!(told.rounds, [("slow".to_owned(), 3, false)]);
+    }
+
+    /// A crash costs the cases of the slot it was measuring (both sides of a pair: either could
+    /// have crashed), once, and the other cases go on for all their rounds.
+    #[test]
+    fn a_crash_costs_the_cases_of_its_slot_and_the_others_go_on() {
+        let defs: &'static [BenchDef] = Box::leak(Box::new([
+            def("alone", 1, None, false),
+            def("base", 2, Some("g"), true),
+            def("member", 3, Some("g"), false),
+        ]));
+        let all = cases(defs);
+        let units = vec![
+            single(&all[0], Duration::from_secs(10)),
+            Unit {
+                cases: vec![&all[1], &all[2]],
+                reports: vec![true, true],
+                budget: Duration::from_secs(20),
+            },
+        ];
+        let mut fake = Fake::new(noisy);
+        fake.crash = Some(("base", 3));
+        let mut told = Told::default();
+        schedule(units, &settings(10, 0.001), &mut fake, &mut told);
+        assert_eq!(
+            told.events
+                .iter()
+                .filter(|e| !e.starts_with("started"))
+                .collect::<Vec<_>>(),
+            [
+                "finished alone",
+                "failed base Crashed",
+                "failed member Crashed",
+            ],
+            "a crash in a pair's slot fails both sides: either could have crashed"
+        );
+        // The crash was in round 3: the slots of the pair stop there, `alone` goes on.
+        assert!(fake
+            .log
+            .iter()
+            .all(|(round, ids)| *round <= 3 || ids == &["q::alone".to_owned()]));
+        assert_eq!(told.rounds, [("alone".to_owned(), 10, false)]);
     }
 }

@@ -56,7 +56,7 @@ pub(super) struct Context {
     /// Every run was `--quick`.
     quick: bool,
     /// What each kind of run is, and its command as shown.
-    commands: Vec<(&'static str, String)>,
+    commands: Vec<(String, String)>,
 }
 
 /// Runs the calibration and prints (and with `--write` stores) its report.

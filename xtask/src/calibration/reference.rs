@@ -64,9 +64,9 @@ fn mean_sd(xs: &[f64]) -> (f64, f64) {
 /// Student's t 97.5th percentile with `df` degrees of freedom (two-sided 95%).
 fn t975(df: usize) -> f64 {
     const TABLE: [f64; 30] = [
-        12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179,
-        2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064,
-        2.060, 2.056, 2.052, 2.048, 2.045, 2.042,
+        12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160,
+        2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056,
+        2.052, 2.048, 2.045, 2.042,
     ];
     match df {
         0 => f64::NAN,
@@ -74,8 +74,8 @@ fn t975(df: usize) -> f64 {
         // The Cornish–Fisher expansion's first terms: within 0.001 from 30 on.
         d => {
             let (z, d) = (1.959_964_f64, d as f64);
-            z + (z.powi(3) + z) / (4.0 * d) + (5.0 * z.powi(5) + 16.0 * z.powi(3) + 3.0 * z)
-                / (96.0 * d * d)
+            z + (z.powi(3) + z) / (4.0 * d)
+                + (5.0 * z.powi(5) + 16.0 * z.powi(3) + 3.0 * z) / (96.0 * d * d)
         }
     }
 }
@@ -133,6 +133,7 @@ mod tests {
         assert!((0.75..0.95).contains(&r.width_met), "{r:?}");
         // Many runs pin the coverage down.
         let many = calibrated(40, 10);
-        assert!(many.coverage.2 - many.coverage.0 < 0.1, "{many:?}");
+        let band = |r: &Reference| r.coverage.2 - r.coverage.0;
+        assert!(band(&many) < 0.6 * band(&r), "{r:?} {many:?}");
     }
 }

@@ -1,6 +1,8 @@
 //! One scenario of the calibration: the machine as it is (`quiet`), or with one core kept
 //! busy for the whole scenario (`busy`), and everything measured under it.
 
+use std::path::Path;
+
 use super::busy::Busy;
 use super::experiment::{self, Experiment};
 use super::report::Run;
@@ -69,30 +71,27 @@ pub(super) struct Measured {
     pub(super) experiment: Option<Experiment>,
 }
 
-/// The commands a scenario runs, as the report shows them.
-pub(super) fn commands(bin: &Binary, options: &Options) -> Vec<(&'static str, String)> {
-    let settings = bin.settings();
+/// The commands a scenario runs, as the report shows them (the experiment's are its own).
+pub(super) fn commands(bin: &Binary, options: &Options) -> Vec<(String, String)> {
+    let history = Path::new("history.db");
     let mut commands = vec![
-        ("fresh runs", Invocation::fresh(settings.clone()).shown()),
         (
-            "runs with a history",
-            Invocation::with_history(settings, "h".as_ref()).shown(),
+            "fresh runs".to_owned(),
+            Invocation::fresh(bin.settings()).shown(),
+        ),
+        (
+            "runs with a history".to_owned(),
+            Invocation::with_history(bin.settings(), history).shown(),
         ),
     ];
     if !bin.quick {
-        commands.push(("quick runs (cost)", quick().shown()));
+        commands.push(("quick runs, for their cost".to_owned(), quick().shown()));
     }
-    if let (Some(case), true) = (options.plus10.first(), options.trials > 0) {
-        let history = "h".as_ref();
-        let mut args = bin.settings();
-        args.extend(["--exact".to_owned(), format!("calibration::{case}")]);
-        let base = Invocation::with_history(args, history);
-        let mut changed = base.clone();
-        changed
-            .env
-            .push((trials::PLUS10_ENV.to_owned(), case.clone()));
-        commands.push(("+10% trial, unchanged", base.shown()));
-        commands.push(("+10% trial, changed", changed.shown()));
+    if options.trials > 0 && !options.plus10.is_empty() {
+        let cases = options.plus10.join(", ");
+        let [base, changed] = trials::invocations(bin, "CASE", history);
+        commands.push((format!("+10% trials, CASE {cases}, unchanged"), base.shown()));
+        commands.push(("then changed".to_owned(), changed.shown()));
     }
     commands
 }

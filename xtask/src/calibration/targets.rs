@@ -96,10 +96,7 @@ fn widened(m: &Measured) -> Target {
         })
         .collect();
     if widened.is_empty() {
-        return not_measured(
-            what,
-            "no interval was widened (fewer than 6 runs)",
-        );
+        return not_measured(what, "no interval was widened (fewer than 6 runs)");
     }
     every(
         what,

@@ -2,6 +2,8 @@
 //! made about 10% larger (`KNOTMETER_CALIBRATION_PLUS10`, read by `examples/calibration`);
 //! the second run's before/after verdict should be `slower`.
 
+use std::path::Path;
+
 use super::report::Run;
 use super::run::{Binary, FreshHistory, Invocation};
 
@@ -59,11 +61,12 @@ pub(super) struct Trials {
     pub(super) trials: Vec<Trial>,
 }
 
-/// The two commands of a trial of `case` against `history`: unchanged, then changed.
-pub(super) fn invocations(bin: &Binary, case: &str, history: &FreshHistory) -> [Invocation; 2] {
+/// The two commands of a trial of `case` against the history file `history`: unchanged, then
+/// changed.
+pub(super) fn invocations(bin: &Binary, case: &str, history: &Path) -> [Invocation; 2] {
     let mut args = bin.settings();
     args.extend(["--exact".to_owned(), format!("calibration::{case}")]);
-    let base = Invocation::with_history(args, &history.file());
+    let base = Invocation::with_history(args, history);
     let mut changed = base.clone();
     changed.env.push((PLUS10_ENV.to_owned(), case.to_owned()));
     [base, changed]
@@ -83,7 +86,7 @@ pub(super) fn run(bin: &Binary, cases: &[String], count: usize) -> Result<Vec<Tr
         for trials in &mut all {
             eprintln!("calibration: +10% trial {trial}/{count} of {}", trials.case);
             let history = FreshHistory::new(bin, &format!("plus10-{}-{trial}", trials.case))?;
-            let [base, changed] = invocations(bin, &trials.case, &history);
+            let [base, changed] = invocations(bin, &trials.case, &history.file());
             let before = bin.measure(&base)?;
             let after = bin.measure(&changed)?;
             trials.trials.push(outcome(&trials.case, &before, &after)?);
@@ -125,8 +128,7 @@ mod tests {
             path: "/nowhere/calibration".into(),
             quick: true,
         };
-        let history = FreshHistory::new(&bin, "test-invocations").unwrap();
-        let [base, changed] = invocations(&bin, "fnv1a_4k", &history);
+        let [base, changed] = invocations(&bin, "fnv1a_4k", Path::new("h.db"));
         assert_eq!(base.args, changed.args);
         assert_eq!(
             base.args,

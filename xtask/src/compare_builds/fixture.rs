@@ -265,7 +265,12 @@ mod tests {
     use super::*;
 
     fn template(name: &str) -> String {
-        read(&cargo::root().join("xtask/fixtures/compare-builds/benches").join(name)).unwrap()
+        read(
+            &cargo::root()
+                .join("xtask/fixtures/compare-builds/benches")
+                .join(name),
+        )
+        .unwrap()
     }
 
     /// The lines where `a` and `b` differ, by index (both have as many lines).
@@ -297,7 +302,10 @@ mod tests {
         let diff = differing(&base, &again);
         assert_eq!(diff.len(), 1, "{diff:?}");
         let (before, after) = &diff[0];
-        assert!(before.starts_with("// ") && after.starts_with("// "), "{diff:?}");
+        assert!(
+            before.starts_with("// ") && after.starts_with("// "),
+            "{diff:?}"
+        );
     }
 
     #[test]
@@ -306,7 +314,8 @@ mod tests {
         let base = builds_source(&template, Commit::Base);
         let change = builds_source(&template, Commit::Change);
         let diff = differing(&base, &change);
-        let code: Vec<&(String, String)> = diff.iter().filter(|(b, _)| !b.starts_with("//")).collect();
+        let code: Vec<&(String, String)> =
+            diff.iter().filter(|(b, _)| !b.starts_with("//")).collect();
         assert_eq!(diff.len(), code.len() + 1, "{diff:?}");
         let lengths: Vec<(String, String)> = CHANGED
             .iter()
@@ -348,7 +357,13 @@ mod tests {
     fn a_changed_case_is_chain_like_and_the_realistic_ones_are_named() {
         assert_eq!(body("plus_1pct"), Body::ChainLike);
         assert_eq!(body("same_fnv"), Body::ChainLike);
-        for case in ["same_push", "same_btree", "same_hashmap", "same_sort", "same_parse"] {
+        for case in [
+            "same_push",
+            "same_btree",
+            "same_hashmap",
+            "same_sort",
+            "same_parse",
+        ] {
             assert_eq!(body(case), Body::Realistic, "{case}");
         }
     }

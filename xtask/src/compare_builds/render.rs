@@ -373,7 +373,10 @@ mod tests {
     #[test]
     fn the_headline_counts_realistic_and_chain_like_bodies_apart() {
         // Ten runs: two realistic false verdicts, and one chain-like one.
-        let mut aa = vec![all_same_but(&["same_hashmap", "plus_1pct"]), all_same_but(&["same_push"])];
+        let mut aa = vec![
+            all_same_but(&["same_hashmap", "plus_1pct"]),
+            all_same_but(&["same_push"]),
+        ];
         aa.extend((0..8).map(|_| all_same_but(&[])));
         let realistic = of_body(Body::Realistic, false).len() * 10;
         let chain = of_body(Body::ChainLike, false).len() * 10;
@@ -383,7 +386,10 @@ mod tests {
             200.0 / realistic as f64
         );
         assert!(text.contains(&want), "{text}");
-        let want = format!("1 of {chain} ({:.1}%) on the chain-like", 100.0 / chain as f64);
+        let want = format!(
+            "1 of {chain} ({:.1}%) on the chain-like",
+            100.0 / chain as f64
+        );
         assert!(text.contains(&want), "{text}");
         // Every realistic verdict `slower` in one run of ten is over 5%.
         aa[3] = all_same_but(&of_body(Body::Realistic, false));
@@ -394,8 +400,14 @@ mod tests {
     #[test]
     fn the_unchanged_cases_of_a_kind_leave_out_the_changed_ones() {
         let chain = of_body(Body::ChainLike, true);
-        assert!(chain.contains(&"same_chain") && !chain.contains(&"plus_1pct"), "{chain:?}");
+        assert!(
+            chain.contains(&"same_chain") && !chain.contains(&"plus_1pct"),
+            "{chain:?}"
+        );
         assert!(of_body(Body::ChainLike, false).contains(&"plus_1pct"));
-        assert_eq!(of_body(Body::Realistic, true), of_body(Body::Realistic, false));
+        assert_eq!(
+            of_body(Body::Realistic, true),
+            of_body(Body::Realistic, false)
+        );
     }
 }

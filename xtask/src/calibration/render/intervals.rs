@@ -43,11 +43,7 @@ pub(super) fn fresh(s: &mut String, m: &Measured) {
 /// The coverage pooled over every row of a table.
 fn pooled(s: &mut String, spreads: &[Spread], what: &str) {
     let all: Count = spreads.iter().map(|s| s.coverage).sum();
-    let _ = writeln!(
-        s,
-        "\nPooled over every one of the {what}: {}.",
-        count(all)
-    );
+    let _ = writeln!(s, "\nPooled over every one of the {what}: {}.", count(all));
 }
 
 /// The columns of an interval table, after `what` and `centre`.

@@ -118,7 +118,10 @@ fn reference(s: &mut String, c: &Context, cases: usize) {
         share(Some(r.coverage.2)),
         share(Some(r.coverage.1)),
         share(Some(r.coverage_met)),
-        share(Some(r.coverage_met.powi(i32::try_from(cases).unwrap_or(i32::MAX)))),
+        share(Some(
+            r.coverage_met
+                .powi(i32::try_from(cases).unwrap_or(i32::MAX))
+        )),
         share(Some(r.width_met)),
     );
 }
