@@ -18,7 +18,8 @@
 //! * `cargo xtask build-time --before REV [--rounds N]`: the README's first command, cold on a
 //!   fresh clone, at `REV` and at `HEAD`, beside `cargo bench -p quickstart`, written to
 //!   `docs/performance.md`. A benchmark of the build: CI does not run it.
-//! * `cargo xtask calibration [--runs N] [--quick] [--write]`: the calibration benchmark of the
+//! * `cargo xtask calibration [--runs N] [--trials T] [--plus10 CASE[,CASE…]] [--scenario quiet|busy]
+//!   [--no-experiment] [--quick] [--write]`: the calibration benchmark of the
 //!   measurement: `examples/calibration`'s realistic bodies run as fresh processes, each run's
 //!   intervals and verdicts held against the others', printed, and with `--write` written to
 //!   `docs/calibration.md`. A benchmark, not a test: CI does not run it.
@@ -53,7 +54,7 @@ fn main() -> ExitCode {
             "usage: cargo xtask perf [--rounds N] [--pair-runs N] | compare [--rounds N] \
              [--comparisons N] | compare rerun [--runs N] [--quick] [--write] | package \
              | compare-builds [--runs N] [--time SECS] [--no-load] \
-             [--no-before-after] | build-time --before REV [--rounds N] | calibration [--runs N] [--quick] [--write]"
+             [--no-before-after] | build-time --before REV [--rounds N] | calibration [--runs N] [--trials T] [--plus10 CASE[,CASE…]] [--scenario quiet|busy] [--no-experiment] [--quick] [--write]"
                 .to_owned(),
         ),
     };

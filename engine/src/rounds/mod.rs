@@ -47,6 +47,10 @@ pub(crate) use knotmeter_protocol::{DEFAULT_ROUNDS, QUICK_ROUNDS};
 pub(crate) const MIN_ROUNDS_TO_STOP: u32 = 8;
 /// The next round still fits when it would end within this share past the budget.
 const BUDGET_SLACK: f64 = 1.1;
+/// The rounds a case gets whatever the length of its slots, unless its slots so far took its
+/// whole budget: three give Student's t interval four degrees of freedom short of ten, but an
+/// interval between processes at all.
+const MIN_ROUNDS: u32 = 3;
 /// A pair's ratio must be this many times more precise than the target, as before rounds.
 const PAIRED_PRECISION_DIVISOR: f64 = 4.0;
 
@@ -199,6 +203,19 @@ impl<'c> State<'c> {
             .all(|(reports, failed)| !*reports || *failed)
     }
 
+    /// Whether the unit's next round would take it past its budget (by more than a tenth). A
+    /// case gets [`MIN_ROUNDS`] rounds whatever the length of its slots, so that it has an
+    /// interval between processes, unless its slots so far took its whole budget already (a
+    /// call or a set-up longer than the budget): a loaded machine that stretches every slot a
+    /// little must not leave a case with one round.
+    fn over_budget(&self) -> bool {
+        let budget = self.unit.budget.as_secs_f64();
+        if self.slots < MIN_ROUNDS && self.spent.as_secs_f64() < budget {
+            return false;
+        }
+        (self.spent + self.last).as_secs_f64() > budget * BUDGET_SLACK
+    }
+
     /// Whether the unit's estimate is precise enough to stop, after its rounds so far.
     fn precise(&self, target: f64) -> bool {
         if self.slots < MIN_ROUNDS_TO_STOP {
@@ -273,8 +290,7 @@ fn schedule(
             break;
         }
         for state in states.iter_mut().filter(|s| !s.done) {
-            let over_budget = (state.spent + state.last).as_secs_f64()
-                > state.unit.budget.as_secs_f64() * BUDGET_SLACK;
+            let over_budget = state.over_budget();
             let last_round = round + 1 >= settings.rounds;
             if state.nothing_left()
                 || last_round
@@ -655,7 +671,11 @@ mod tests {
                 .iter()
                 .map(|case| {
                     let f = (self.figure)(&case.id);
-                    let wobble = if plan.round % 2 == 0 { 1.0 } else { -1.0 } * f.noise;
+                    let wobble = if plan.round.is_multiple_of(2) {
+                        1.0
+                    } else {
+                        -1.0
+                    } * f.noise;
                     let ns = f.ns * (1.0 + wobble) + 1.0;
                     SlotSide {
                         id: case.id.clone(),
@@ -840,6 +860,20 @@ mod tests {
         schedule(units, &settings(10, 0.001), &mut fake, &mut told);
         // 30 ms a slot against 100 ms (and a tenth of slack): three rounds, not a fourth.
         assert_eq!(told.rounds, [("slow".to_owned(), 3, false)]);
+        // 45 ms a slot: two fit, but a case gets three for an interval between processes.
+        let mut fake = Fake::new(noisy);
+        fake.took = Duration::from_millis(45);
+        let mut told = Told::default();
+        let units = vec![single(&all[0], Duration::from_millis(100))];
+        schedule(units, &settings(10, 0.001), &mut fake, &mut told);
+        assert_eq!(told.rounds, [("slow".to_owned(), 3, false)]);
+        // A slot longer than the whole budget: one round, and it will say so.
+        let mut fake = Fake::new(noisy);
+        fake.took = Duration::from_millis(150);
+        let mut told = Told::default();
+        let units = vec![single(&all[0], Duration::from_millis(100))];
+        schedule(units, &settings(10, 0.001), &mut fake, &mut told);
+        assert_eq!(told.rounds, [("slow".to_owned(), 1, false)]);
     }
 
     /// A crash costs the cases of the slot it was measuring (both sides of a pair: either could

@@ -40,7 +40,7 @@ pub(super) struct Spread {
     pub(super) half_width: f64,
     /// Half the range of the estimates, relative to their median.
     pub(super) half_range: f64,
-    /// The fewest and most rounds a run measured the case in.
+    /// The fewest and most rounds a run measured the case in (a result without rounds had one).
     pub(super) rounds: (usize, usize),
 }
 
@@ -80,7 +80,7 @@ pub(super) fn cases(runs: &[Run]) -> Vec<Spread> {
         .map(|(id, cases)| {
             let points: Vec<f64> = cases.iter().map(|c| c.median).collect();
             let intervals: Vec<(f64, f64)> = cases.iter().map(|c| c.interval).collect();
-            let rounds: Vec<usize> = cases.iter().map(|c| c.rounds.len()).collect();
+            let rounds: Vec<usize> = cases.iter().map(|c| c.rounds.len().max(1)).collect();
             Spread::of(short(id).to_owned(), &points, &intervals, &rounds)
         })
         .collect()
@@ -94,7 +94,7 @@ pub(super) fn ratios(runs: &[Run]) -> Vec<Spread> {
             let compared: Vec<_> = cases.iter().filter_map(|c| group_comparison(c)).collect();
             let points: Vec<f64> = compared.iter().map(|c| c.ratio).collect();
             let intervals: Vec<(f64, f64)> = compared.iter().map(|c| (c.low, c.high)).collect();
-            let rounds: Vec<usize> = cases.iter().map(|c| c.rounds.len()).collect();
+            let rounds: Vec<usize> = cases.iter().map(|c| c.rounds.len().max(1)).collect();
             Spread::of(label, &points, &intervals, &rounds)
         })
         .collect()

@@ -90,7 +90,10 @@ pub(super) fn commands(bin: &Binary, options: &Options) -> Vec<(String, String)>
     if options.trials > 0 && !options.plus10.is_empty() {
         let cases = options.plus10.join(", ");
         let [base, changed] = trials::invocations(bin, "CASE", history);
-        commands.push((format!("+10% trials, CASE {cases}, unchanged"), base.shown()));
+        commands.push((
+            format!("+10% trials, CASE {cases}, unchanged"),
+            base.shown(),
+        ));
         commands.push(("then changed".to_owned(), changed.shown()));
     }
     commands

@@ -1,5 +1,6 @@
-//! The calibration's statistics: how often one run's interval holds another run's estimate,
-//! and how far estimates move between runs, against how wide each run says it is.
+//! The calibration's statistics: how often one run's interval holds another run's estimate or
+//! ratio (a count of pairs), how far estimates move between runs against how wide each run
+//! says it is, how many verdicts are what they should be, and the experiment's blocks.
 
 use crate::stats::median;
 

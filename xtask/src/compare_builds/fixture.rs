@@ -333,9 +333,9 @@ mod tests {
     fn every_case_is_in_both_templates_once_and_no_placeholder_is_left() {
         let mut cases = super::super::cases();
         cases.sort_unstable();
-        let template = template("builds.rs.in");
+        let builds = template("builds.rs.in");
         for commit in [Commit::Base, Commit::CommentChanged, Commit::Change] {
-            let source = builds_source(&template, commit);
+            let source = builds_source(&builds, commit);
             assert!(!source.contains('@'), "{source}");
             let mut found = benches(&source);
             found.sort_unstable();

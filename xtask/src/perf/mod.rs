@@ -4,7 +4,7 @@
 //! * Engine: the empty body, the harness overhead, `chain(n)` against a harness-free
 //!   reference, run-to-run spread, the wall time of a default run.
 //! * Honesty: optimised-away bodies flagged, real work never, the complexity of `chain(n)`,
-//!   and the precision `--quick` reaches.
+//!   and the precision `--quick` reaches and what it costs per case.
 //! * Comparisons: verdict rates of paired A/A and A/B groups, and before/after on unchanged code.
 
 mod comparisons;
@@ -84,6 +84,15 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
 
 /// Runs a bench binary with `--bench --format json --no-history` and parses its report.
 fn json_report(executable: &Path, extra: &[&str]) -> Result<Report, String> {
+    timed_json_report(executable, extra).map(|(report, _)| report)
+}
+
+/// [`json_report`], with the wall time of the whole process (every round's worker included).
+fn timed_json_report(
+    executable: &Path,
+    extra: &[&str],
+) -> Result<(Report, std::time::Duration), String> {
+    let started = std::time::Instant::now();
     let out = Command::new(executable)
         .args(["--bench", "--format", "json", "--no-history"])
         .args(extra)
@@ -96,7 +105,9 @@ fn json_report(executable: &Path, extra: &[&str]) -> Result<Report, String> {
             String::from_utf8_lossy(&out.stderr)
         ));
     }
+    let took = started.elapsed();
     serde_json::from_slice(&out.stdout)
+        .map(|report| (report, took))
         .map_err(|e| format!("{} printed no report: {e}", executable.display()))
 }
 

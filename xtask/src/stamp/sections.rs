@@ -184,12 +184,23 @@ pub(crate) const COMPARISON: Section = Section {
     ],
 };
 
+/// `docs/comparison.md`, "Where a rerun lands": the same workspace's rerun binaries (criterion,
+/// zenbench, divan and knotmeter on the same bodies), run again and again as fresh processes.
+pub(crate) const COMPARISON_RERUN: Section = Section {
+    page: "docs/comparison.md",
+    name: "compare rerun",
+    command: "cargo xtask compare rerun --write",
+    measures: Measures::WorkingTree,
+    depends_on: COMPARISON.depends_on,
+};
+
 /// Every generated section of `docs/` (what the check reads).
 #[cfg(test)]
-pub(crate) const SECTIONS: [&Section; 5] = [
+pub(crate) const SECTIONS: [&Section; 6] = [
     &PERF,
     &BUILD_TIME,
     &CALIBRATION,
     &COMPARE_BUILDS,
     &COMPARISON,
+    &COMPARISON_RERUN,
 ];

@@ -27,8 +27,6 @@ use invoke::Binaries;
 use parse::{Call, Compared, Report};
 
 const USAGE: &str = "usage: cargo xtask compare rerun [--runs N] [--quick] [--write]";
-const SECTION_BEGIN: &str = "<!-- xtask compare rerun: begin -->";
-const SECTION_END: &str = "<!-- xtask compare rerun: end -->";
 
 /// The harnesses of this measurement, in the columns' order: those with an interval first.
 const RERUN_HARNESSES: [Harness; 4] = [
@@ -139,6 +137,10 @@ struct Context {
 /// `--write`, stores it in `docs/comparison.md`.
 pub(super) fn run(args: &[String]) -> Result<(), String> {
     let options = Options::parse(args)?;
+    let stamp = options
+        .write
+        .then(|| crate::stamp::take(&crate::stamp::sections::COMPARISON_RERUN))
+        .transpose()?;
     let started = Instant::now();
     let workspace = cargo::root().join("comparisons");
     let binaries = Binaries::build(&workspace)?;
@@ -160,8 +162,8 @@ pub(super) fn run(args: &[String]) -> Result<(), String> {
     measured.context.total_s = started.elapsed().as_secs_f64();
     let text = render::report(&measured);
     print!("{text}");
-    if options.write {
-        write_section(&text)?;
+    if let Some(stamp) = stamp {
+        write_section(&stamp, &text)?;
     }
     Ok(())
 }
@@ -212,12 +214,16 @@ fn run_one(
 }
 
 /// Writes the report between its markers in `docs/comparison.md`.
-fn write_section(text: &str) -> Result<(), String> {
-    let section = format!("{SECTION_BEGIN}\n{text}{SECTION_END}\n");
+fn write_section(stamp: &crate::stamp::Stamp, text: &str) -> Result<(), String> {
+    let markers = (
+        crate::stamp::sections::COMPARISON_RERUN.begin(),
+        crate::stamp::sections::COMPARISON_RERUN.end(),
+    );
+    let section = format!("{}\n{text}{}\n", markers.0, markers.1);
     docs::write_section(
-        &cargo::root().join("docs/comparison.md"),
-        (SECTION_BEGIN, SECTION_END),
-        &section,
+        &cargo::root().join(crate::stamp::sections::COMPARISON_RERUN.page),
+        (&markers.0, &markers.1),
+        &stamp.seal(&section)?,
         "# knotmeter against divan, criterion, tango-bench and zenbench\n\n",
     )
 }
