@@ -102,9 +102,6 @@ pub(crate) struct WorkerSpec {
     pub(crate) precision_ns: f64,
     /// The cost of one clock read, in nanoseconds.
     pub(crate) read_cost_ns: f64,
-    /// The size of the worker's first allocation, in bytes: it moves where the heap
-    /// allocations after it fall (see `rounds::worker`).
-    pub(crate) heap_offset: usize,
 }
 
 fn command() -> Command {
@@ -337,7 +334,7 @@ fn parse_rounds(text: &str) -> Result<u32, String> {
     }
 }
 
-/// `--round-worker`: `PARENT,NS_PER_TICK,PRECISION_NS,READ_COST_NS,HEAP_OFFSET`, as the
+/// `--round-worker`: `PARENT,NS_PER_TICK,PRECISION_NS,READ_COST_NS`, as the
 /// coordinator writes it.
 fn parse_worker_spec(text: &str) -> Result<WorkerSpec, String> {
     let parts: Vec<&str> = text.split(',').collect();
@@ -356,11 +353,6 @@ fn parse_worker_spec(text: &str) -> Result<WorkerSpec, String> {
         ns_per_tick: number(1)?,
         precision_ns: number(2)?,
         read_cost_ns: number(3)?,
-        heap_offset: parts
-            .get(4)
-            .and_then(|p| p.parse().ok())
-            .filter(|offset| *offset <= 1 << 20)
-            .ok_or_else(|| format!("`{text}` is not a worker's specification"))?,
     })
 }
 

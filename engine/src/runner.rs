@@ -59,14 +59,21 @@ pub(crate) fn main_with(
         return ExitCode::from(2);
     }
     if options.driven {
+        // This process's heap layout, when whoever started it drew one: everything allocated
+        // from here on lies after it.
+        let heap_offset = std::env::var(knotmeter_protocol::HEAP_OFFSET_ENV)
+            .ok()
+            .and_then(|v| v.parse::<usize>().ok())
+            .filter(|offset| *offset <= 1 << 20);
+        if let Some(offset) = heap_offset {
+            Box::leak(vec![0u8; offset].into_boxed_slice());
+        }
         let timer = match options.round_worker {
             Some(spec) => {
                 if !worker_of(spec.parent) {
                     // The coordinator is already gone: nobody would read a word of this.
                     return ExitCode::from(130);
                 }
-                // This worker's heap layout: everything allocated from here on lies after it.
-                Box::leak(vec![0u8; spec.heap_offset].into_boxed_slice());
                 Timer::calibrated(
                     options.timer,
                     spec.ns_per_tick,

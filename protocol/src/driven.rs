@@ -31,6 +31,13 @@ pub const DRIVEN_VERSION: u32 = 2;
 pub const DEFAULT_ROUNDS: u32 = 10;
 /// The rounds under `--quick`.
 pub const QUICK_ROUNDS: u32 = 5;
+/// The rounds a case gets whatever the length of its slots, unless its slots so far took its
+/// whole budget (a call or a set-up longer than the budget): three give Student's t interval
+/// two degrees of freedom, an interval between processes at all. Without it a loaded machine
+/// that stretches every slot a little past the budget would leave a case with one or two
+/// rounds, and an interval so wide (t with one degree of freedom is 12.7) that a ratio of 1/3
+/// read `same`.
+pub const MIN_ROUNDS: u32 = 3;
 
 /// One line on a driven bench binary's standard input. The `cmd` field names the variant.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

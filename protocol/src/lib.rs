@@ -37,7 +37,7 @@ pub use bench::{
 pub use driven::{
     CaseComparison, CompareReport, CompareSide, CompareStatus, ComparedCase, DrivenCommand,
     DrivenEvent, DrivenMeasurement, PairEstimate, PairOutcome, PairRound, PairSlot, SlotOutcome,
-    SlotPlan, SlotSide, DEFAULT_ROUNDS, DRIVEN_VERSION, QUICK_ROUNDS,
+    SlotPlan, SlotSide, DEFAULT_ROUNDS, DRIVEN_VERSION, MIN_ROUNDS, QUICK_ROUNDS,
 };
 pub use event::{CaseFailure, Event, FailureKind, RunSummary};
 pub use history::{HistoryPoint, HistoryRun, HistoryRunId, RunStatus};
@@ -56,6 +56,27 @@ use serde::{Deserialize, Serialize};
 /// seconds. The daemon sets it from its case timeout; without it a first step may take as long
 /// as it takes (later steps are held to ten times the longest before them, at least 10 s).
 pub const CASE_TIMEOUT_ENV: &str = "KNOTMETER_CASE_TIMEOUT";
+
+/// Set by whoever starts a measuring process (a run's round workers, `knotmeter compare`'s
+/// processes) to a random number of bytes: the variable's own length moves where the process's
+/// stack begins. Where a process's stack and heap lie moves a figure by a few percent
+/// (Mytkowicz et al., ASPLOS 2009); drawn afresh for every process, that is part of the
+/// variation between rounds, which the interval shows, instead of one draw a whole run
+/// carries (or, between two builds whose paths differ in length, a fixed bias).
+pub const LAYOUT_PAD_ENV: &str = "KNOTMETER_LAYOUT_PAD";
+/// Beside [`LAYOUT_PAD_ENV`]: the size in bytes of the first allocation a driven process makes,
+/// which moves where the heap allocations after it fall against cache lines and pages.
+pub const HEAP_OFFSET_ENV: &str = "KNOTMETER_HEAP_OFFSET";
+
+/// One process's layout, drawn from `random`: a stack pad and a heap offset, each from 0 to
+/// 4 080 bytes in steps of 16 (the stack's alignment, up to a page).
+pub fn layout(random: u64) -> (usize, usize) {
+    const STEP: u64 = 16;
+    const STEPS: u64 = 256;
+    let stack_pad = (random % STEPS) * STEP;
+    let heap_offset = ((random >> 32) % STEPS) * STEP;
+    (stack_pad as usize, heap_offset as usize)
+}
 
 /// The version of the machine-readable formats described in `docs/json-format.md`.
 pub const VERSION: u32 = 1;
@@ -76,4 +97,32 @@ pub struct Report {
     /// Per-function analyses across `args` cases (complexity, scaling warnings).
     #[serde(default)]
     pub benches: Vec<BenchSummary>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::layout;
+
+    /// Both offsets run over a page in steps of the stack's alignment, drawn from separate
+    /// bits: a stack pad says nothing of the heap offset beside it.
+    #[test]
+    fn a_layout_is_two_offsets_within_a_page_in_steps_of_sixteen() {
+        let mut seen_stack = std::collections::BTreeSet::new();
+        let mut differ = 0;
+        let mut state = 1_u64;
+        for _ in 0..4096 {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let (stack, heap) = layout(state);
+            assert!(stack < 4096 && heap < 4096, "{stack} {heap}");
+            assert_eq!((stack % 16, heap % 16), (0, 0));
+            seen_stack.insert(stack);
+            differ += usize::from(stack != heap);
+        }
+        assert_eq!(seen_stack.len(), 256, "every step of the page is drawn");
+        assert!(differ > 4000, "{differ}");
+        assert_eq!(layout(0), (0, 0));
+        assert_eq!(layout(u64::MAX), (4080, 4080));
+    }
 }

@@ -303,10 +303,12 @@ fn the_editor_compares_with_a_base_through_knotmeter_run() {
         .iter()
         .map(|l| l["command"]["title"].as_str().unwrap())
         .collect();
+    // (A warning the working tree's result carries, such as `high_noise` under the other
+    // tests' load, follows the verdict.)
     assert!(
         titles
             .iter()
-            .any(|t| t.contains("% [") && t.ends_with("slower than HEAD~1")),
+            .any(|t| t.contains("% [") && t.contains("] slower than HEAD~1")),
         "{titles:?}"
     );
 }

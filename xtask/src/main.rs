@@ -12,7 +12,7 @@
 //!   `docs/comparison.md`.
 //! * `cargo xtask package`: fails when a crate meant for crates.io would not publish (its
 //!   metadata, its files, `cargo package` of them all). CI runs it.
-//! * `cargo xtask compare-builds [--runs N] [--time SECS] [--no-load] [--no-before-after]`:
+//! * `cargo xtask compare-builds [--runs N] [--time SECS] [--no-load] [--no-before-after] [--write]`:
 //!   `knotmeter compare` on a fixture repository whose differences are known, against
 //!   before/after through the history and in-binary groups, written to `docs/compare.md`.
 //! * `cargo xtask build-time --before REV [--rounds N]`: the README's first command, cold on a
@@ -54,7 +54,7 @@ fn main() -> ExitCode {
             "usage: cargo xtask perf [--rounds N] [--pair-runs N] | compare [--rounds N] \
              [--comparisons N] | compare rerun [--runs N] [--quick] [--write] | package \
              | compare-builds [--runs N] [--time SECS] [--no-load] \
-             [--no-before-after] | build-time --before REV [--rounds N] | calibration [--runs N] [--trials T] [--plus10 CASE[,CASE…]] [--scenario quiet|busy] [--no-experiment] [--quick] [--write]"
+             [--no-before-after] [--write] | build-time --before REV [--rounds N] | calibration [--runs N] [--trials T] [--plus10 CASE[,CASE…]] [--scenario quiet|busy] [--no-experiment] [--quick] [--write]"
                 .to_owned(),
         ),
     };

@@ -257,7 +257,8 @@ pub(crate) fn analyse_rounds(
         ops_per_sample: pooled.ops_per_sample,
         samples: pooled.workload_ns.len() as u64,
         wall_ns: rounds.iter().map(|r| r.m.wall_ns).sum(),
-        partial: pooled.partial,
+        // A case whose rounds a cancel cut short is partial though each round it has finished.
+        partial: pooled.partial || plan.cut_short,
         warnings,
         comparison: None,
         // Learnt from the history by the run, which holds the store.
@@ -467,19 +468,21 @@ mod tests {
             run: |_, _| {},
         };
         let case = cases(std::slice::from_ref(&DEF)).remove(0);
-        let rounds: Vec<Round> = [100.0, 100.4, 99.7, 100.2, 99.9, 100.1, 99.8, 100.3]
-            .iter()
-            .map(|&ns| Round {
-                m: Measurement {
-                    ops_per_sample: 10,
-                    workload_ns: vec![ns + 1.0; 20],
-                    baseline_ns: vec![1.0; 20],
-                    ..Measurement::default()
-                },
-                twice: false,
-            })
-            .collect();
-        let plan = Plan {
+        let rounds = || -> Vec<Round> {
+            [100.0, 100.4, 99.7, 100.2, 99.9, 100.1, 99.8, 100.3]
+                .iter()
+                .map(|&ns| Round {
+                    m: Measurement {
+                        ops_per_sample: 10,
+                        workload_ns: vec![ns + 1.0; 20],
+                        baseline_ns: vec![1.0; 20],
+                        ..Measurement::default()
+                    },
+                    twice: false,
+                })
+                .collect()
+        };
+        let mut plan = Plan {
             processes: 8,
             planned: 8,
             cut_short: false,
@@ -488,7 +491,13 @@ mod tests {
             timer: crate::measure::Timer::calibrate(crate::measure::TimerKind::Instant).unwrap(),
             target_precision: 0.01,
         };
-        let narrow = analyse_rounds(&case, rounds, &plan, &cx);
+        let narrow = analyse_rounds(&case, rounds(), &plan, &cx);
+        assert!(!narrow.partial);
+        // A cancel that cut the case's rounds short makes it partial (never a baseline), though
+        // every round it has is whole.
+        plan.cut_short = true;
+        let cut = analyse_rounds(&case, rounds(), &plan, &cx);
+        assert!(cut.partial && cut.warnings.iter().any(|w| w.code == "partial"));
         let own = narrow.precision.unwrap();
         assert!(own < 0.005, "{own}");
         let mut widened = narrow.clone();

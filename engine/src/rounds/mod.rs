@@ -39,7 +39,7 @@ use crate::measure::{Progress, Timer};
 use crate::registry::Case;
 use crate::stats::rounds::Mean;
 
-pub(crate) use knotmeter_protocol::{DEFAULT_ROUNDS, QUICK_ROUNDS};
+pub(crate) use knotmeter_protocol::{DEFAULT_ROUNDS, MIN_ROUNDS, QUICK_ROUNDS};
 /// A case may stop on precision from this many rounds on: fewer give intervals whose own
 /// width is too uncertain to stop on. A stretch of rounds that happen to agree looks precise
 /// more often than it is: with five, cases stopped early on intervals that a rerun missed
@@ -47,10 +47,6 @@ pub(crate) use knotmeter_protocol::{DEFAULT_ROUNDS, QUICK_ROUNDS};
 pub(crate) const MIN_ROUNDS_TO_STOP: u32 = 8;
 /// The next round still fits when it would end within this share past the budget.
 const BUDGET_SLACK: f64 = 1.1;
-/// The rounds a case gets whatever the length of its slots, unless its slots so far took its
-/// whole budget: three give Student's t interval four degrees of freedom short of ten, but an
-/// interval between processes at all.
-const MIN_ROUNDS: u32 = 3;
 /// A pair's ratio must be this many times more precise than the target, as before rounds.
 const PAIRED_PRECISION_DIVISOR: f64 = 4.0;
 

@@ -10,8 +10,9 @@
 //!
 //! Each worker starts with a layout of its own: an environment variable of a random length
 //! (`KNOTMETER_LAYOUT_PAD`, 0 to 4 080 bytes in steps of 16) moves where its stack begins, and a
-//! random first allocation (`--round-worker`'s last field, likewise) moves where its heap
-//! allocations fall against cache lines and pages. Where a process's stack and data lie moves
+//! random first allocation (its size in `KNOTMETER_HEAP_OFFSET`, likewise) moves where its heap
+//! allocations fall against cache lines and pages (`knotmeter compare` draws one for each of
+//! its processes the same way). Where a process's stack and data lie moves
 //! a figure by a few percent (Mytkowicz et al., "Producing wrong data without doing anything
 //! obviously wrong", ASPLOS 2009), and every process of one run would otherwise share one
 //! layout (the same arguments, the same environment, the same allocations): the run would carry
@@ -46,12 +47,6 @@ const STEP_FACTOR: u32 = 10;
 const FLOOR: Duration = Duration::from_secs(10);
 /// How long a worker may take to start, or to stop once its input closed.
 const START_AND_STOP: Duration = Duration::from_secs(30);
-/// The environment variable whose random length moves a worker's stack.
-const LAYOUT_PAD_ENV: &str = "KNOTMETER_LAYOUT_PAD";
-/// Layout offsets are drawn in steps of this many bytes (the stack's alignment) …
-const LAYOUT_STEP: u64 = 16;
-/// … up to (this − 1) steps: a page.
-const LAYOUT_STEPS: u64 = 256;
 
 /// One line of a worker's standard output, or its end.
 type Line = Option<String>;
@@ -128,8 +123,7 @@ impl Workers {
 
     /// Starts a worker, with a layout of its own, and waits for its `ready`.
     fn start(&mut self) -> Result<Worker, String> {
-        let stack_pad = (self.layout.below(LAYOUT_STEPS) * LAYOUT_STEP) as usize;
-        let heap_offset = self.layout.below(LAYOUT_STEPS) * LAYOUT_STEP;
+        let (stack_pad, heap_offset) = knotmeter_protocol::layout(self.layout.next());
         let mut command = Command::new(own_executable());
         #[cfg(unix)]
         {
@@ -141,8 +135,9 @@ impl Workers {
         command
             .args(["--bench", "--driven", "--timer", self.timer.kind().name()])
             .arg("--round-worker")
-            .arg(worker_spec(&self.timer, heap_offset))
-            .env(LAYOUT_PAD_ENV, "x".repeat(stack_pad))
+            .arg(worker_spec(&self.timer))
+            .env(knotmeter_protocol::LAYOUT_PAD_ENV, "x".repeat(stack_pad))
+            .env(knotmeter_protocol::HEAP_OFFSET_ENV, heap_offset.to_string())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit());
@@ -215,11 +210,10 @@ fn own_executable() -> std::path::PathBuf {
     }
 }
 
-/// `--round-worker`'s value: the coordinator's process id, its clock calibration, and the
-/// size of the worker's first allocation.
-fn worker_spec(timer: &Timer, heap_offset: u64) -> String {
+/// `--round-worker`'s value: the coordinator's process id and its clock calibration.
+fn worker_spec(timer: &Timer) -> String {
     format!(
-        "{},{},{},{},{heap_offset}",
+        "{},{},{},{}",
         std::process::id(),
         timer.ns_per_tick(),
         timer.precision_ns,

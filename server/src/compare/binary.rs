@@ -46,6 +46,8 @@ pub struct Binary {
     pub manifest: Manifest,
     /// Its cases, in its order.
     pub cases: Vec<ListEntry>,
+    /// The version of the driven mode it speaks: a base from before rounds speaks 1.
+    pub driven_version: u32,
     io: Io,
 }
 
@@ -83,6 +85,12 @@ impl Binary {
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
+        // A layout of its own, as a run's round workers have: between two builds whose paths
+        // differ in length, one fixed layout each would be a bias no number of rounds removes.
+        let (stack_pad, heap_offset) = knotmeter_protocol::layout(random());
+        command
+            .env(knotmeter_protocol::LAYOUT_PAD_ENV, "x".repeat(stack_pad))
+            .env(knotmeter_protocol::HEAP_OFFSET_ENV, heap_offset.to_string());
         for (key, value) in &spec.env {
             command.env(key, value);
         }
@@ -126,6 +134,7 @@ impl Binary {
             }) if speaks(spec.side, driven_version) => Ok(Binary {
                 manifest: *manifest,
                 cases,
+                driven_version,
                 io,
             }),
             Ok(DrivenEvent::Ready { driven_version, .. }) => Err(format!(
@@ -250,6 +259,15 @@ impl Io {
 /// base built before rounds can still be compared with.
 fn speaks(side: &str, driven_version: u32) -> bool {
     driven_version == DRIVEN_VERSION || (side == "base" && driven_version == 1)
+}
+
+/// 64 random bits, from the standard library's per-process random hash keys (a new key for
+/// every `RandomState`).
+fn random() -> u64 {
+    use std::hash::{BuildHasher, Hasher};
+    std::collections::hash_map::RandomState::new()
+        .build_hasher()
+        .finish()
 }
 
 #[cfg(test)]

@@ -5,13 +5,16 @@
 //! CPU each was placed on). Fresh processes every round put that difference in the variation
 //! between rounds, which is what the interval of the ratio is made of.
 //!
-//! A pair is: `open` the case in the base binary, `pair` it in the head binary with the round
-//! it belongs to, then relay every `peer` request of the head to the base and its answer back,
-//! one at a time, until the head says `paired` with what it measured. After the last round the
-//! head `combine`s every round of a case into both sides' results and the estimate. The head
-//! measures exactly as it measures a group member against its group's baseline, and decides
-//! every statistic; this module only carries messages, watches the clock and the processes,
-//! and pins both to one CPU (`pin`).
+//! A pair is: `open` the case in one binary (the peer), `pair` it in the other (the driver)
+//! with the round it belongs to, then relay every `peer` request of the driver to the peer and
+//! its answer back, one at a time, until the driver says `paired` with what it measured. The
+//! head drives even rounds and the base odd ones (a base from before rounds never drives): the
+//! driver's own samples read slower on bodies that allocate, and alternated that bias cancels
+//! in the mean and shows in the interval. After the last round the head `combine`s every
+//! round of a case into both sides' results and the estimate. The driver measures exactly as a
+//! group member is measured against its group's baseline, and the head decides every
+//! statistic; this module only carries messages, watches the clock and the processes, and pins
+//! both to one CPU (`pin`).
 //!
 //! | what happens | the case | the rest |
 //! |---|---|---|
@@ -24,8 +27,8 @@
 use std::time::Duration;
 
 use knotmeter_protocol::{
-    CompareStatus, ComparedCase, DrivenCommand, DrivenEvent, ListEntry, Manifest, PairEstimate,
-    PairOutcome, PairRound, PairSlot,
+    CaseFailure, CompareStatus, ComparedCase, DrivenCommand, DrivenEvent, FailureKind, ListEntry,
+    Manifest, PairEstimate, PairOutcome, PairRound, PairSlot, DRIVEN_VERSION, MIN_ROUNDS,
 };
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
@@ -274,7 +277,12 @@ impl Run<'_> {
 
     /// Measures the rounds of `cases`: each round a fresh pair of processes, the cases in a
     /// shuffled order.
-    async fn rounds(&mut self, cases: &mut [Planned], base: &mut Side<'_>, head: &mut Side<'_>) {
+    async fn rounds<'s>(
+        &mut self,
+        cases: &mut [Planned],
+        base: &mut Side<'s>,
+        head: &mut Side<'s>,
+    ) {
         let mut order_seed = 0x636f_6d70_6172_6573_u64 ^ u64::from(std::process::id());
         for round in 0..self.options.rounds {
             let mut order: Vec<usize> = (0..cases.len())
@@ -335,8 +343,7 @@ impl Run<'_> {
             }
             for planned in cases.iter_mut() {
                 if let Planned::Rounds(case) = planned {
-                    let next = (case.spent + case.last).as_secs_f64();
-                    if next > self.options.budget.as_secs_f64() * 1.1 && !case.rounds.is_empty() {
+                    if over_budget(case, self.options.budget) {
                         case.done = true;
                     }
                 }
@@ -412,12 +419,12 @@ impl Run<'_> {
     /// One round's pair of case `id`: its outcome (with what it measured), and a note when the
     /// head's benchmark ran several threads on the one CPU both were pinned to; or the case's
     /// failure.
-    async fn pair(
+    async fn pair<'s>(
         &mut self,
         id: &str,
         slot: PairSlot,
-        base: &mut Side<'_>,
-        head: &mut Side<'_>,
+        base: &mut Side<'s>,
+        head: &mut Side<'s>,
     ) -> Result<(PairOutcome, Option<String>), ComparedCase> {
         if let Err(why) = base.ensure(self).await {
             return Err(failed(id, why));
@@ -439,10 +446,25 @@ impl Run<'_> {
         }
         let timeout = self.options.case_timeout;
         let mut deadline = Instant::now() + timeout;
+        let swapped = base_drives(slot.round, b.driven_version);
+        let head_pid = h.pid();
+        let (driver, peer) = if swapped {
+            (&mut *base, &mut *head)
+        } else {
+            (&mut *head, &mut *base)
+        };
+        let (driver_side, peer_side) = if swapped {
+            ("base", "head")
+        } else {
+            ("head", "base")
+        };
 
-        // Open the case on the base side.
-        let opened = match b.send(&DrivenCommand::Open { id: id.to_owned() }).await {
-            Ok(()) => b.recv(deadline).await,
+        // Open the case on the peer's side.
+        let Some(p) = peer.binary.as_mut() else {
+            return Err(failed(id, "a bench binary did not start".into()));
+        };
+        let opened = match p.send(&DrivenCommand::Open { id: id.to_owned() }).await {
+            Ok(()) => p.recv(deadline).await,
             Err(silence) => Err(silence),
         };
         match opened {
@@ -450,33 +472,42 @@ impl Run<'_> {
             Ok(DrivenEvent::Failed { failure }) => {
                 return Err(failed(
                     id,
-                    format!("the base build's case failed: {}", failure_text(&failure)),
+                    format!(
+                        "the {peer_side} build's case failed: {}",
+                        failure_text(&failure)
+                    ),
                 ));
             }
             Ok(other) => {
                 return Err(failed(
                     id,
                     format!(
-                        "the base build's bench binary answered `open` with {}",
+                        "the {peer_side} build's bench binary answered `open` with {}",
                         text(&other)
                     ),
                 ))
             }
             Err(silence) => {
-                base.binary = None;
+                peer.binary = None;
                 return Err(failed(
                     id,
-                    silence_text("base", &silence, timeout, "when the case was opened"),
+                    silence_text(peer_side, &silence, timeout, "when the case was opened"),
                 ));
             }
         }
 
-        // Pair it on the head side, relaying its requests.
+        // Pair it on the driver's side, relaying its requests.
         let mut threads = 1;
         let round = slot.round;
         let rounds = slot.rounds;
         let outcome: Result<PairOutcome, Broken> = 'pair: {
-            if let Err(silence) = h
+            let Some(d) = driver.binary.as_mut() else {
+                break 'pair Err(Broken {
+                    why: format!("the {driver_side} build's bench binary did not start"),
+                    hung: false,
+                });
+            };
+            if let Err(silence) = d
                 .send(&DrivenCommand::Pair {
                     id: id.to_owned(),
                     against: self.against.to_owned(),
@@ -484,7 +515,12 @@ impl Run<'_> {
                 })
                 .await
             {
-                break 'pair Err(Broken::head(&silence, timeout, "when the pair began"));
+                break 'pair Err(Broken::of(
+                    driver_side,
+                    &silence,
+                    timeout,
+                    "when the pair began",
+                ));
             }
             let mut cancel_sent = false;
             loop {
@@ -493,43 +529,48 @@ impl Run<'_> {
                     _ = self.cancel.cancelled(), if !cancel_sent => {
                         cancel_sent = true;
                         self.measured.cancelled = true;
-                        let _ = h.send(&DrivenCommand::Cancel).await;
+                        let _ = d.send(&DrivenCommand::Cancel).await;
                         continue;
                     }
-                    event = h.recv(deadline) => event,
+                    event = d.recv(deadline) => event,
                 };
                 deadline = Instant::now() + timeout;
                 match event {
                     Ok(DrivenEvent::Peer { command }) => {
-                        let reply = match base.binary.as_mut() {
-                            Some(b) => match b.send(&command).await {
-                                Ok(()) => b.recv(deadline).await,
+                        let reply = match peer.binary.as_mut() {
+                            Some(p) => match p.send(&command).await {
+                                Ok(()) => p.recv(deadline).await,
                                 Err(silence) => Err(silence),
                             },
                             None => Err(Silence::Ended("had already ended".into())),
                         };
                         let reply = reply.unwrap_or_else(|silence| {
-                            base.binary = None;
+                            peer.binary = None;
                             DrivenEvent::Lost {
                                 message: silence_text(
-                                    "base",
+                                    peer_side,
                                     &silence,
                                     timeout,
                                     "in the middle of the pair",
                                 ),
                             }
                         });
-                        if let Err(silence) = h
+                        if let Err(silence) = d
                             .send(&DrivenCommand::PeerReply {
                                 reply: Box::new(reply),
                             })
                             .await
                         {
-                            break 'pair Err(Broken::head(&silence, timeout, "during this case"));
+                            break 'pair Err(Broken::of(
+                                driver_side,
+                                &silence,
+                                timeout,
+                                "during this case",
+                            ));
                         }
                     }
                     Ok(DrivenEvent::Progress { fraction, .. }) => {
-                        if let Some(pid) = h.pid() {
+                        if let Some(pid) = head_pid {
                             threads = threads.max(pin::threads(pid));
                         }
                         // The case's progress over its rounds.
@@ -544,37 +585,43 @@ impl Run<'_> {
                     Ok(other) => {
                         break 'pair Err(Broken {
                             why: format!(
-                                "the head build's bench binary answered `pair` with {}",
+                                "the {driver_side} build's bench binary answered `pair` with {}",
                                 text(&other)
                             ),
                             hung: false,
                         })
                     }
                     Err(silence) => {
-                        break 'pair Err(Broken::head(&silence, timeout, "during this case"))
+                        break 'pair Err(Broken::of(
+                            driver_side,
+                            &silence,
+                            timeout,
+                            "during this case",
+                        ))
                     }
                 }
             }
         };
         let outcome = match outcome {
+            Ok(outcome) if swapped => unswapped(outcome),
             Ok(outcome) => outcome,
             Err(Broken { why, hung }) => {
-                // The head is gone, hung or confused. After a hang both are stopped; otherwise
-                // the base's case is closed if it still waits.
-                head.binary = None;
+                // The driver is gone, hung or confused. After a hang both are stopped;
+                // otherwise the peer's case is closed if it still waits.
+                driver.binary = None;
                 if hung {
-                    base.binary = None;
+                    peer.binary = None;
                 }
-                if let Some(b) = base.binary.as_mut() {
-                    let closed = match b.send(&DrivenCommand::Close { measurement: None }).await {
-                        Ok(()) => b
+                if let Some(p) = peer.binary.as_mut() {
+                    let closed = match p.send(&DrivenCommand::Close { measurement: None }).await {
+                        Ok(()) => p
                             .recv(Instant::now() + Duration::from_secs(10))
                             .await
                             .is_ok(),
                         Err(_) => false,
                     };
                     if !closed {
-                        base.binary = None;
+                        peer.binary = None;
                     }
                 }
                 return Err(failed(id, why));
@@ -647,13 +694,60 @@ struct Broken {
 }
 
 impl Broken {
-    /// The head build's binary fell silent `when`: it ended, or sent nothing for `timeout`.
-    fn head(silence: &Silence, timeout: Duration, when: &str) -> Broken {
+    /// The `side` build's binary fell silent `when`: it ended, or sent nothing for `timeout`.
+    fn of(side: &str, silence: &Silence, timeout: Duration, when: &str) -> Broken {
         Broken {
-            why: silence_text("head", silence, timeout, when),
+            why: silence_text(side, silence, timeout, when),
             hung: matches!(silence, Silence::TimedOut),
         }
     }
+}
+
+/// Whether `case`'s next round would take it past `budget` (by more than a tenth). A case gets
+/// [`MIN_ROUNDS`] rounds whatever their length, for an interval between processes at all,
+/// unless it took its whole budget already: a loaded machine that stretched every pair a little
+/// past its share left a case one or two rounds, and an interval so wide that a ratio of 1/3
+/// read `same`.
+fn over_budget(case: &CaseRounds, budget: Duration) -> bool {
+    let budget = budget.as_secs_f64();
+    let owed = case.rounds.len() < MIN_ROUNDS as usize && case.spent.as_secs_f64() < budget;
+    let next = (case.spent + case.last).as_secs_f64();
+    next > budget * 1.1 && !case.rounds.is_empty() && !owed
+}
+
+/// Whether the base drives round `round` of a pair (measures its own case and asks the head for
+/// each of the head's samples), rather than the head. The two alternate, when the base can
+/// drive (`base_version`: a base from before rounds cannot): two byte-identical builds read the
+/// driver 2-4% slower on bodies that allocate (a CSV parse, a `Vec` push loop), a bias of the
+/// role that rounds in fresh processes would otherwise repeat in every round, where it reads as
+/// a difference between the builds. Alternated, it cancels in the mean and shows in the
+/// interval.
+fn base_drives(round: u32, base_version: u32) -> bool {
+    round % 2 == 1 && base_version == DRIVEN_VERSION
+}
+
+/// The outcome of a round the base build drove, its sides put back: what it measured as its
+/// own case is the base's, what it asked the head for the head's, and a head that stopped
+/// answering in the middle is the head's failure.
+fn unswapped(mut outcome: PairOutcome) -> PairOutcome {
+    std::mem::swap(&mut outcome.base, &mut outcome.head);
+    std::mem::swap(&mut outcome.base_failure, &mut outcome.head_failure);
+    if let Some(round) = outcome.round.as_mut() {
+        std::mem::swap(&mut round.base, &mut round.head);
+    }
+    if let Some(why) = outcome.base_lost.take() {
+        outcome.head_failure.get_or_insert(CaseFailure {
+            id: outcome.id.clone(),
+            kind: FailureKind::Crashed,
+            message: why,
+            location: None,
+        });
+    }
+    if outcome.base_failure.is_some() || outcome.head_failure.is_some() {
+        // The driver's words name the sides its way round; the failures say it right.
+        outcome.not_compared = None;
+    }
+    outcome
 }
 
 /// A case of the report from how its pair ended; a compared case's estimate goes to
@@ -757,11 +851,108 @@ mod tests {
     #[test]
     fn only_a_head_that_sent_nothing_is_taken_for_hung() {
         let timeout = Duration::from_secs(5);
-        let hung = Broken::head(&Silence::TimedOut, timeout, "during this case");
+        let hung = Broken::of("head", &Silence::TimedOut, timeout, "during this case");
         assert!(hung.hung, "{}", hung.why);
         assert!(hung.why.contains("sent nothing for 5 s"), "{}", hung.why);
         let ended = Silence::Ended("exited with signal 6:\nsent nothing for a while".into());
-        let crashed = Broken::head(&ended, timeout, "during this case");
+        let crashed = Broken::of("base", &ended, timeout, "during this case");
         assert!(!crashed.hung, "{}", crashed.why);
+        assert!(
+            crashed.why.starts_with("the base build's"),
+            "{}",
+            crashed.why
+        );
+    }
+
+    /// Two byte-identical builds read the driver of a pair 2-4% slower on a CSV parse (A/A
+    /// with `knotmeter compare HEAD`, before the roles alternated): the head drives even
+    /// rounds and the base odd ones, so the bias cancels over the rounds; a base from before
+    /// rounds cannot drive.
+    #[test]
+    fn the_driver_of_a_pair_alternates_between_rounds_when_the_base_can_drive() {
+        let drivers: Vec<bool> = (0..6).map(|r| base_drives(r, DRIVEN_VERSION)).collect();
+        assert_eq!(drivers, [false, true, false, true, false, true]);
+        assert!((0..6).all(|r| !base_drives(r, 1)));
+    }
+
+    /// A case whose pairs each took 0.9 s of a 2 s budget (a loaded machine): two fit, but it
+    /// gets three, an interval between processes at all (with two, Student's t is 12.7 and a
+    /// ratio of 1/3 read `same`); one whose first pair took the whole budget gets no more.
+    #[test]
+    fn a_case_gets_three_rounds_unless_its_pairs_took_the_whole_budget() {
+        let budget = Duration::from_secs(2);
+        let case = |rounds: usize, each: Duration| CaseRounds {
+            rounds: vec![
+                PairRound {
+                    base: measured(1.0),
+                    head: measured(1.0),
+                };
+                rounds
+            ],
+            spent: each * rounds as u32,
+            last: each,
+            ..CaseRounds::new("a::b")
+        };
+        let slow = Duration::from_millis(900);
+        assert!(!over_budget(&case(1, slow), budget));
+        assert!(!over_budget(&case(2, slow), budget), "owed a third round");
+        assert!(over_budget(&case(3, slow), budget));
+        let whole = Duration::from_millis(2100);
+        assert!(over_budget(&case(1, whole), budget));
+        // Within the budget, rounds go on.
+        assert!(!over_budget(&case(5, Duration::from_millis(150)), budget));
+        assert!(over_budget(&case(14, Duration::from_millis(150)), budget));
+    }
+
+    fn measured(ns: f64) -> knotmeter_protocol::DrivenMeasurement {
+        knotmeter_protocol::DrivenMeasurement {
+            ops_per_sample: 7,
+            workload_ns: vec![ns],
+            ..Default::default()
+        }
+    }
+
+    /// What the base measured as its own case in a round it drove is the base's; what it
+    /// asked the head for, the head's; a head that stopped answering is the head's failure.
+    #[test]
+    fn a_round_the_base_drove_is_put_back_the_right_way_round() {
+        let drove = PairOutcome {
+            id: "a::parse".into(),
+            base: None,
+            head: None,
+            base_failure: None,
+            head_failure: None,
+            base_lost: None,
+            estimate: None,
+            not_compared: None,
+            round: Some(PairRound {
+                // The driver's words: its own case is the "head".
+                base: measured(200.0),
+                head: measured(100.0),
+            }),
+        };
+        let round = unswapped(drove.clone()).round.unwrap();
+        assert_eq!(
+            (round.base.workload_ns[0], round.head.workload_ns[0]),
+            (100.0, 200.0)
+        );
+
+        let lost = PairOutcome {
+            base_lost: Some("the head build's bench binary exited with signal 9".into()),
+            not_compared: Some("the base build's bench binary stopped answering".into()),
+            round: None,
+            ..drove
+        };
+        let put_back = unswapped(lost);
+        let failure = put_back.head_failure.as_ref().unwrap();
+        assert!(failure.message.contains("head build's"), "{failure:?}");
+        assert!(put_back.base_failure.is_none() && put_back.base_lost.is_none());
+        assert_eq!(put_back.not_compared, None);
+        let case = from_outcome(put_back, &mut Vec::new());
+        assert_eq!(case.status, CompareStatus::Failed);
+        assert!(case
+            .note
+            .unwrap()
+            .starts_with("the head build's case failed"));
     }
 }

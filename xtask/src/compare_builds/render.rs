@@ -78,6 +78,11 @@ fn true_change(case: &str) -> String {
         })
 }
 
+/// `1 run`, `20 runs`.
+fn plural(n: usize, word: &str) -> String {
+    format!("{n} {word}{}", if n == 1 { "" } else { "s" })
+}
+
 /// Verdicts on identical code: how many were not `same`, of how many verdicts, and the cases
 /// that got none (not compared, or missing from a run).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -120,6 +125,9 @@ impl Tally {
 
     /// `2 of 120 (1.7%)`, with the cases that got no verdict when there are some.
     fn long(self) -> String {
+        if self.verdicts + self.missing == 0 {
+            return "—".into();
+        }
         match self.rate() {
             Some(rate) => format!(
                 "{} of {} ({:.1}%){}",
@@ -151,10 +159,11 @@ fn of_body(kind: Body, unchanged: bool) -> Vec<&'static str> {
 }
 
 /// The headline of a scenario: the A/A's false verdicts, realistic bodies apart from
-/// chain-like ones, against the target.
-pub(crate) fn headline(aa: &[Run]) -> String {
+/// chain-like ones, against the target; and the A/B's on its unchanged realistic cases.
+pub(crate) fn headline(aa: &[Run], ab: &[Run]) -> String {
     let realistic = Tally::of(aa, &of_body(Body::Realistic, false));
     let chain = Tally::of(aa, &of_body(Body::ChainLike, false));
+    let ab_realistic = Tally::of(ab, &of_body(Body::Realistic, true));
     let verdict = match realistic.rate() {
         Some(rate) if rate <= TARGET => "within",
         Some(_) => "**over**",
@@ -162,11 +171,14 @@ pub(crate) fn headline(aa: &[Run]) -> String {
     };
     format!(
         "Identical code, `knotmeter compare {}` (A/A): **{} verdicts not `same` on the realistic \
-         bodies**, {verdict} the target of at most {:.0}%; {} on the chain-like ones.",
+         bodies**, {verdict} the target of at most {:.0}%; {} on the chain-like ones. The A/B \
+         comparison, whose builds differ elsewhere, called its unchanged realistic cases \
+         changed in {}.",
         super::AA[0],
         realistic.long(),
         TARGET * 100.0,
-        chain.long()
+        chain.long(),
+        ab_realistic.long()
     )
 }
 
@@ -198,7 +210,8 @@ fn detection_table(out: &mut String, s: &Scenario) {
 }
 
 /// The identical-code table: per case, the verdicts not `same` of every way of comparing where
-/// both sides run the same code, and the totals per kind of body.
+/// both sides run the same code (the A/A comparison for every case; the others for the
+/// unchanged cases), and the totals per kind of body.
 fn identical_table(out: &mut String, s: &Scenario) {
     let _ = writeln!(
         out,
@@ -223,7 +236,7 @@ fn identical_table(out: &mut String, s: &Scenario) {
             change(&s.aa, case),
             unchanged_only(&s.ab, case),
             unchanged_only(&s.before_after, case),
-            Tally::of(&s.grouped, &[case]).short(),
+            unchanged_only(&s.grouped, case),
         );
     }
     for kind in [Body::Realistic, Body::ChainLike] {
@@ -235,7 +248,7 @@ fn identical_table(out: &mut String, s: &Scenario) {
             Tally::of(&s.aa, &all).long(),
             Tally::of(&s.ab, &unchanged).long(),
             Tally::of(&s.before_after, &unchanged).long(),
-            Tally::of(&s.grouped, &all).long(),
+            Tally::of(&s.grouped, &unchanged).long(),
         );
     }
 }
@@ -247,13 +260,13 @@ pub(crate) fn section(scenarios: &[Scenario], settings: &Settings, total_s: f64)
     let _ = writeln!(
         out,
         "Measured with `cargo xtask compare-builds{}` on {cores} cores shared with other work, \
-         {} runs per figure, in {:.0} minutes. Load averages are the machine's at the start and \
-         end of each scenario.\n",
+         {} per figure, in {}. Load averages are the machine's at the start and end of each \
+         scenario.\n",
         settings
             .time
             .map_or(String::new(), |t| format!(" --time {t}")),
-        settings.runs,
-        total_s / 60.0
+        plural(settings.runs, "run"),
+        plural((total_s / 60.0).round() as usize, "minute"),
     );
     let _ = writeln!(
         out,
@@ -286,22 +299,32 @@ pub(crate) fn section(scenarios: &[Scenario], settings: &Settings, total_s: f64)
             "### {} (load average {} → {})\n",
             s.name, s.load.0, s.load.1
         );
-        let _ = writeln!(out, "{}\n", headline(&s.aa));
+        let _ = writeln!(out, "{}\n", headline(&s.aa, &s.ab));
         detection_table(&mut out, s);
         out.push('\n');
         identical_table(&mut out, s);
         let compare_s = median(s.ab.iter().map(|r| r.measuring_s).collect());
         let aa_s = median(s.aa.iter().map(|r| r.measuring_s).collect());
         let group_s = median(s.grouped.iter().map(|r| r.measuring_s).collect());
+        let case_s = |runs: &[Run]| {
+            median(
+                runs.iter()
+                    .flat_map(|r| r.answers.values().map(|a| a.wall_s))
+                    .filter(|w| *w > 0.0)
+                    .collect(),
+            )
+        };
         let _ = writeln!(
             out,
             "\nTime (medians): `knotmeter compare` measured the {} cases in **{compare_s:.1} s** \
              (A/B; {aa_s:.1} s A/A), from the start of measuring to the report: every round's \
              processes, every pair, the verdicts; builds excluded. The in-binary groups took \
-             **{group_s:.1} s**: **{:.2}×**. The budget is {budget} s per case, over all its \
-             rounds.\n",
+             **{group_s:.1} s**: **{:.2}×**. A case took {:.2} s over all its rounds across two \
+             builds and {:.2} s in one binary (the budget is {budget} s per case).\n",
             cases().len(),
-            compare_s / group_s
+            compare_s / group_s,
+            case_s(&s.ab),
+            case_s(&s.grouped),
         );
     }
     out
@@ -352,6 +375,7 @@ mod tests {
         assert_eq!(tally.short(), "2/3, 1 not compared");
         assert_eq!(tally.long(), "2 of 3 (66.7%), 1 not compared");
         assert_eq!(Tally::of(&runs, &[]).rate(), None);
+        assert_eq!(Tally::of(&[], &["same_push"]).long(), "—");
     }
 
     /// A run in which every case reads `same` but `changed`, which read `slower`.
@@ -380,7 +404,16 @@ mod tests {
         aa.extend((0..8).map(|_| all_same_but(&[])));
         let realistic = of_body(Body::Realistic, false).len() * 10;
         let chain = of_body(Body::ChainLike, false).len() * 10;
-        let text = headline(&aa);
+        let ab: Vec<Run> = (0..4)
+            .map(|i| {
+                all_same_but(if i == 0 {
+                    &["plus_1pct", "same_parse"]
+                } else {
+                    &["plus_1pct"]
+                })
+            })
+            .collect();
+        let text = headline(&aa, &ab);
         let want = format!(
             "**2 of {realistic} ({:.1}%) verdicts not `same` on the realistic bodies**, within",
             200.0 / realistic as f64
@@ -391,10 +424,42 @@ mod tests {
             100.0 / chain as f64
         );
         assert!(text.contains(&want), "{text}");
+        let realistic_ab = of_body(Body::Realistic, true).len() * 4;
+        let want = format!(
+            "unchanged realistic cases changed in 1 of {realistic_ab} ({:.1}%).",
+            100.0 / realistic_ab as f64
+        );
+        assert!(text.contains(&want), "{text}");
         // Every realistic verdict `slower` in one run of ten is over 5%.
         aa[3] = all_same_but(&of_body(Body::Realistic, false));
-        let text = headline(&aa);
+        let text = headline(&aa, &ab);
         assert!(text.contains("**over** the target"), "{text}");
+    }
+
+    #[test]
+    fn a_changed_case_counts_as_identical_code_only_in_the_a_a_comparison() {
+        // Where the code differs, `slower` is right: neither a false verdict nor counted.
+        let changed = ["plus_1pct", "plus_5pct"];
+        let scenario = Scenario {
+            aa: vec![all_same_but(&[])],
+            ab: vec![all_same_but(&changed)],
+            before_after: vec![all_same_but(&changed)],
+            grouped: vec![all_same_but(&changed)],
+            ..Scenario::default()
+        };
+        let mut out = String::new();
+        identical_table(&mut out, &scenario);
+        assert!(
+            out.contains("| `plus_1pct` | chain-like | 0/1 | +0.0% [-1.0, 1.0] | — | — | — |"),
+            "{out}"
+        );
+        let unchanged = of_body(Body::ChainLike, true).len();
+        let all = of_body(Body::ChainLike, false).len();
+        let want = format!(
+            "| **all chain-like** | | **0 of {all} (0.0%)** | | 0 of {unchanged} (0.0%) | 0 of \
+             {unchanged} (0.0%) | 0 of {unchanged} (0.0%) |"
+        );
+        assert!(out.contains(&want), "{out}");
     }
 
     #[test]

@@ -147,7 +147,7 @@ pub(crate) const CALIBRATION: Section = Section {
 pub(crate) const COMPARE_BUILDS: Section = Section {
     page: "docs/compare.md",
     name: "compare-builds",
-    command: "cargo xtask compare-builds",
+    command: "cargo xtask compare-builds --write",
     measures: Measures::WorkingTree,
     depends_on: &[
         BUILD,
