@@ -10,6 +10,7 @@
 use knotmeter_protocol::Rounds;
 
 use super::{RatioEstimate, LEVEL};
+use crate::analysis::rounds::across_runs;
 use crate::stats::rounds::{welch, Mean};
 
 /// The ratio from per-round log-ratios (member over baseline, head over base): their mean,
@@ -21,7 +22,8 @@ pub(crate) fn paired(log_ratios: &[f64]) -> Option<RatioEstimate> {
 }
 
 /// The ratio of `after` over `before` from both runs' rounds: Welch's difference of the mean
-/// log medians, its standard error widened to at least `history_sd` (the spread between runs
+/// log medians, each run's standard error as a rerun sees it (`across_runs`: what moves whole
+/// runs, which neither run's rounds see), the difference's widened to at least `history_sd` (the spread between runs
 /// of this case learnt from the history, as a standard deviation of a log step), when known.
 /// `None` unless both runs have two positive round medians or more.
 pub(crate) fn before_after(
@@ -36,7 +38,8 @@ pub(crate) fn before_after(
             .map(|m| m.ln())
             .collect()
     };
-    let difference = welch(&Mean::of(&logs(before))?, &Mean::of(&logs(after))?)?;
+    let run = |r: &Rounds| Mean::of(&logs(r)).map(across_runs);
+    let difference = welch(&run(before)?, &run(after)?)?;
     let difference = match history_sd {
         Some(sd) => difference.widened_to(sd),
         None => difference,
@@ -90,5 +93,21 @@ mod tests {
         // A history spread narrower than the runs' own leaves the interval alone.
         assert_eq!(before_after(&before, &after, Some(1e-6)), Some(plain));
         assert_eq!(before_after(&rounds(&[1.0]), &after, None), None);
+    }
+
+    /// Two runs of unchanged code whose rounds each agree within 0.2%, the second 2% slower
+    /// across the board (the machine drifted between them, as it does over minutes): the
+    /// rounds alone would call it slower, [1.017, 1.023]; each run's error as a rerun sees it
+    /// keeps the interval over the 0.5% threshold's near side. A 10% change still stands out.
+    #[test]
+    fn a_drift_between_runs_that_neither_runs_rounds_see_is_not_a_change() {
+        let before = rounds(&[100.0, 100.2, 99.9, 100.1, 99.8, 100.0, 100.1, 99.9]);
+        let drifted: Vec<f64> = before.medians_ns.iter().map(|m| m * 1.02).collect();
+        let r = before_after(&before, &rounds(&drifted), None).unwrap();
+        assert!((r.ratio - 1.02).abs() < 1e-9, "{r:?}");
+        assert!(r.low < 1.005, "{r:?}");
+        let changed: Vec<f64> = before.medians_ns.iter().map(|m| m * 1.10).collect();
+        let r = before_after(&before, &rounds(&changed), None).unwrap();
+        assert!(r.low > 1.05, "{r:?}");
     }
 }

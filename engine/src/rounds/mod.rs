@@ -230,7 +230,7 @@ impl<'c> State<'c> {
             .filter(|(i, _)| !self.failed[*i] && self.unit.reports[*i])
             .all(|(i, _)| {
                 let medians: Vec<f64> = self.rounds[i].iter().map(|r| round_median(&r.m)).collect();
-                estimate(&medians).is_some_and(|e| e.precision <= target)
+                estimate(&medians).is_some_and(|e| e.rounds_precision <= target)
             })
     }
 }

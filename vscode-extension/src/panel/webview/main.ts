@@ -1,7 +1,7 @@
 // The results panel's page (bundled on its own into dist/webview.js). It draws, for the
 // selected benchmark: the daemon's line and notes for the case, the distribution of its
 // per-operation samples (a histogram with the estimate and its interval over rounds), the history of the
-// median over past runs (one series per mode: quick and full runs never mix), for an `args`
+// estimate over past runs (one series per mode: quick and full runs never mix), for an `args`
 // benchmark its scaling (median against n on log axes, with the fitted class and its
 // warnings), and for a comparison group the table with ratio bars centred on the baseline.
 // uPlot draws on canvas; colours come from VS Code's theme variables and are re-read when the
@@ -130,7 +130,7 @@ function render(): void {
     const hist = figure(row, "Distribution of per-operation times", c.measured ? `${c.samples.length} samples, after overhead subtraction` : "indistinguishable from empty");
     const runs = c.history.reduce((a, s) => a + s.points.length, 0);
     const note = runs ? `${runs} runs; quick and full runs apart, as they are never compared` : "no stored history yet";
-    const hv = figure(row, "Median over past runs", note);
+    const hv = figure(row, "Estimate over past runs", note);
     drawHistogram(hist, c, width);
     drawHistory(hv, c.history, width);
   }
@@ -276,7 +276,7 @@ function drawHistory(target: HTMLElement, series: HistorySeries[], width: number
   };
   plots.push(new uPlot(opts, columns as uPlot.AlignedData, target));
   const labels = series.map((s) => s.label).join(", ");
-  target.setAttribute("aria-label", `median over past runs: ${labels}`);
+  target.setAttribute("aria-label", `estimate over past runs: ${labels}`);
 }
 
 /** Whether a stored run's result was optimised away (its median means nothing). */
