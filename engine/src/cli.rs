@@ -20,6 +20,7 @@ use std::process::ExitCode;
 use clap::error::ErrorKind;
 use clap::parser::ValueSource;
 use clap::{value_parser, Arg, ArgAction, ArgMatches, Command};
+use knotmeter_format::values;
 
 use knotmeter_protocol::{Partition, PartitionKind};
 
@@ -107,222 +108,187 @@ pub(crate) struct WorkerSpec {
 fn command() -> Command {
     Command::new("knotmeter bench binary")
         .about("Runs the knotmeter benchmarks linked into this binary")
-        .arg(
-            Arg::new("filter")
-                .num_args(0..)
-                .help("Run only cases whose id contains one of these"),
-        )
-        .arg(
-            Arg::new("exact")
-                .long("exact")
-                .action(ArgAction::SetTrue)
-                .help("Match filters and --skip against whole ids or names"),
-        )
-        .arg(
-            Arg::new("skip")
-                .long("skip")
-                .action(ArgAction::Append)
-                .value_name("PATTERN")
-                .help("Leave out cases matching PATTERN (repeatable)"),
-        )
-        .arg(
-            Arg::new("partition")
-                .long("partition")
-                .value_name("KIND:K/N")
-                .value_parser(parse_partition)
-                .help(
-                    "Run shard K of N (count:K/N or hash:K/N, as nextest): comparison groups and \
-                     the cases of one function stay together",
-                ),
-        )
-        .arg(
-            Arg::new("list")
-                .long("list")
-                .action(ArgAction::SetTrue)
-                .help("List the cases and exit"),
-        )
-        .arg(
-            Arg::new("format")
-                .long("format")
-                .value_parser(Format::NAMES.to_vec())
-                .help(
-                    "Output format: pretty, json, jsonl, csv or markdown (--list: pretty or json)",
-                ),
-        )
-        .arg(
-            // criterion's `--noplot`, which CI scripts written for criterion pass: knotmeter
-            // draws no plots, so it is accepted and changes nothing.
-            Arg::new("noplot")
-                .long("noplot")
-                .action(ArgAction::SetTrue)
-                .hide(true),
-        )
-        .arg(
-            Arg::new("quick")
-                .long("quick")
-                .action(ArgAction::SetTrue)
-                .help("About 100 ms per case and a 3% precision target"),
-        )
-        .arg(
-            Arg::new("time")
-                .long("time")
-                .value_name("SECS")
-                .value_parser(parse_seconds)
-                .help("Time budget per case in seconds (default 1, 0.1 with --quick)"),
-        )
-        .arg(
-            Arg::new("precision")
-                .long("precision")
-                .value_name("FRACTION")
-                .value_parser(parse_fraction)
-                .help(
-                    "Stop sampling once the median's 95% interval is within ± this (default 0.01)",
-                ),
-        )
-        .arg(
-            Arg::new("bench")
-                .long("bench")
-                .action(ArgAction::SetTrue)
-                .help("Measure (cargo bench passes this)"),
-        )
-        .arg(
-            Arg::new("timer")
-                .long("timer")
-                .value_parser(["instant", "tsc"])
-                .default_value("instant")
-                .help("Clock: the OS monotonic clock, or the invariant TSC on x86_64"),
-        )
-        .arg(
-            Arg::new("color")
-                .long("color")
-                .value_parser(["auto", "always", "never"])
-                .default_value("auto")
-                .help("Colour in the pretty output"),
-        )
-        .arg(
-            Arg::new("no-history")
-                .long("no-history")
-                .action(ArgAction::SetTrue)
-                .help("Do not record this run in the history store (target/knotmeter/history.db)"),
-        )
-        .arg(
-            Arg::new("save-baseline")
-                .long("save-baseline")
-                .value_name("NAME")
-                .value_parser(parse_name)
-                .help("Record this run in the history under the baseline NAME"),
-        )
-        .arg(
-            Arg::new("baseline")
-                .long("baseline")
-                .value_name("NAME")
-                .value_parser(parse_name)
-                .help("Compare with the latest run saved as NAME instead of the previous run"),
-        )
-        .arg(
-            Arg::new("noise-threshold")
-                .long("noise-threshold")
-                .value_name("PCT")
-                .value_parser(parse_percent)
-                .help(
-                    "A change is called only when its whole 95% interval lies beyond PCT percent \
-                     (default 0.5)",
-                ),
-        )
-        .arg(
-            Arg::new("fail-on-regression")
-                .long("fail-on-regression")
-                .value_name("PCT")
-                .value_parser(parse_percent)
-                .help("Exit with status 1 when any case is `slower` by more than PCT percent"),
-        )
-        .arg(
-            Arg::new("stdin-cancel")
-                .long("stdin-cancel")
-                .action(ArgAction::SetTrue)
-                .help(
-                    "Stop gracefully when standard input closes (for tools that spawn the binary)",
-                ),
-        )
-        .arg(
-            Arg::new("driven")
-                .long("driven")
-                .action(ArgAction::SetTrue)
-                .help(
-                    "Measure as an orchestrator (knotmeter compare) asks, one command per line \
-                     on standard input (docs/json-format.md)",
-                ),
-        )
-        .arg(
-            Arg::new("rounds")
-                .long("rounds")
-                .value_name("N")
-                .value_parser(parse_rounds)
-                .help(
-                    "Measure each case in up to N rounds, each in a fresh process (default 10, 5 \
-                     with --quick); its interval comes from the variation between them",
-                ),
-        )
-        .arg(
-            Arg::new("in-process")
-                .long("in-process")
-                .action(ArgAction::SetTrue)
-                .help(
-                    "Measure every round in this process (for a profiler or a debugger): the \
-                     intervals then cannot show what differs between processes",
-                ),
-        )
-        .arg(
-            Arg::new("round-worker")
-                .long("round-worker")
-                .value_name("SPEC")
-                .value_parser(parse_worker_spec)
-                .hide(true),
-        )
-        .arg(
-            Arg::new("seed")
-                .long("seed")
-                .value_parser(value_parser!(u64))
-                .help("Seed for sample-length jitter"),
-        )
-        // Accepted for libtest compatibility; they change nothing here.
-        .arg(
-            Arg::new("nocapture")
-                .long("nocapture")
-                .action(ArgAction::SetTrue)
-                .hide(true),
-        )
-        .arg(
-            Arg::new("show-output")
-                .long("show-output")
-                .action(ArgAction::SetTrue)
-                .hide(true),
-        )
-        .arg(
-            Arg::new("quiet")
-                .short('q')
-                .long("quiet")
-                .action(ArgAction::SetTrue)
-                .hide(true),
-        )
-        .arg(
-            Arg::new("test-threads")
-                .long("test-threads")
-                .value_parser(value_parser!(u32))
-                .hide(true),
-        )
+        .args(selection_args())
+        .args(measurement_args())
+        .args(history_args())
+        .args(process_args())
+        .args(libtest_args())
 }
 
+/// The cases to run or list, and how the report is printed.
+fn selection_args() -> Vec<Arg> {
+    vec![
+        Arg::new("filter")
+            .num_args(0..)
+            .help("Run only cases whose id contains one of these"),
+        Arg::new("exact")
+            .long("exact")
+            .action(ArgAction::SetTrue)
+            .help("Match filters and --skip against whole ids or names"),
+        Arg::new("skip")
+            .long("skip")
+            .action(ArgAction::Append)
+            .value_name("PATTERN")
+            .help("Leave out cases matching PATTERN (repeatable)"),
+        Arg::new("partition")
+            .long("partition")
+            .value_name("KIND:K/N")
+            .value_parser(parse_partition)
+            .help(
+                "Run shard K of N (count:K/N or hash:K/N, as nextest): comparison groups and \
+             the cases of one function stay together",
+            ),
+        Arg::new("list")
+            .long("list")
+            .action(ArgAction::SetTrue)
+            .help("List the cases and exit"),
+        Arg::new("format")
+            .long("format")
+            .value_parser(Format::NAMES.to_vec())
+            .help("Output format: pretty, json, jsonl, csv or markdown (--list: pretty or json)"),
+        // criterion's `--noplot`, which CI scripts written for criterion pass: knotmeter
+        // draws no plots, so it is accepted and changes nothing.
+        Arg::new("noplot")
+            .long("noplot")
+            .action(ArgAction::SetTrue)
+            .hide(true),
+    ]
+}
+
+/// How each case is measured.
+fn measurement_args() -> Vec<Arg> {
+    vec![
+        Arg::new("quick")
+            .long("quick")
+            .action(ArgAction::SetTrue)
+            .help("About 100 ms per case and a 3% precision target"),
+        Arg::new("time")
+            .long("time")
+            .value_name("SECS")
+            .value_parser(parse_seconds)
+            .help("Time budget per case in seconds (default 1, 0.1 with --quick)"),
+        Arg::new("precision")
+            .long("precision")
+            .value_name("FRACTION")
+            .value_parser(parse_fraction)
+            .help("Stop sampling once the median's 95% interval is within ± this (default 0.01)"),
+        Arg::new("bench")
+            .long("bench")
+            .action(ArgAction::SetTrue)
+            .help("Measure (cargo bench passes this)"),
+        Arg::new("timer")
+            .long("timer")
+            .value_parser(["instant", "tsc"])
+            .default_value("instant")
+            .help("Clock: the OS monotonic clock, or the invariant TSC on x86_64"),
+        Arg::new("color")
+            .long("color")
+            .value_parser(["auto", "always", "never"])
+            .default_value("auto")
+            .help("Colour in the pretty output"),
+    ]
+}
+
+/// The history: recording, the baseline to compare with, the verdicts' threshold and the gate.
+fn history_args() -> Vec<Arg> {
+    vec![
+        Arg::new("no-history")
+            .long("no-history")
+            .action(ArgAction::SetTrue)
+            .help("Do not record this run in the history store (target/knotmeter/history.db)"),
+        Arg::new("save-baseline")
+            .long("save-baseline")
+            .value_name("NAME")
+            .value_parser(values::baseline_name)
+            .help("Record this run in the history under the baseline NAME"),
+        Arg::new("baseline")
+            .long("baseline")
+            .value_name("NAME")
+            .value_parser(values::baseline_name)
+            .help("Compare with the latest run saved as NAME instead of the previous run"),
+        Arg::new("noise-threshold")
+            .long("noise-threshold")
+            .value_name("PCT")
+            .value_parser(values::percent)
+            .help(
+                "A change is called only when its whole 95% interval lies beyond PCT percent \
+             (default 0.5)",
+            ),
+        Arg::new("fail-on-regression")
+            .long("fail-on-regression")
+            .value_name("PCT")
+            .value_parser(values::percent)
+            .help("Exit with status 1 when any case is `slower` by more than PCT percent"),
+    ]
+}
+
+/// How the process is driven: by a tool, in rounds of worker processes, with a seed.
+fn process_args() -> Vec<Arg> {
+    vec![
+        Arg::new("stdin-cancel")
+            .long("stdin-cancel")
+            .action(ArgAction::SetTrue)
+            .help("Stop gracefully when standard input closes (for tools that spawn the binary)"),
+        Arg::new("driven")
+            .long("driven")
+            .action(ArgAction::SetTrue)
+            .help(
+                "Measure as an orchestrator (knotmeter compare) asks, one command per line \
+             on standard input (docs/json-format.md)",
+            ),
+        Arg::new("rounds")
+            .long("rounds")
+            .value_name("N")
+            .value_parser(parse_rounds)
+            .help(
+                "Measure each case in up to N rounds, each in a fresh process (default 10, 5 \
+             with --quick); its interval comes from the variation between them",
+            ),
+        Arg::new("in-process")
+            .long("in-process")
+            .action(ArgAction::SetTrue)
+            .help(
+                "Measure every round in this process (for a profiler or a debugger): the \
+             intervals then cannot show what differs between processes",
+            ),
+        Arg::new("round-worker")
+            .long("round-worker")
+            .value_name("SPEC")
+            .value_parser(parse_worker_spec)
+            .hide(true),
+        Arg::new("seed")
+            .long("seed")
+            .value_parser(value_parser!(u64))
+            .help("Seed for sample-length jitter"),
+    ]
+}
+
+/// libtest's flags, accepted for compatibility: they change nothing here.
+fn libtest_args() -> Vec<Arg> {
+    vec![
+        Arg::new("nocapture")
+            .long("nocapture")
+            .action(ArgAction::SetTrue)
+            .hide(true),
+        Arg::new("show-output")
+            .long("show-output")
+            .action(ArgAction::SetTrue)
+            .hide(true),
+        Arg::new("quiet")
+            .short('q')
+            .long("quiet")
+            .action(ArgAction::SetTrue)
+            .hide(true),
+        Arg::new("test-threads")
+            .long("test-threads")
+            .value_parser(value_parser!(u32))
+            .hide(true),
+    ]
+}
+
+/// A budget: [`values::seconds`] as a duration.
 fn parse_seconds(text: &str) -> Result<Duration, String> {
-    let secs: f64 = text
-        .parse()
-        .map_err(|_| format!("`{text}` is not a number of seconds"))?;
-    if !(secs > 0.0 && secs <= 86_400.0) {
-        return Err(format!(
-            "the budget must be above 0 and at most 86400 seconds, not {text}"
-        ));
-    }
-    Ok(Duration::from_secs_f64(secs))
+    values::seconds(text).map(Duration::from_secs_f64)
 }
 
 fn parse_rounds(text: &str) -> Result<u32, String> {
@@ -367,27 +333,6 @@ fn parse_partition(text: &str) -> Result<Partition, String> {
         ));
     }
     Ok(partition)
-}
-
-fn parse_name(text: &str) -> Result<String, String> {
-    let name = text.trim();
-    if name.is_empty() {
-        return Err("a baseline name cannot be empty".into());
-    }
-    Ok(name.to_owned())
-}
-
-fn parse_percent(text: &str) -> Result<f64, String> {
-    let value: f64 = text
-        .trim_end_matches('%')
-        .parse()
-        .map_err(|_| format!("`{text}` is not a percentage"))?;
-    if !(0.0..=1000.0).contains(&value) {
-        return Err(format!(
-            "the percentage must be between 0 and 1000, not {text}"
-        ));
-    }
-    Ok(value)
 }
 
 fn parse_fraction(text: &str) -> Result<f64, String> {

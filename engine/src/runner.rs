@@ -18,7 +18,7 @@ use knotmeter_protocol::{ListDocument, VERSION};
 use crate::cancel;
 use crate::cli;
 use crate::driven;
-use crate::measure::Timer;
+use crate::measure::{Timer, TimerKind};
 use crate::output::{self, ReportOut};
 use crate::registry::{self, Case, BENCHES};
 use crate::report::Format;
@@ -42,75 +42,14 @@ pub(crate) fn main_with(
         Ok(options) => options,
         Err(err) => return cli::report_error(&err, &mut out),
     };
-    let mut all = registry::cases(&BENCHES);
-    match declare() {
-        Ok(declared) => all.extend(declared),
-        Err(message) => {
-            eprintln!("knotmeter: {message}");
-            return ExitCode::from(2);
-        }
-    }
-    if let Some(case) = registry::duplicate_id(&all) {
-        eprintln!(
-            "knotmeter: two benchmarks have the id `{}` (the second at {}:{}); ids name \
-             benchmarks on the command line and in the history, so rename one",
-            case.id, case.file, case.line
-        );
-        return ExitCode::from(2);
-    }
+    let all = match all_cases(declare) {
+        Ok(all) => all,
+        Err(code) => return code,
+    };
     if options.driven {
-        // This process's heap layout, when whoever started it drew one: everything allocated
-        // from here on lies after it.
-        let heap_offset = std::env::var(knotmeter_protocol::HEAP_OFFSET_ENV)
-            .ok()
-            .and_then(|v| v.parse::<usize>().ok())
-            .filter(|offset| *offset <= 1 << 20);
-        if let Some(offset) = heap_offset {
-            Box::leak(vec![0u8; offset].into_boxed_slice());
-        }
-        let timer = match options.round_worker {
-            Some(spec) => {
-                if !worker_of(spec.parent) {
-                    // The coordinator is already gone: nobody would read a word of this.
-                    return ExitCode::from(130);
-                }
-                Timer::calibrated(
-                    options.timer,
-                    spec.ns_per_tick,
-                    spec.precision_ns,
-                    spec.read_cost_ns,
-                )
-            }
-            None => match Timer::calibrate(options.timer) {
-                Ok(timer) => timer,
-                Err(err) => {
-                    eprintln!("knotmeter: {}", err.0);
-                    return ExitCode::from(2);
-                }
-            },
-        };
-        run::install_panic_hook();
-        // Standard input carries the commands; its end is the end of the session.
-        cancel::install(false);
-        return driven::serve(&options, &all, timer, debug_assertions, out);
+        return serve_driven(&options, &all, debug_assertions, out);
     }
-    let mut selected: Vec<Case> = all
-        .iter()
-        .filter(|c| options.filter.matches(c))
-        .cloned()
-        .collect();
-    // A shard of a partitioned suite: whole groups and functions, after the filters.
-    let mut empty_shard = None;
-    if let Some(partition) = &options.partition {
-        let units = registry::unit_count(&selected);
-        selected = registry::in_shard(selected, partition);
-        if selected.is_empty() && units > 0 {
-            empty_shard = Some(format!(
-                "knotmeter: --partition {partition}: this shard holds none of the {units} \
-                 benchmark(s) and comparison group(s) selected; the other shards run them"
-            ));
-        }
-    }
+    let (selected, empty_shard) = select(&options, &all);
     if options.list {
         return match list(&selected, options.format, &mut out) {
             Err(err) if !output::is_broken_pipe(&err) => {
@@ -140,12 +79,9 @@ pub(crate) fn main_with(
             return ExitCode::SUCCESS;
         }
     }
-    let timer = match Timer::calibrate(options.timer) {
+    let timer = match calibrate(options.timer) {
         Ok(timer) => timer,
-        Err(err) => {
-            eprintln!("knotmeter: {}", err.0);
-            return ExitCode::from(2);
-        }
+        Err(code) => return code,
     };
     if selected.is_empty() {
         return run::report_empty(&options, timer, debug_assertions, out);
@@ -157,6 +93,102 @@ pub(crate) fn main_with(
     } else {
         run::run_once(&selected, timer, out)
     }
+}
+
+/// Every case of the binary: the `#[bench]` ones and those `declare` gives; the exit status
+/// when declaring failed or two cases share an id (said on standard error).
+fn all_cases(declare: impl FnOnce() -> Result<Vec<Case>, String>) -> Result<Vec<Case>, ExitCode> {
+    let mut all = registry::cases(&BENCHES);
+    match declare() {
+        Ok(declared) => all.extend(declared),
+        Err(message) => {
+            eprintln!("knotmeter: {message}");
+            return Err(ExitCode::from(2));
+        }
+    }
+    if let Some(case) = registry::duplicate_id(&all) {
+        eprintln!(
+            "knotmeter: two benchmarks have the id `{}` (the second at {}:{}); ids name \
+             benchmarks on the command line and in the history, so rename one",
+            case.id, case.file, case.line
+        );
+        return Err(ExitCode::from(2));
+    }
+    Ok(all)
+}
+
+/// The clock calibrated as `kind` asks; exit status 2 when it cannot be (said on standard
+/// error).
+fn calibrate(kind: TimerKind) -> Result<Timer, ExitCode> {
+    Timer::calibrate(kind).map_err(|err| {
+        eprintln!("knotmeter: {}", err.0);
+        ExitCode::from(2)
+    })
+}
+
+/// `--driven`: measured on command from standard input, as a round worker of a coordinator
+/// (its clock as the coordinator calibrated it) or for an orchestrator such as `knotmeter
+/// compare`.
+fn serve_driven(
+    options: &cli::Options,
+    all: &[Case],
+    debug_assertions: bool,
+    out: ReportOut,
+) -> ExitCode {
+    // This process's heap layout, when whoever started it drew one: everything allocated
+    // from here on lies after it.
+    let heap_offset = std::env::var(knotmeter_protocol::HEAP_OFFSET_ENV)
+        .ok()
+        .and_then(|v| v.parse::<usize>().ok())
+        .filter(|offset| *offset <= 1 << 20);
+    if let Some(offset) = heap_offset {
+        Box::leak(vec![0u8; offset].into_boxed_slice());
+    }
+    let timer = match options.round_worker {
+        Some(spec) => {
+            if !worker_of(spec.parent) {
+                // The coordinator is already gone: nobody would read a word of this.
+                return ExitCode::from(130);
+            }
+            Timer::calibrated(
+                options.timer,
+                spec.ns_per_tick,
+                spec.precision_ns,
+                spec.read_cost_ns,
+            )
+        }
+        None => match calibrate(options.timer) {
+            Ok(timer) => timer,
+            Err(code) => return code,
+        },
+    };
+    run::install_panic_hook();
+    // Standard input carries the commands; its end is the end of the session.
+    cancel::install(false);
+    driven::serve(options, all, timer, debug_assertions, out)
+}
+
+/// The cases the filters select, and of them the partition's shard; with the message to give
+/// when a shard holds none of the selected cases.
+fn select(options: &cli::Options, all: &[Case]) -> (Vec<Case>, Option<String>) {
+    let mut selected: Vec<Case> = all
+        .iter()
+        .filter(|c| options.filter.matches(c))
+        .cloned()
+        .collect();
+    // A shard of a partitioned suite: whole groups and functions, after the filters.
+    let mut empty_shard = None;
+    if let Some(partition) = &options.partition {
+        let units = registry::unit_count(&selected);
+        selected = registry::in_shard(selected, partition);
+        if selected.is_empty() && units > 0 {
+            empty_shard = Some(format!(
+                "knotmeter: --partition {partition}: this shard holds none of the {units} \
+                 benchmark(s) and comparison group(s) selected; the other shards run them"
+            ));
+        }
+    }
+    (selected, empty_shard)
 }
 
 /// Makes this process die with its coordinator `parent` (Linux: a parent-death signal), and

@@ -150,6 +150,7 @@ mod tests {
 
     fn case(id: &str, status: CompareStatus) -> ComparedCase {
         ComparedCase {
+            location: None,
             id: id.into(),
             status,
             base: None,
@@ -167,6 +168,7 @@ mod tests {
             manifest: None,
         };
         let compared = ComparedCase {
+            location: None,
             base: Some(result(2410.0, false)),
             head: Some(result(2480.0, false)),
             comparison: Some(Comparison {
@@ -181,6 +183,7 @@ mod tests {
             ..case("q::chain_n/1000", CompareStatus::Compared)
         };
         let empty = ComparedCase {
+            location: None,
             base: Some(result(0.1, true)),
             head: Some(result(830.0, false)),
             note: Some("the base's body is indistinguishable from an empty one".into()),

@@ -28,12 +28,14 @@
 
 pub mod compared;
 pub mod csv;
+pub mod layout;
 pub mod markdown;
 mod shown;
 pub mod suggest;
 mod tally;
 pub mod text;
 pub mod units;
+pub mod values;
 
 pub use shown::{figure, shown, DETAIL_ONLY};
 pub use tally::Tally;

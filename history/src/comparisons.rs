@@ -48,6 +48,7 @@ impl History {
                 return Err(self.rejected(format!("the case `{}` appears twice", case.id)));
             }
             let stored = ComparedCase {
+                location: None,
                 base: case.base.as_ref().map(stored_form),
                 head: case.head.as_ref().map(stored_form),
                 ..case.clone()

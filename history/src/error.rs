@@ -12,6 +12,10 @@ use std::path::{Path, PathBuf};
 
 use crate::recognise::companion;
 
+/// Below this many free bytes, an I/O error of SQLite is taken for a full disk: a write of
+/// the history needs a few pages of 4 KiB in the -wal file and 32 KiB for the -shm file.
+const NEARLY_FULL: u64 = 256 * 1024;
+
 /// SQLite's companion files of a database, by the suffix appended to its name.
 pub(crate) const COMPANIONS: &[&str] = &["-wal", "-shm", "-journal"];
 
@@ -89,7 +93,18 @@ pub enum HistoryError {
         /// What is wrong with the run.
         detail: String,
     },
-    /// SQLite reported another error (for example a full disk).
+    /// The disk holding the history is full: SQLite said so (`SQLITE_FULL`), or failed to
+    /// write (`SQLITE_IOERR`) with almost no space left. The write was rolled back: what was
+    /// stored before it is all there.
+    DiskFull {
+        /// The history file.
+        path: PathBuf,
+        /// The bytes left on its file system, when they could be asked.
+        free: Option<u64>,
+        /// SQLite's error.
+        source: rusqlite::Error,
+    },
+    /// SQLite reported another error.
     Database {
         /// The history file.
         path: PathBuf,
@@ -101,16 +116,27 @@ pub enum HistoryError {
 impl fmt::Display for HistoryError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Self::Io {
-                path,
-                action,
-                source,
-            } => write!(
-                f,
-                "cannot {action} {}: {source}; check that the path is right and writable, \
-                 or set KNOTMETER_HISTORY to another file",
-                path.display()
-            ),
+            Self::Missing { .. }
+            | Self::Corrupt { .. }
+            | Self::Foreign { .. }
+            | Self::TooNew { .. }
+            | Self::NeedsUpgrade { .. } => self.fmt_unusable_file(f),
+            Self::ReadOnly { .. } | Self::Locked { .. } | Self::DiskFull { .. } => {
+                self.fmt_unwritable(f)
+            }
+            Self::Io { .. } | Self::Rejected { .. } | Self::Database { .. } => {
+                self.fmt_failed_operation(f)
+            }
+        }
+    }
+}
+
+impl HistoryError {
+    /// The message of an error about the file itself, which is no history this code can use
+    /// as it is: missing, damaged, another program's, or of another schema version. It says
+    /// what was left untouched and how to go on.
+    fn fmt_unusable_file(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
             Self::Missing { path } => write!(
                 f,
                 "no benchmark history at {} yet; run `cargo bench` to record one, or set \
@@ -153,6 +179,15 @@ impl fmt::Display for HistoryError {
                  reads {supported}); run `cargo bench` once to upgrade it",
                 path.display()
             ),
+            _ => unreachable!("fmt_unusable_file is called for an unusable file only"),
+        }
+    }
+
+    /// The message of an error that kept a write out of a history that is itself fine:
+    /// read-only files, another process's lock, a full disk. It names what is in the way and
+    /// how to clear it.
+    fn fmt_unwritable(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
             Self::ReadOnly {
                 path,
                 blockers,
@@ -181,6 +216,35 @@ impl fmt::Display for HistoryError {
                 path.display(),
                 path.display()
             ),
+            Self::DiskFull { path, free, source } => write!(
+                f,
+                "the disk holding the benchmark history {} is full{} (SQLite: {source}); \
+                 anything half-written was rolled back and nothing already stored was lost. \
+                 Free some space, or set KNOTMETER_HISTORY to a file on another disk",
+                path.display(),
+                free.map_or(String::new(), |bytes| format!(
+                    " ({} KiB free)",
+                    bytes / 1024
+                ))
+            ),
+            _ => unreachable!("fmt_unwritable is called for an unwritable history only"),
+        }
+    }
+
+    /// The message of a single operation that failed: a file-system call, a run the store
+    /// cannot take, or any other error of SQLite. It passes on the underlying error's words.
+    fn fmt_failed_operation(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Io {
+                path,
+                action,
+                source,
+            } => write!(
+                f,
+                "cannot {action} {}: {source}; check that the path is right and writable, \
+                 or set KNOTMETER_HISTORY to another file",
+                path.display()
+            ),
             Self::Rejected { path, detail } => write!(
                 f,
                 "cannot record this in the benchmark history {}: {detail}",
@@ -192,6 +256,7 @@ impl fmt::Display for HistoryError {
                  the disk and that no other program holds the file",
                 path.display()
             ),
+            _ => unreachable!("fmt_failed_operation is called for a failed operation only"),
         }
     }
 }
@@ -200,7 +265,7 @@ impl std::error::Error for HistoryError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
             Self::Io { source, .. } => Some(source),
-            Self::Database { source, .. } => Some(source),
+            Self::Database { source, .. } | Self::DiskFull { source, .. } => Some(source),
             _ => None,
         }
     }
@@ -209,13 +274,38 @@ impl std::error::Error for HistoryError {
 impl HistoryError {
     /// Sorts an SQLite error: "not a database" and "malformed" become [`Self::Corrupt`], a
     /// lock held too long [`Self::Locked`], "read-only" and "cannot open" [`Self::ReadOnly`]
-    /// (naming what cannot be written), the rest [`Self::Database`].
+    /// (naming what cannot be written), a full disk [`Self::DiskFull`], the rest
+    /// [`Self::Database`].
     pub(crate) fn sqlite(path: &Path, source: rusqlite::Error) -> Self {
+        Self::sorted(path, source, || crate::os::free_bytes(&directory_of(path)))
+    }
+
+    /// [`Self::sqlite`], with the free space of the history's file system from `free` (asked
+    /// only after an I/O error).
+    fn sorted(path: &Path, source: rusqlite::Error, free: impl FnOnce() -> Option<u64>) -> Self {
         use rusqlite::ErrorCode::{
-            CannotOpen, DatabaseBusy, DatabaseCorrupt, DatabaseLocked, NotADatabase,
-            PermissionDenied, ReadOnly,
+            CannotOpen, DatabaseBusy, DatabaseCorrupt, DatabaseLocked, DiskFull, NotADatabase,
+            PermissionDenied, ReadOnly, SystemIoFailure,
         };
         match source.sqlite_error_code() {
+            Some(DiskFull) => Self::DiskFull {
+                path: path.to_path_buf(),
+                free: free(),
+                source,
+            },
+            Some(SystemIoFailure) => match free() {
+                // With a few KiB left SQLite often fails to grow its -shm or -wal file and
+                // says "disk I/O error" rather than "disk is full".
+                Some(bytes) if bytes < NEARLY_FULL => Self::DiskFull {
+                    path: path.to_path_buf(),
+                    free: Some(bytes),
+                    source,
+                },
+                _ => Self::Database {
+                    path: path.to_path_buf(),
+                    source,
+                },
+            },
             Some(NotADatabase | DatabaseCorrupt) => {
                 crate::checked::distrust(path);
                 Self::Corrupt {
@@ -271,6 +361,14 @@ fn set_aside_commands(path: &Path, suffix: &str) -> String {
     commands.join(" && ")
 }
 
+/// The directory holding `path` (the current one for a bare file name).
+fn directory_of(path: &Path) -> PathBuf {
+    match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir.to_path_buf(),
+        _ => PathBuf::from("."),
+    }
+}
+
 /// The history file, its companions and its directory, those of them that exist and cannot be
 /// written by this process.
 pub(crate) fn unwritable(path: &Path) -> Vec<PathBuf> {
@@ -283,4 +381,51 @@ pub(crate) fn unwritable(path: &Path) -> Vec<PathBuf> {
         .into_iter()
         .filter(|p| p.exists() && !crate::os::writable(p))
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    //! Issue 21 §7: with 0–24 KiB free, a write failed with "disk I/O error" and the message
+    //! did not say the disk was full. A full disk cannot be made without root, so the errors
+    //! SQLite gives on one are sorted here as it reports them: `SQLITE_FULL`, and
+    //! `SQLITE_IOERR_WRITE` or `SQLITE_IOERR_SHMSIZE` (`ENOSPC` while growing a file) with
+    //! almost nothing free.
+
+    use super::*;
+    use rusqlite::ffi;
+
+    fn sqlite_error(code: std::ffi::c_int) -> rusqlite::Error {
+        rusqlite::Error::SqliteFailure(ffi::Error::new(code), None)
+    }
+
+    fn message(code: std::ffi::c_int, free: Option<u64>) -> String {
+        HistoryError::sorted(Path::new("/h/history.db"), sqlite_error(code), || free).to_string()
+    }
+
+    #[test]
+    fn a_full_disk_read_disk_io_error_instead_of_saying_it_is_full() {
+        for (code, free) in [
+            (ffi::SQLITE_FULL, Some(0)),
+            (ffi::SQLITE_FULL, None),
+            (ffi::SQLITE_IOERR_WRITE, Some(12 * 1024)),
+            (ffi::SQLITE_IOERR_SHMSIZE, Some(0)),
+        ] {
+            let text = message(code, free);
+            assert!(
+                text.contains("the disk holding the benchmark history /h/history.db is full"),
+                "{code}: {text}"
+            );
+            assert!(text.contains("nothing already stored was lost"), "{text}");
+        }
+        assert!(message(ffi::SQLITE_IOERR_WRITE, Some(12 * 1024)).contains("(12 KiB free)"));
+    }
+
+    #[test]
+    fn an_io_error_with_space_left_is_not_called_a_full_disk() {
+        for free in [Some(10 << 30), None] {
+            let text = message(ffi::SQLITE_IOERR_WRITE, free);
+            assert!(!text.contains("full"), "{text}");
+            assert!(text.contains("disk I/O error"), "{text}");
+        }
+    }
 }

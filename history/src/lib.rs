@@ -65,6 +65,7 @@ mod path;
 mod prune;
 mod read;
 mod recognise;
+mod recording;
 mod samples;
 mod schema;
 mod store;

@@ -30,7 +30,7 @@
 //! history as it was.
 
 use std::collections::HashSet;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use knotmeter_protocol::{BenchResult, Manifest, RunStatus};
 use rusqlite::{params, OptionalExtension, Transaction};
@@ -143,7 +143,7 @@ impl History {
                     .push((source.path.clone(), RunId(run.id)));
                 continue;
             }
-            match held(&tx, &run.uid).map_err(sqlite)? {
+            match held(&tx, &path, &run.uid).map_err(sqlite)? {
                 None => {
                     let id = add_run(&tx, run).map_err(sqlite)?;
                     merged.runs_added += 1;
@@ -215,7 +215,7 @@ impl History {
                     machine_key: r.get(4)?,
                     manifest: r.get(5)?,
                     baseline: r.get(6)?,
-                    status: status(r, 7, 8)?,
+                    status: status(r, 7, 8, &self.path)?,
                     pid: r.get(8)?,
                     ended_at: r.get(9)?,
                     budget_ms: r.get(10)?,
@@ -230,8 +230,8 @@ impl History {
     }
 }
 
-/// The run of this history with `uid`, if any.
-fn held(tx: &Transaction<'_>, uid: &str) -> rusqlite::Result<Option<HeldRun>> {
+/// The run of this history (at `path`) with `uid`, if any.
+fn held(tx: &Transaction<'_>, path: &Path, uid: &str) -> rusqlite::Result<Option<HeldRun>> {
     tx.query_row(
         "SELECT id, timestamp, machine_key, manifest, status, pid FROM runs WHERE uid = ?1",
         [uid],
@@ -241,7 +241,7 @@ fn held(tx: &Transaction<'_>, uid: &str) -> rusqlite::Result<Option<HeldRun>> {
                 timestamp: r.get(1)?,
                 machine_key: r.get(2)?,
                 manifest: r.get(3)?,
-                status: status(r, 4, 5)?,
+                status: status(r, 4, 5, path)?,
             })
         },
     )

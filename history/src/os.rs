@@ -21,6 +21,28 @@ pub(crate) fn writable(path: &Path) -> bool {
     std::fs::metadata(path).is_ok_and(|m| !m.permissions().readonly())
 }
 
+/// The bytes this process may still write on the file system holding `path` (`statvfs(3)`),
+/// or `None` when that cannot be asked.
+#[cfg(unix)]
+pub(crate) fn free_bytes(path: &Path) -> Option<u64> {
+    use std::os::unix::ffi::OsStrExt;
+    let c_path = std::ffi::CString::new(path.as_os_str().as_bytes()).ok()?;
+    // SAFETY: `stats` is plain data that `statvfs` fills in; `c_path` is a valid
+    // NUL-terminated string that outlives the call.
+    let mut stats: libc::statvfs = unsafe { std::mem::zeroed() };
+    if unsafe { libc::statvfs(c_path.as_ptr(), &mut stats) } != 0 {
+        return None;
+    }
+    #[allow(clippy::useless_conversion)] // the field types differ between platforms
+    Some(u64::from(stats.f_bavail).saturating_mul(u64::from(stats.f_frsize)))
+}
+
+/// Without a way to ask, the free space is unknown.
+#[cfg(not(unix))]
+pub(crate) fn free_bytes(_path: &Path) -> Option<u64> {
+    None
+}
+
 /// Whether the process `pid` is alive (it may belong to another user).
 #[cfg(unix)]
 pub(crate) fn process_alive(pid: i64) -> bool {

@@ -123,90 +123,21 @@ pub struct Pruned {
 impl History {
     /// What [`History::prune`] would do with `retention`, without writing anything.
     pub fn prune_plan(&self, retention: Retention) -> Result<PrunePlan, HistoryError> {
-        let sqlite = |e| self.sqlite(e);
         let baselines = self.baselines()?;
-        let mut running = Vec::new();
-        let mut to_close = Vec::new();
-        {
-            let mut statement = self
-                .conn
-                .prepare("SELECT id, status, pid FROM runs WHERE status = 'running' ORDER BY id")
-                .map_err(sqlite)?;
-            let rows = statement
-                .query_map([], |row| Ok((RunId(row.get(0)?), status(row, 1, 2)?)))
-                .and_then(Iterator::collect::<rusqlite::Result<Vec<_>>>)
-                .map_err(sqlite)?;
-            for (run, status) in rows {
-                match status {
-                    RunStatus::Running => running.push(run),
-                    _ => to_close.push(run),
-                }
-            }
-        }
+        let (running, to_close) = self.runs_marked_running()?;
         let protected: HashSet<RunId> = baselines
             .iter()
             .map(|b| b.run)
             .chain(running.iter().copied())
             .collect();
-
-        let keep = i64::try_from(retention.keep_per_case).unwrap_or(i64::MAX);
-        let mut statement = self
-            .conn
-            .prepare(
-                "SELECT run_id, case_id FROM (SELECT run_id, case_id, row_number() OVER \
-                 (PARTITION BY case_id, machine_key ORDER BY run_id DESC) AS newest \
-                 FROM results) WHERE newest > ?1 ORDER BY run_id, case_id",
-            )
-            .map_err(sqlite)?;
-        let baseline_results = self.latest_baseline_results()?;
-        let results: Vec<(RunId, String)> = statement
-            .query_map(params![keep], |row| {
-                Ok((RunId(row.get(0)?), row.get::<_, String>(1)?))
-            })
-            .and_then(Iterator::collect::<rusqlite::Result<Vec<_>>>)
-            .map_err(sqlite)?
-            .into_iter()
-            .filter(|(run, case)| {
-                !protected.contains(run) && !baseline_results.contains(&(*run, case.clone()))
-            })
-            .collect();
-
-        let mut removed_per_run: HashMap<RunId, u64> = HashMap::new();
-        for (run, _) in &results {
-            *removed_per_run.entry(*run).or_default() += 1;
-        }
-        let mut statement = self
-            .conn
-            .prepare(
-                "SELECT u.id, (SELECT count(*) FROM results r WHERE r.run_id = u.id) \
-                 FROM runs u ORDER BY u.id",
-            )
-            .map_err(sqlite)?;
-        let counts: Vec<(RunId, u64)> = statement
-            .query_map([], |row| {
-                Ok((RunId(row.get(0)?), row.get::<_, i64>(1)?.max(0) as u64))
-            })
-            .and_then(Iterator::collect::<rusqlite::Result<Vec<_>>>)
-            .map_err(sqlite)?;
-        let runs: Vec<RunId> = counts
-            .iter()
-            .filter(|(run, count)| {
-                !protected.contains(run) && removed_per_run.get(run).copied().unwrap_or(0) == *count
-            })
-            .map(|(run, _)| *run)
-            .collect();
-
-        let to_remove: HashSet<(RunId, &str)> =
-            results.iter().map(|(r, c)| (*r, c.as_str())).collect();
-        let to_compact = self
-            .full_sample_rows()?
-            .into_iter()
-            .filter(|(run, case)| !to_remove.contains(&(*run, case.as_str())))
-            .count() as u64;
+        let results = self.results_beyond_retention(retention.keep_per_case, &protected)?;
+        let counts = self.result_counts_per_run()?;
+        let runs = runs_left_empty(&counts, &results, &protected);
+        let to_compact = self.full_sample_rows_kept(&results)?;
         let results_before: i64 = self
             .conn
             .query_row("SELECT count(*) FROM results", [], |r| r.get(0))
-            .map_err(sqlite)?;
+            .map_err(|e| self.sqlite(e))?;
         let (comparisons, compared_cases, comparisons_before) =
             self.comparisons_to_prune(retention.keep_comparisons)?;
         Ok(PrunePlan {
@@ -223,6 +154,95 @@ impl History {
             results_before: results_before.max(0) as u64,
             runs_before: counts.len() as u64,
         })
+    }
+
+    /// The runs whose status says `running`, split into those whose process is still
+    /// measuring (left alone) and those left behind by a process that is gone (to be closed
+    /// as `interrupted`), each in id order.
+    fn runs_marked_running(&self) -> Result<(Vec<RunId>, Vec<RunId>), HistoryError> {
+        let sqlite = |e| self.sqlite(e);
+        let mut running = Vec::new();
+        let mut to_close = Vec::new();
+        let mut statement = self
+            .conn
+            .prepare("SELECT id, status, pid FROM runs WHERE status = 'running' ORDER BY id")
+            .map_err(sqlite)?;
+        let rows = statement
+            .query_map([], |row| {
+                Ok((RunId(row.get(0)?), status(row, 1, 2, &self.path)?))
+            })
+            .and_then(Iterator::collect::<rusqlite::Result<Vec<_>>>)
+            .map_err(sqlite)?;
+        for (run, status) in rows {
+            match status {
+                RunStatus::Running => running.push(run),
+                _ => to_close.push(run),
+            }
+        }
+        Ok((running, to_close))
+    }
+
+    /// The results beyond the newest `keep_per_case` of their case and machine key, as (run,
+    /// case id) in that order, except those of a `protected` run (a kept baseline or a live
+    /// run) and those `--baseline NAME` compares with (see `latest_baseline_results`).
+    fn results_beyond_retention(
+        &self,
+        keep_per_case: usize,
+        protected: &HashSet<RunId>,
+    ) -> Result<Vec<(RunId, String)>, HistoryError> {
+        let sqlite = |e| self.sqlite(e);
+        let keep = i64::try_from(keep_per_case).unwrap_or(i64::MAX);
+        let mut statement = self
+            .conn
+            .prepare(
+                "SELECT run_id, case_id FROM (SELECT run_id, case_id, row_number() OVER \
+                 (PARTITION BY case_id, machine_key ORDER BY run_id DESC) AS newest \
+                 FROM results) WHERE newest > ?1 ORDER BY run_id, case_id",
+            )
+            .map_err(sqlite)?;
+        let baseline_results = self.latest_baseline_results()?;
+        let results = statement
+            .query_map(params![keep], |row| {
+                Ok((RunId(row.get(0)?), row.get::<_, String>(1)?))
+            })
+            .and_then(Iterator::collect::<rusqlite::Result<Vec<_>>>)
+            .map_err(sqlite)?
+            .into_iter()
+            .filter(|(run, case)| {
+                !protected.contains(run) && !baseline_results.contains(&(*run, case.clone()))
+            })
+            .collect();
+        Ok(results)
+    }
+
+    /// Every run with the number of results it holds, in id order.
+    fn result_counts_per_run(&self) -> Result<Vec<(RunId, u64)>, HistoryError> {
+        let sqlite = |e| self.sqlite(e);
+        let mut statement = self
+            .conn
+            .prepare(
+                "SELECT u.id, (SELECT count(*) FROM results r WHERE r.run_id = u.id) \
+                 FROM runs u ORDER BY u.id",
+            )
+            .map_err(sqlite)?;
+        statement
+            .query_map([], |row| {
+                Ok((RunId(row.get(0)?), row.get::<_, i64>(1)?.max(0) as u64))
+            })
+            .and_then(Iterator::collect::<rusqlite::Result<Vec<_>>>)
+            .map_err(sqlite)
+    }
+
+    /// How many results whose raw samples are stored in full survive the removal of
+    /// `removed`: those that pruning rewrites in the compact form.
+    fn full_sample_rows_kept(&self, removed: &[(RunId, String)]) -> Result<u64, HistoryError> {
+        let to_remove: HashSet<(RunId, &str)> =
+            removed.iter().map(|(r, c)| (*r, c.as_str())).collect();
+        Ok(self
+            .full_sample_rows()?
+            .into_iter()
+            .filter(|(run, case)| !to_remove.contains(&(*run, case.as_str())))
+            .count() as u64)
     }
 
     /// Applies `plan`: removes its results and runs, closes its dead runs, compacts the
@@ -397,4 +417,25 @@ impl History {
     pub fn file_size(&self) -> u64 {
         std::fs::metadata(&self.path).map_or(0, |m| m.len())
     }
+}
+
+/// The runs, of `counts` (each run with its number of results), that removing `results` would
+/// leave with no result, in the order of `counts`; never a `protected` run (a kept baseline or
+/// a live run).
+fn runs_left_empty(
+    counts: &[(RunId, u64)],
+    results: &[(RunId, String)],
+    protected: &HashSet<RunId>,
+) -> Vec<RunId> {
+    let mut removed_per_run: HashMap<RunId, u64> = HashMap::new();
+    for (run, _) in results {
+        *removed_per_run.entry(*run).or_default() += 1;
+    }
+    counts
+        .iter()
+        .filter(|(run, count)| {
+            !protected.contains(run) && removed_per_run.get(run).copied().unwrap_or(0) == *count
+        })
+        .map(|(run, _)| *run)
+        .collect()
 }

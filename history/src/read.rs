@@ -7,6 +7,8 @@
 //! reads as `interrupted`.
 
 use knotmeter_protocol::{BenchResult, HistoryRun, Manifest, RunStatus, Verdict};
+use std::path::Path;
+
 use rusqlite::{params, OptionalExtension, Row};
 use serde::de::DeserializeOwned;
 
@@ -152,7 +154,7 @@ impl History {
                         .get::<_, Option<String>>(8)?
                         .as_deref()
                         .and_then(verdict),
-                    status: Some(status(row, 9, 10)?),
+                    status: Some(status(row, 9, 10, &self.path)?),
                     partial: Some(row.get(11)?),
                     budget_ms: Some(seconds(row.get(12)?)),
                     stored_at: Some(seconds(row.get(13)?)),
@@ -182,7 +184,7 @@ impl History {
                     run: RunId(row.get(0)?),
                     timestamp: seconds(row.get(1)?),
                     ended_at: row.get::<_, Option<i64>>(2)?.map(seconds),
-                    status: status(row, 3, 4)?,
+                    status: status(row, 3, 4, &self.path)?,
                     budget_ms: seconds(row.get(5)?),
                     git_commit: row.get(6)?,
                     machine_key: row.get(7)?,
@@ -330,17 +332,22 @@ impl History {
     }
 }
 
-/// The status of a run from its stored status (column `status_at`) and process id (column
-/// `pid_at`): a `running` run whose process is gone was interrupted.
+/// The status of a run of the history at `path` from its stored status (column `status_at`)
+/// and process id (column `pid_at`): a `running` run whose process is gone was interrupted,
+/// and so was one whose process id is alive when no process records a run of this history
+/// (the id was reused, or is another machine's: see the `recording` module).
 pub(crate) fn status(
     row: &Row<'_>,
     status_at: usize,
     pid_at: usize,
+    path: &Path,
 ) -> rusqlite::Result<RunStatus> {
     let text: String = row.get(status_at)?;
     let pid: Option<i64> = row.get(pid_at)?;
+    let recorded =
+        || pid.is_some_and(crate::os::process_alive) && crate::recording::anyone_recording(path);
     Ok(match text.as_str() {
-        "running" if pid.is_some_and(crate::os::process_alive) => RunStatus::Running,
+        "running" if recorded() => RunStatus::Running,
         "running" | "interrupted" => RunStatus::Interrupted,
         "cancelled" => RunStatus::Cancelled,
         _ => RunStatus::Complete,

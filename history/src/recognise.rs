@@ -70,11 +70,7 @@ pub(crate) fn recognise(path: &Path) -> io::Result<Recognised> {
         Some(JournalFirstPage::CreationCutShort) => return Ok(Recognised::New),
         Some(JournalFirstPage::Page(page)) => page,
         None if main.len() < 100 || &main[..16] != SQLITE_MAGIC => {
-            let bytes: Vec<String> = main.iter().take(8).map(|b| format!("{b:02x}")).collect();
-            return Ok(Recognised::Foreign(format!(
-                "it is not an SQLite database: it starts with the bytes {}",
-                bytes.join(" ")
-            )));
+            return Ok(Recognised::Foreign(not_a_whole_database(&main)));
         }
         None => main,
     };
@@ -90,6 +86,26 @@ pub(crate) fn recognise(path: &Path) -> io::Result<Recognised> {
         Some(page) => classify(&page),
         None => found,
     })
+}
+
+/// What a file too short for a database header, or without SQLite's magic string, is: an
+/// SQLite database cut short (it starts as one does, but ends before the 100-byte header
+/// does: whose it was cannot be told), or not a database at all (named by its first bytes).
+fn not_a_whole_database(main: &[u8]) -> String {
+    let starts_like_sqlite =
+        main.len() < 100 && SQLITE_MAGIC.starts_with(&main[..main.len().min(16)]);
+    if starts_like_sqlite {
+        return format!(
+            "it is an SQLite database cut short at {} bytes, before the end of its 100-byte \
+             header: damaged or truncated, so whose it was cannot be told",
+            main.len()
+        );
+    }
+    let bytes: Vec<String> = main.iter().take(8).map(|b| format!("{b:02x}")).collect();
+    format!(
+        "it is not an SQLite database: it starts with the bytes {}",
+        bytes.join(" ")
+    )
 }
 
 /// `path` with `suffix` appended to its file name: SQLite's names for companion files.

@@ -42,6 +42,7 @@ impl History {
         baseline: Option<&str>,
     ) -> Result<RunId, HistoryError> {
         let run = self.run_row(manifest, baseline)?;
+        crate::recording::hold(&self.path);
         let tx = write(&mut self.conn, &self.path)?;
         let id = insert_run(&tx, &run, RunStatus::Running, None)
             .map_err(|e| HistoryError::sqlite(&self.path, e))?;

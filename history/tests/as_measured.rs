@@ -167,6 +167,46 @@ fn a_run_whose_process_is_gone_reads_as_interrupted_and_keeps_its_cases() {
     assert_eq!(status, "interrupted");
 }
 
+/// Issue 21 §7: a run whose end could not be written (a full disk) read `running` for as long
+/// as its process id was alive in another process: process 1 (a bench binary run as process 1
+/// of a container leaves that id, alive in every other), a reused id, or the id of a process
+/// of another machine's shard.
+#[test]
+fn a_run_left_running_read_running_for_ever_while_its_process_id_was_reused() {
+    let (dir, path) = temp_history();
+    let mut history = History::open(&path).unwrap();
+    history
+        .record_run(&manifest(), &[result("q::a", 10.0)], None)
+        .unwrap();
+    // The end never written, by a writer whose id is now process 1's.
+    rusqlite::Connection::open(&path)
+        .unwrap()
+        .execute(
+            "UPDATE runs SET status = 'running', ended_at = NULL, pid = 1",
+            [],
+        )
+        .unwrap();
+    let lock_left_behind = format!("{}-recording", path.display());
+    for lock_file_there in [false, true] {
+        if lock_file_there {
+            std::fs::write(&lock_left_behind, b"").unwrap();
+        }
+        assert_eq!(history.runs(1).unwrap()[0].status, RunStatus::Interrupted);
+        let points = history.points("q::a", 1).unwrap();
+        assert_eq!(points[0].status, Some(RunStatus::Interrupted));
+        let plan = history.prune_plan(Default::default()).unwrap();
+        assert_eq!(plan.to_close.len(), 1, "{plan:?}");
+        let merged = History::open(&dir.path().join("merged.db"))
+            .unwrap()
+            .merge(&[History::open_read_only(&path).unwrap()])
+            .unwrap();
+        assert!(merged.still_running.is_empty(), "{merged:?}");
+    }
+    // A run this process records still reads `running` (its id is alive and it holds the lock).
+    history.begin_run(&manifest(), None).unwrap();
+    assert_eq!(history.runs(1).unwrap()[0].status, RunStatus::Running);
+}
+
 #[test]
 fn latest_results_are_the_newest_complete_result_of_each_case() {
     let (_dir, path) = temp_history();

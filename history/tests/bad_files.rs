@@ -84,6 +84,36 @@ fn a_file_of_random_bytes_is_left_untouched() {
     );
 }
 
+/// Issue 21 §7: a history cut short at 50 bytes (the start of SQLite's header, `SQLite f…`)
+/// was described by its first bytes, `53 51 4c 69 74 65 20 66`, as if it were no database.
+#[test]
+fn a_history_cut_short_at_50_bytes_was_described_by_its_hex_bytes() {
+    let (_dir, path) = temp_history();
+    {
+        let mut history = History::open(&path).unwrap();
+        history
+            .record_run(&manifest(), &[result("q::x", 1.0)], None)
+            .unwrap();
+    }
+    let whole = fs::read(&path).unwrap();
+    for len in [50, 8] {
+        write_history(&path, &whole[..len]);
+        let before = snapshot(path.parent().unwrap());
+        for error in open_every_way(&path) {
+            let HistoryError::Foreign { detail, .. } = &error else {
+                panic!("expected Foreign, got {error:?}");
+            };
+            assert!(
+                detail.contains(&format!("an SQLite database cut short at {len} bytes")),
+                "{detail}"
+            );
+            assert!(!detail.contains("53 51"), "{detail}");
+            assert!(error.to_string().contains("left untouched"), "{error}");
+        }
+        assert_eq!(snapshot(path.parent().unwrap()), before, "nothing written");
+    }
+}
+
 /// Issue 10 §3: another program's database was renamed away and replaced.
 #[test]
 fn another_programs_database_is_never_opened_written_or_moved() {

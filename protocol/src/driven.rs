@@ -21,6 +21,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::editor::SourceLocation;
 use crate::{Allocations, BenchResult, CaseFailure, Comparison, ListEntry, Manifest};
 
 /// The version of the driven-mode exchange.
@@ -188,7 +189,8 @@ pub struct SlotOutcome {
     /// Each case of the slot.
     pub sides: Vec<SlotSide>,
     /// Panics of threads that happened in the worker while no case ran there (after the slot
-    /// before, probably left running by its benchmark): they fail the run.
+    /// before, probably left running by its benchmark), each naming the case measured last
+    /// before it: they fail the run.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub stray_panics: Vec<String>,
 }
@@ -264,6 +266,13 @@ pub enum DrivenEvent {
     Paired(Box<PairOutcome>),
     /// A slot ended (the answer to `measure`).
     Measured(Box<SlotOutcome>),
+    /// The last words of a round's worker, as its input closed: panics of threads that
+    /// happened after its last slot (probably left running by that slot's benchmark), each
+    /// naming that case, as [`SlotOutcome::stray_panics`]. They fail the run.
+    StrayPanics {
+        /// One line per panic.
+        panics: Vec<String>,
+    },
     /// The verdicts, and what was stored.
     Finalized {
         /// One comparison per estimate, in the estimates' order.
@@ -430,6 +439,11 @@ pub struct ComparedCase {
     pub comparison: Option<Comparison>,
     /// Why it was not compared, or how it failed.
     pub note: Option<String>,
+    /// Where the head build's failure points in the sources (a panic's place), when the head
+    /// failed; not stored in the history.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "typescript", ts(optional))]
+    pub location: Option<SourceLocation>,
 }
 
 /// What became of one case of a comparison.

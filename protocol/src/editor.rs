@@ -29,6 +29,14 @@
 //! `knotmeter/treeChanged` and `knotmeter/runStates` are sent to clients that announce them in
 //! `initialize` ([`Features`], under `capabilities.experimental.knotmeter`); others get whole
 //! trees and one `knotmeter/runState` per change.
+//!
+//! Unknown fields: the params of a request *to the daemon* refuse them
+//! (`deny_unknown_fields`), so a misspelled field (`{"inclde": [...]}`) is a `-32602` error
+//! naming it rather than a request that silently does something else (a run of everything).
+//! What the daemon *sends* ([`DiscoverResult`], every notification's params) and what the two
+//! sides announce ([`Features`]) or configure ([`Settings`]) accept unknown fields: a newer
+//! daemon adds fields an older client must skip, and a newer client announces features or
+//! settings an older daemon does not know.
 
 use serde::{Deserialize, Serialize};
 
@@ -203,6 +211,40 @@ pub struct Position {
     pub character: u32,
 }
 
+/// A place in a source file that a message is about.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
+pub struct SourceLocation {
+    /// The file: absolute, or relative as Rust printed it (a panic's file is relative to the
+    /// directory cargo compiled its package from); an editor resolves a relative one against
+    /// the directories above the item's file.
+    pub file: String,
+    /// 0-based line.
+    pub line: u32,
+    /// 0-based character offset (a panic's column, counted in characters).
+    pub character: u32,
+}
+
+impl SourceLocation {
+    /// `file:line:column` as Rust prints a panic's location, or `file:line` (the engine's
+    /// place of a misuse), 1-based; `None` for anything else.
+    pub fn parse(text: &str) -> Option<SourceLocation> {
+        let (rest, last) = text.trim().rsplit_once(':')?;
+        let last = last.parse::<u32>().ok()?;
+        let (file, line, column) = match rest.rsplit_once(':') {
+            Some((file, line)) if !file.is_empty() && line.parse::<u32>().is_ok() => {
+                (file, line.parse::<u32>().ok()?, last)
+            }
+            _ => (rest, last, 1),
+        };
+        (!file.is_empty()).then(|| SourceLocation {
+            file: file.to_owned(),
+            line: line.saturating_sub(1),
+            character: column.saturating_sub(1),
+        })
+    }
+}
+
 /// A range in a document, end exclusive, as in LSP.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
@@ -259,9 +301,10 @@ pub struct TestItem {
     pub detail: Option<String>,
 }
 
-/// Params of `knotmeter/discover`: none (send `{}`).
+/// Params of `knotmeter/discover`: none (send `{}`). Any field is refused.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
+#[serde(deny_unknown_fields)]
 pub struct DiscoverParams {}
 
 /// Result of `knotmeter/discover`.
@@ -320,10 +363,11 @@ pub enum RunMode {
     Full,
 }
 
-/// Params of `knotmeter/run`.
+/// Params of `knotmeter/run` (and the argument of the [`RUN_COMMAND`] command). `{}` runs
+/// everything; an unknown field is refused (`-32602` naming it), never ignored.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct RunParams {
     /// Item ids to run, at any level (a package runs all its benchmarks). Absent: everything.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -404,6 +448,12 @@ pub struct RunStateParams {
     /// rendered compiler error, the signal, the timeout.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
+    /// Where `message` points in the sources, when it is about a place there: a panic's
+    /// location (`failed`), the first compiler error of the item's package (`errored`). The
+    /// editor shows the message there rather than at the function.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "typescript", ts(optional))]
+    pub location: Option<SourceLocation>,
     /// What to show for `result`, decided by the daemon (knotmeter-format): the headline,
     /// the verdict, the outcome and every note, the benchmark's included. Present whenever
     /// `result` is.
@@ -449,19 +499,19 @@ pub struct RunEndParams {
     pub run_id: u32,
 }
 
-/// Params of `knotmeter/cancel`.
+/// Params of `knotmeter/cancel`. An unknown field is refused.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct CancelParams {
     /// The run to cancel. Cancelling a finished or unknown run does nothing.
     pub run_id: u32,
 }
 
-/// Params of `knotmeter/history`.
+/// Params of `knotmeter/history`. An unknown field is refused.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct HistoryParams {
     /// The case id (a benchmark id for a benchmark without `args`).
     pub id: String,
@@ -504,9 +554,10 @@ pub struct ComparedParams {
     pub comparison: ShownComparison,
 }
 
-/// Params of `knotmeter/samples`.
+/// Params of `knotmeter/samples`. An unknown field is refused.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
+#[serde(deny_unknown_fields)]
 pub struct SamplesParams {
     /// The case id (a benchmark id for a benchmark without `args`).
     pub id: String,
@@ -539,7 +590,9 @@ pub enum SamplesSource {
 
 /// What one side of the connection supports beyond the methods every client and daemon have,
 /// exchanged in `initialize` under `capabilities.experimental.knotmeter` (the client's in
-/// its request, the daemon's in its result). Absent fields are `false`.
+/// its request, the daemon's in its result). Absent fields are `false`. Unknown fields are
+/// skipped, not refused: they are features of a newer client or daemon, which the other side
+/// does without.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
@@ -557,7 +610,9 @@ pub struct Features {
 
 /// The daemon's settings: the `initializationOptions` of `initialize`, and the `settings`
 /// of `workspace/didChangeConfiguration` (either this object itself or `{"knotmeter": ...}`).
-/// Absent fields keep their current value.
+/// Absent fields keep their current value. Unknown fields are skipped, not refused: they are
+/// settings of a newer extension (or another editor's), and refusing them would drop every
+/// setting beside them; a misspelled one leaves its setting as it was, nothing wider.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
@@ -606,7 +661,37 @@ pub enum Problems {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use serde_json::{json, Value};
+
+    /// A panic's `file:line:column` (1-based, as Rust prints it) becomes a 0-based place, a
+    /// misuse's `file:line` one at the line's start; a Windows path keeps its drive; anything
+    /// else is no place.
+    #[test]
+    fn a_panic_location_is_read_as_rust_prints_it() {
+        assert_eq!(
+            SourceLocation::parse("benches/two.rs:12:5"),
+            Some(SourceLocation {
+                file: "benches/two.rs".into(),
+                line: 11,
+                character: 4
+            })
+        );
+        assert_eq!(
+            SourceLocation::parse(r"C:\src\lib.rs:3:1").map(|l| l.file),
+            Some(r"C:\src\lib.rs".to_owned())
+        );
+        assert_eq!(
+            SourceLocation::parse("benches/two.rs:7"),
+            Some(SourceLocation {
+                file: "benches/two.rs".into(),
+                line: 6,
+                character: 0
+            })
+        );
+        for text in ["", "lib.rs", ":3", "lib.rs:x", "lib.rs:3:x"] {
+            assert_eq!(SourceLocation::parse(text), None, "{text}");
+        }
+    }
 
     #[test]
     fn method_tables_are_camel_case_and_optional_fields_are_left_out() {
@@ -616,6 +701,7 @@ mod tests {
             state: ItemState::Errored,
             result: None,
             message: Some("timed out".into()),
+            location: None,
             shown: None,
             bench: None,
         };
@@ -650,5 +736,34 @@ mod tests {
         let params: RunParams = serde_json::from_value(json!({"compare": "main"})).unwrap();
         assert_eq!(params.compare.as_deref(), Some("main"));
         assert!(serde_json::from_value::<RunParams>(json!({"mode": "slow"})).is_err());
+    }
+
+    /// Issue 21, item 5: a misspelled field ran everything, as if it were absent.
+    #[test]
+    fn requests_to_the_daemon_refuse_unknown_fields_and_name_them() {
+        fn refused<T: serde::de::DeserializeOwned + std::fmt::Debug>(value: Value) -> String {
+            serde_json::from_value::<T>(value).unwrap_err().to_string()
+        }
+        let message = refused::<RunParams>(json!({"inclde": ["main::one"]}));
+        assert!(message.contains("unknown field `inclde`"), "{message}");
+        assert!(refused::<DiscoverParams>(json!({"all": true})).contains("`all`"));
+        let message = refused::<CancelParams>(json!({"runId": 1, "force": true}));
+        assert!(message.contains("`force`"), "{message}");
+        let message = refused::<HistoryParams>(json!({"id": "q::a", "limt": 5}));
+        assert!(message.contains("`limt`"), "{message}");
+        let message = refused::<SamplesParams>(json!({"id": "q::a", "raw": true}));
+        assert!(message.contains("`raw`"), "{message}");
+    }
+
+    #[test]
+    fn what_the_daemon_sends_and_what_either_side_announces_skip_unknown_fields() {
+        let end: RunEndParams = serde_json::from_value(json!({"runId": 1, "new": 2})).unwrap();
+        assert_eq!(end.run_id, 1);
+        let features: Features =
+            serde_json::from_value(json!({"runStates": true, "future": true})).unwrap();
+        assert_eq!(features.run_states, Some(true));
+        let settings: Settings =
+            serde_json::from_value(json!({"runOnSave": true, "future": 1})).unwrap();
+        assert_eq!(settings.run_on_save, Some(true));
     }
 }

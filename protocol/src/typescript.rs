@@ -37,37 +37,57 @@ fn notification<N: Notification>(name: &str, out: &mut String) {
     out.push_str(&format!("  {name}: \"{}\",\n", N::METHOD));
 }
 
+/// The whole generated file: a header saying where it comes from, the method names, then
+/// every type's declaration, ending in a single newline.
 fn generate() -> String {
     let cfg = Config::new().with_large_int("number");
     let mut out = String::from(
         "// Generated from the knotmeter-protocol crate (protocol/src). Do not edit by hand:\n\
          // run `UPDATE_TS=1 cargo test -p knotmeter-protocol --features typescript`.\n\n",
     );
+    method_names(&mut out);
+    editor_declarations(&cfg, &mut out);
+    wire_declarations(&cfg, &mut out);
+    out.truncate(out.trim_end().len());
+    out.push('\n');
+    out
+}
+
+/// The constants the extension sends and matches on: `Methods`, each `knotmeter/*` request
+/// and notification by the name the extension uses for it, and the code lens's
+/// `RUN_COMMAND`.
+fn method_names(out: &mut String) {
     out.push_str("/** The `knotmeter/*` method names. */\nexport const Methods = {\n");
-    method::<editor::DiscoverRequest>("discover", &mut out);
-    notification::<editor::DiscoveredNotification>("discovered", &mut out);
-    notification::<editor::TreeChangedNotification>("treeChanged", &mut out);
-    method::<editor::RunRequest>("run", &mut out);
-    notification::<editor::RunStateNotification>("runState", &mut out);
-    notification::<editor::RunStatesNotification>("runStates", &mut out);
-    notification::<editor::OutputNotification>("output", &mut out);
-    notification::<editor::RunEndNotification>("runEnd", &mut out);
-    method::<editor::CancelRequest>("cancel", &mut out);
-    method::<editor::HistoryRequest>("history", &mut out);
-    notification::<editor::StoredNotification>("stored", &mut out);
-    method::<editor::SamplesRequest>("samples", &mut out);
-    notification::<editor::ComparedNotification>("compared", &mut out);
+    method::<editor::DiscoverRequest>("discover", out);
+    notification::<editor::DiscoveredNotification>("discovered", out);
+    notification::<editor::TreeChangedNotification>("treeChanged", out);
+    method::<editor::RunRequest>("run", out);
+    notification::<editor::RunStateNotification>("runState", out);
+    notification::<editor::RunStatesNotification>("runStates", out);
+    notification::<editor::OutputNotification>("output", out);
+    notification::<editor::RunEndNotification>("runEnd", out);
+    method::<editor::CancelRequest>("cancel", out);
+    method::<editor::HistoryRequest>("history", out);
+    notification::<editor::StoredNotification>("stored", out);
+    method::<editor::SamplesRequest>("samples", out);
+    notification::<editor::ComparedNotification>("compared", out);
     out.push_str("} as const;\n\n");
     out.push_str(&format!(
         "/** The command of the \"▶ Run\" code lens; its argument is a `RunParams`. */\n\
          export const RUN_COMMAND = \"{}\";\n\n",
         editor::RUN_COMMAND
     ));
+}
+
+/// The declarations of the editor protocol's messages: the parameters and results of each
+/// method, with the shown forms they carry, and the extension's settings.
+fn editor_declarations(cfg: &Config, out: &mut String) {
     declarations!(
-        &cfg,
+        cfg,
         out,
         editor::Position,
         editor::Range,
+        editor::SourceLocation,
         editor::ItemKind,
         editor::TestItem,
         editor::DiscoverParams,
@@ -98,6 +118,15 @@ fn generate() -> String {
         editor::Features,
         editor::Settings,
         editor::Problems,
+    );
+}
+
+/// The declarations of the wire types the engine, the daemon and the history share: results,
+/// comparisons, history runs, the machine-readable events, reports and summaries.
+fn wire_declarations(cfg: &Config, out: &mut String) {
+    declarations!(
+        cfg,
+        out,
         HistoryRunId,
         RunStatus,
         HistoryPoint,
@@ -136,9 +165,6 @@ fn generate() -> String {
         ComparedCase,
         CompareStatus,
     );
-    out.truncate(out.trim_end().len());
-    out.push('\n');
-    out
 }
 
 #[test]

@@ -4,7 +4,10 @@
 use std::path::PathBuf;
 
 use clap::{Parser, Subcommand, ValueEnum};
+use knotmeter_format::values;
 use knotmeter_protocol::Partition;
+
+pub use knotmeter_server_builds::compare::{CompareArgs, CompareFormat};
 
 /// knotmeter: discover, build and run benchmarks, for editors (`serve`) and terminals.
 #[derive(Debug, Parser)]
@@ -47,7 +50,8 @@ pub enum Command {
     /// base with the upstream branch. The base is built in a git worktree under the target
     /// directory (kept, so later comparisons with the same commit reuse its build). Exits with
     /// status 1 when a case failed or `--fail-on-regression` found a regression (or compared
-    /// nothing), 2 when the comparison could not be made.
+    /// nothing), 2 when the comparison could not be made, 128 + N when stopped by signal N
+    /// (130 for Ctrl-C, 143 for SIGTERM).
     Compare(CompareArgs),
 }
 
@@ -72,12 +76,18 @@ pub struct RunArgs {
     #[arg(long)]
     pub quick: bool,
     /// Time budget per case in seconds (the engine's `--time`), above 0 and at most 86400.
-    #[arg(long, value_name = "SECS", value_parser = parse_seconds)]
+    #[arg(long, value_name = "SECS", value_parser = values::seconds, allow_negative_numbers = true)]
     pub time: Option<f64>,
     /// Seconds a case may stay silent before its first step (the cold call) reports; above 0
     /// and at most 86400. Once steps report, a case is taken for hung after 10 times its
     /// longest step without progress (at least 10 s), so slow benchmarks are not cut short.
-    #[arg(long, value_name = "SECS", default_value = "120", value_parser = parse_seconds)]
+    #[arg(
+        long,
+        value_name = "SECS",
+        default_value = "120",
+        value_parser = values::seconds,
+        allow_negative_numbers = true
+    )]
     pub case_timeout: f64,
     /// Run shard K of N of the selected benchmarks, for CI machines that share a suite:
     /// `count:K/N` and `hash:K/N` as the bench binary (per bench target; hash keeps each
@@ -86,13 +96,13 @@ pub struct RunArgs {
     #[arg(long, value_name = "KIND:K/N", value_parser = parse_partition)]
     pub partition: Option<Partition>,
     /// Compare with the latest run saved as NAME instead of the previous run.
-    #[arg(long, value_name = "NAME", value_parser = parse_name, conflicts_with = "no_history")]
+    #[arg(long, value_name = "NAME", value_parser = values::baseline_name, conflicts_with = "no_history")]
     pub baseline: Option<String>,
     /// Record this run in the history under the baseline NAME.
-    #[arg(long, value_name = "NAME", value_parser = parse_name, conflicts_with = "no_history")]
+    #[arg(long, value_name = "NAME", value_parser = values::baseline_name, conflicts_with = "no_history")]
     pub save_baseline: Option<String>,
     /// Exit with status 1 when any case is `slower` by more than PCT percent.
-    #[arg(long, value_name = "PCT", value_parser = parse_percent)]
+    #[arg(long, value_name = "PCT", value_parser = values::percent, allow_negative_numbers = true)]
     pub fail_on_regression: Option<f64>,
     /// Do not record this run in the history store.
     #[arg(long)]
@@ -118,17 +128,14 @@ Exit status:
        141 when the reader of the output went away (`| head`)
 When several apply, the first in this order wins: a signal, 2, 3, 4, 1.";
 
-/// A number of seconds above 0 and at most a day.
-fn parse_seconds(text: &str) -> Result<f64, String> {
-    let secs: f64 = text.trim().parse().map_err(|_| {
-        format!("`{text}` is not a number of seconds above 0 and at most 86400 (a day)")
-    })?;
-    if secs > 0.0 && secs <= 86_400.0 {
-        Ok(secs)
-    } else {
-        Err(format!(
-            "must be a number of seconds above 0 and at most 86400 (a day), not {text}"
-        ))
+/// A whole number above 0 (a count of runs, results or comparisons).
+fn parse_count(text: &str) -> Result<u32, String> {
+    match text.trim().parse::<i64>() {
+        Ok(n) if n > 0 => {
+            u32::try_from(n).map_err(|_| format!("must be at most {}, not {text}", u32::MAX))
+        }
+        Ok(_) => Err(format!("must be a whole number above 0, not {text}")),
+        Err(_) => Err(format!("`{text}` is not a whole number above 0")),
     }
 }
 
@@ -147,80 +154,6 @@ fn parse_commit(text: &str) -> Result<String, String> {
             "`{text}` is not a commit hash: give at least 7 of its hexadecimal digits (`git rev-parse HEAD` prints it)"
         ))
     }
-}
-
-/// A baseline name: not empty.
-fn parse_name(text: &str) -> Result<String, String> {
-    let name = text.trim();
-    if name.is_empty() {
-        return Err("a baseline name cannot be empty".into());
-    }
-    Ok(name.to_owned())
-}
-
-/// A percentage from 0 to 1000 (a trailing `%` is allowed).
-fn parse_percent(text: &str) -> Result<f64, String> {
-    let value: f64 = text
-        .trim()
-        .trim_end_matches('%')
-        .parse()
-        .map_err(|_| format!("`{text}` is not a percentage"))?;
-    if (0.0..=1000.0).contains(&value) {
-        Ok(value)
-    } else {
-        Err(format!("must be a percentage from 0 to 1000, not {text}"))
-    }
-}
-
-/// `knotmeter compare`.
-#[derive(Debug, Clone, clap::Args)]
-pub struct CompareArgs {
-    /// `[REV] [PATH] [FILTER]`: the commit, branch or tag to compare with; a package or
-    /// workspace directory (default: the current directory); only cases whose id contains
-    /// FILTER. A first word that is an existing path and not a revision is the PATH.
-    #[arg(value_name = "REV PATH FILTER", num_args = 0..=3)]
-    pub words: Vec<String>,
-    /// Compare this commit instead of the working tree.
-    #[arg(long, value_name = "REV")]
-    pub head: Option<String>,
-    /// About 100 ms per case and side instead of about 1 s.
-    #[arg(long)]
-    pub quick: bool,
-    /// Time budget per case and side in seconds (the engine's `--time`).
-    #[arg(long, value_name = "SECS")]
-    pub time: Option<f64>,
-    /// Changes smaller than PCT percent are called `same` (default 1).
-    #[arg(long, value_name = "PCT")]
-    pub noise_threshold: Option<f64>,
-    /// Exit with status 1 when a case is `slower` by more than PCT percent, or when nothing
-    /// could be compared.
-    #[arg(long, value_name = "PCT")]
-    pub fail_on_regression: Option<f64>,
-    /// Stop a case whose bench binaries send nothing for this many seconds (a hang).
-    #[arg(long, value_name = "SECS", default_value_t = 120.0)]
-    pub case_timeout: f64,
-    /// Let the two bench binaries run on any CPU (by default both are pinned to one, so
-    /// neither side gets a slower CPU than the other; a benchmark's threads then share it).
-    #[arg(long)]
-    pub no_pin: bool,
-    /// Do not store the comparison in the history.
-    #[arg(long)]
-    pub no_history: bool,
-    /// Output: a table (`pretty`), a pull-request comment (`markdown`), or the whole comparison
-    /// (`json`).
-    #[arg(long, value_enum, default_value_t = CompareFormat::Pretty)]
-    pub format: CompareFormat,
-}
-
-/// Output formats of `knotmeter compare`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum CompareFormat {
-    /// A table for people.
-    Pretty,
-    /// A table for a pull-request comment.
-    Markdown,
-    /// The `CompareReport` document (docs/json-format.md).
-    Json,
 }
 
 /// `knotmeter list`.
@@ -246,8 +179,8 @@ pub struct HistoryArgs {
     /// The package or workspace whose history to read. Default: the current directory.
     #[arg(long)]
     pub path: Option<PathBuf>,
-    /// At most this many runs or results (and comparisons).
-    #[arg(long, default_value_t = 20)]
+    /// At most this many runs or results (and comparisons); above 0.
+    #[arg(long, default_value_t = 20, value_parser = parse_count, allow_negative_numbers = true)]
     pub limit: u32,
     /// Print the stored comparisons of two builds (`knotmeter compare`), newest first, each
     /// case with its change: `+3.1% [2.6, 3.7] slower than main`. With `--format json`:
@@ -326,12 +259,17 @@ pub enum ExportFormat {
 /// `knotmeter history prune`.
 #[derive(Debug, clap::Args)]
 pub struct PruneArgs {
-    /// Results kept per case and machine (the editor's chart shows 100).
-    #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u32).range(1..))]
+    /// Results kept per case and machine (the editor's chart shows 100); above 0.
+    #[arg(long, default_value_t = 100, value_parser = parse_count, allow_negative_numbers = true)]
     pub keep: u32,
     /// Comparisons of two builds (`knotmeter compare`) kept per pair of sides (base and head
-    /// label) and machine.
-    #[arg(long, default_value_t = knotmeter_history::DEFAULT_KEEP_COMPARISONS as u32, value_parser = clap::value_parser!(u32).range(1..))]
+    /// label) and machine; above 0.
+    #[arg(
+        long,
+        default_value_t = knotmeter_history::DEFAULT_KEEP_COMPARISONS as u32,
+        value_parser = parse_count,
+        allow_negative_numbers = true
+    )]
     pub keep_comparisons: u32,
     /// Say what would be removed, and change nothing.
     #[arg(long)]
@@ -427,6 +365,46 @@ mod tests {
         assert!(run_args(&["--no-history", "--baseline", "x"]).is_err());
         assert!(run_args(&["--fail-on-regression=-3"]).is_err());
         assert!(run_args(&["--baseline", " "]).is_err());
+    }
+
+    /// `--time -1` printed clap's tip "to pass '-1' as a value, use '-- -1'" (which makes it a
+    /// filter): every numeric option takes a negative number as its value and says it must
+    /// be positive.
+    #[test]
+    fn negative_numbers_were_taken_for_flags() {
+        for args in [
+            &["run", "--time", "-1"][..],
+            &["run", "--case-timeout", "-5"],
+            &["run", "--fail-on-regression", "-3"],
+            &["compare", "--time", "-1"],
+            &["compare", "--case-timeout", "-1"],
+            &["compare", "--noise-threshold", "-1"],
+            &["compare", "--fail-on-regression", "-1"],
+            &["history", "--limit", "-1"],
+            &["history", "--limit", "0"],
+            &["history", "prune", "--keep", "-1"],
+            &["history", "prune", "--keep-comparisons", "-2"],
+        ] {
+            let error = Cli::try_parse_from(["knotmeter"].iter().chain(args)).unwrap_err();
+            let said = error.to_string();
+            assert_eq!(error.exit_code(), 2, "{args:?}: {said}");
+            assert!(said.contains("invalid value"), "{args:?}: {said}");
+            assert!(
+                said.contains("above 0") || said.contains("from 0 to 1000"),
+                "{args:?}: {said}"
+            );
+            assert!(!said.contains("tip:"), "{args:?}: {said}");
+        }
+        let cli = Cli::try_parse_from(["knotmeter", "history", "--limit", "3"]).unwrap();
+        let Command::History(history) = cli.command else {
+            unreachable!("parsed `history`")
+        };
+        assert_eq!(history.limit, 3);
+        let cli = Cli::try_parse_from(["knotmeter", "compare", "main", "--time", "0.5"]).unwrap();
+        let Command::Compare(compare) = cli.command else {
+            unreachable!("parsed `compare`")
+        };
+        assert_eq!((compare.time, compare.case_timeout), (Some(0.5), 120.0));
     }
 
     #[test]

@@ -13,25 +13,28 @@
 //!                                                   code lenses, inlay hints, hovers, diagnostics
 //! ```
 //!
+//! This crate holds the session, the LSP front end and the headless commands; the rest lives in
+//! four rooms it re-exports, each a crate with one job that may use only the rooms below it:
+//! knotmeter-server-process (`process`, `signals`), knotmeter-server-discovery (`discovery`,
+//! `watch`), knotmeter-server-runs (`cargo_build`, `runs`, `stored`) and
+//! knotmeter-server-builds (`compare`, two builds).
+//!
 //! The daemon never links the measurement engine: it reads the bench binaries' output through
 //! the protocol crate's types. Its stdout is the protocol; logs go through `tracing` to
 //! standard error or a file.
 
 #![deny(missing_docs)]
 
-pub mod cargo_build;
 pub mod cli;
-pub mod compare;
-pub mod discovery;
-pub mod format;
 pub mod headless;
 pub mod lsp;
-pub mod runs;
 pub mod session;
-pub mod signals;
-pub mod stored;
 pub mod terminal;
-pub mod watch;
+
+pub use knotmeter_server_builds::compare;
+pub use knotmeter_server_discovery::{discovery, watch};
+pub use knotmeter_server_process::{process, signals};
+pub use knotmeter_server_runs::{cargo_build, runs, stored};
 
 use std::process::ExitCode;
 

@@ -16,7 +16,6 @@ use knotmeter_format::{shown, Tally};
 use knotmeter_protocol::editor::{ItemState, RunStateParams};
 use knotmeter_protocol::{BenchSummary, HistoryPoint, ListEntry, Manifest, Outcome, Shown};
 
-use crate::headless::budget;
 use crate::stored::time_text;
 
 /// Everything a run of `knotmeter run` reported, in the order it happened.
@@ -204,6 +203,16 @@ pub fn final_line(params: &RunStateParams, shown: Option<&Shown>) -> String {
     }
 }
 
+/// A time budget per case: `100 ms` (`--quick`), `1 s`.
+pub(crate) fn budget(ms: u64) -> String {
+    match ms {
+        0 => "—".to_owned(),
+        ms if ms % 1000 == 0 => format!("{} s", ms / 1000),
+        ms if ms >= 1000 => format!("{:.1} s", ms as f64 / 1000.0),
+        ms => format!("{ms} ms"),
+    }
+}
+
 /// `knotmeter history ID`: one row per stored result, newest first, with its run's time budget
 /// per case (runs with different budgets are not comparable), how the run ended, and the
 /// result's warnings.
@@ -326,4 +335,15 @@ fn columns<const N: usize>(header: &[String; N], rows: &[[String; N]]) -> String
         text.push('\n');
     }
     text
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn budgets_read_as_seconds_or_milliseconds() {
+        assert_eq!(super::budget(100), "100 ms");
+        assert_eq!(super::budget(1000), "1 s");
+        assert_eq!(super::budget(2500), "2.5 s");
+        assert_eq!(super::budget(0), "—");
+    }
 }

@@ -313,6 +313,27 @@ fn the_editor_compares_with_a_base_through_knotmeter_run() {
     );
 }
 
+/// A comparison of identical code (the base is the working tree's own clean commit) says so
+/// in the run's output, where the editor's user reads: the daemon printed it to its standard
+/// error, which the user never sees, and the editor's comparison ran on without a word.
+#[test]
+fn the_editor_says_a_comparison_of_identical_code_in_the_run_output() {
+    let repo = Repo::new(&["base", "head"]);
+    let run = editor_compare(&repo, "HEAD", &["two::slower"]);
+    assert!(
+        run.output
+            .contains("this compares identical code (an A/A comparison)"),
+        "{}",
+        run.output
+    );
+    assert!(
+        run.finals
+            .contains(&("two::slower".into(), "passed".into())),
+        "{:?}",
+        run.finals
+    );
+}
+
 /// A daemon on `repo` with the settings `settings`, its history the repository's own and its
 /// builds in the repository's target directory whatever the environment says.
 fn editor(repo: &Repo, settings: serde_json::Value) -> common::Client {
@@ -503,6 +524,69 @@ fn editor_base_that_predates_driven_mode_failed_the_heads_cases() {
     assert_eq!(stored_runs(&repo), 1);
 }
 
+/// Ctrl-C while `knotmeter compare` built exited 2 with "the pair in progress stops at its
+/// next sample", although no pair was running (docs/compare.md promises 130); SIGTERM ended it
+/// outright. A stand-in cargo whose build never ends (it leaves a file when it starts) holds
+/// the build until the signal, so the test does not race a real build.
+#[test]
+fn a_signal_during_the_build_said_a_pair_stops_and_exited_2() {
+    use nix::sys::signal::{kill, Signal};
+    use nix::unistd::Pid;
+    use std::os::unix::fs::PermissionsExt;
+    use std::time::{Duration, Instant};
+
+    let repo = Repo::new(&["base", "head"]);
+    let dir = tempfile::tempdir().unwrap();
+    let building = dir.path().join("building");
+    let cargo = dir.path().join("cargo");
+    let real = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    std::fs::write(
+        &cargo,
+        format!(
+            "#!/bin/sh\ncase \"$1\" in\n  bench|build) touch '{}'; exec sleep 600;;\nesac\nexec '{real}' \"$@\"\n",
+            building.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&cargo, std::fs::Permissions::from_mode(0o755)).unwrap();
+    for (signal, status) in [(Signal::SIGINT, 130), (Signal::SIGTERM, 143)] {
+        let _ = std::fs::remove_file(&building);
+        let mut child = repo
+            .compare_command(&repo.root(), &["HEAD~1"])
+            .env("CARGO", &cargo)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let deadline = Instant::now() + Duration::from_secs(120);
+        while !building.exists() {
+            assert!(Instant::now() < deadline, "the build never started");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        kill(Pid::from_raw(child.id() as i32), signal).unwrap();
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while child.try_wait().unwrap().is_none() {
+            if Instant::now() > deadline {
+                let _ = child.kill();
+                panic!("{signal}: still running 60 s after the signal");
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let out = child.wait_with_output().unwrap();
+        let said = stderr(&out);
+        assert_eq!(out.status.code(), Some(status), "{signal}: {said}");
+        assert!(
+            said.contains(&format!("knotmeter: {signal}: cancelling the build"))
+                && said.contains(&format!(
+                    "the build was cancelled ({signal}): nothing was measured or stored"
+                )),
+            "{signal}: {said}"
+        );
+        assert!(!said.contains("pair in progress"), "{signal}: {said}");
+        assert!(out.stdout.is_empty(), "{signal}: no report");
+    }
+}
+
 #[test]
 fn editor_compare_cancelled_while_building_errored_every_case() {
     let repo = Repo::new(&["base", "head"]);
@@ -591,10 +675,24 @@ fn editor_head_that_does_not_build_showed_no_diagnostics() {
         serde_json::json!({"include": ["two::slower"], "mode": "quick", "compare": "HEAD"}),
     );
     let run_id = response["result"]["runId"].as_i64().expect("a run id");
-    client.run_to_end(run_id, std::time::Duration::from_secs(600));
+    let states = client.run_to_end(run_id, std::time::Duration::from_secs(600));
     assert_eq!(
         client.finals(run_id),
         vec![("two::slower".to_owned(), "errored".to_owned())]
+    );
+    // The item's message points at the error, as after any run (it pointed nowhere once the
+    // extension stopped searching the message's text for ` --> `).
+    let errored = states
+        .iter()
+        .rev()
+        .find(|s| s["id"] == "two::slower" && s["state"] == "errored")
+        .expect("an errored state");
+    let at = &errored["location"];
+    assert!(
+        at["file"]
+            .as_str()
+            .is_some_and(|f| f.ends_with("benches/two.rs")),
+        "{errored:#}"
     );
     // The compiler's error is where it is, in the user's file, as after any run.
     let file = repo.root().join("benches/two.rs");

@@ -43,12 +43,24 @@ fn state_of<'a>(finals: &'a [(String, String)], id: &str) -> &'a str {
 }
 
 fn message_of(states: &[Value], id: &str) -> String {
+    last_with_message(states, id)
+        .map(|s| s["message"].as_str().unwrap().to_owned())
+        .unwrap_or_default()
+}
+
+/// The place in the sources the last state of `id` with a message points at.
+fn location_of(states: &[Value], id: &str) -> Value {
+    last_with_message(states, id)
+        .map(|s| s["location"].clone())
+        .unwrap_or_default()
+}
+
+/// The last state of `id` that carries a message.
+fn last_with_message<'a>(states: &'a [Value], id: &str) -> Option<&'a Value> {
     states
         .iter()
         .rev()
         .find(|s| s["id"] == id && s.get("message").is_some())
-        .map(|s| s["message"].as_str().unwrap().to_owned())
-        .unwrap_or_default()
 }
 
 /// Runs `command`, which must succeed, and returns its standard output.
@@ -289,11 +301,26 @@ fn panics_crashes_hangs_and_garbage_are_reported_and_the_rest_still_runs() {
     assert_eq!(state_of(&finals, "basic::faults::panics"), "failed");
     assert!(message_of(&states, "basic::faults::panics").contains("boom at 42"));
     assert!(message_of(&states, "basic::faults::panics").contains("basic.rs"));
+    // The panic's place as structure (the editor showed it by searching the message's text).
+    let panicked = location_of(&states, "basic::faults::panics");
+    assert!(
+        panicked["file"]
+            .as_str()
+            .unwrap()
+            .ends_with("benches/basic.rs")
+            && panicked["line"] == 44,
+        "{panicked}"
+    );
     assert_eq!(state_of(&finals, "basic::faults::aborts"), "errored");
     assert!(message_of(&states, "basic::faults::aborts").contains("SIGABRT"));
     assert_eq!(state_of(&finals, "basic::faults::hangs"), "errored");
-    assert!(message_of(&states, "basic::faults::hangs")
-        .contains("hung: its first step (the cold call) had not ended after 3 s"));
+    // The time is the one waited, which a loaded machine makes 3.1 s (the limit is 3 s).
+    let hung = message_of(&states, "basic::faults::hangs");
+    assert!(
+        hung.contains("hung: its first step (the cold call) had not ended after 3")
+            && hung.contains("the limit set by --case-timeout"),
+        "{hung}"
+    );
     assert_eq!(state_of(&finals, "basic::faults::slow"), "passed");
     assert_eq!(state_of(&finals, "basic::faults::noisy"), "passed");
     // What the benchmark printed reaches the user as its case's output, and is never taken
@@ -310,7 +337,8 @@ fn panics_crashes_hangs_and_garbage_are_reported_and_the_rest_still_runs() {
     assert!(
         noisy
             .iter()
-            .any(|t| t.starts_with("{this is not an event{\"event\":\"case_failed\"")),
+            .flat_map(|t| t.lines())
+            .any(|l| l.starts_with("{this is not an event{\"event\":\"case_failed\"")),
         "{noisy:?}"
     );
     assert!(
@@ -449,6 +477,16 @@ fn a_compile_error_becomes_a_diagnostic_and_errored_items() {
         message.lines().next(),
         Some("the build failed: error[E0308]: mismatched types at benches/nested/child.rs:5:18"),
         "{message}"
+    );
+    // The same place as structure, for the editor to show the message at.
+    let at = location_of(&states, "basic::nested::child::first");
+    assert!(
+        at["file"]
+            .as_str()
+            .unwrap()
+            .ends_with("benches/nested/child.rs")
+            && (at["line"].clone(), at["character"].clone()) == (json!(4), json!(17)),
+        "{at}"
     );
 
     // Editing the file makes its compiler errors stale: they are cleared at once, not at the

@@ -230,6 +230,44 @@ fn bad_values_are_refused_before_anything_is_built() {
     }
 }
 
+/// `knotmeter run --time -1` and `knotmeter history --limit -1` printed clap's tip "to pass
+/// '-1' as a value, use '-- -1'", which makes `-1` a filter: every numeric option of the
+/// command line says that its value must be positive, before anything is built or read.
+#[test]
+fn a_negative_number_was_taken_for_a_flag() {
+    let dir = tempfile::tempdir().unwrap();
+    for args in [
+        &["run", "--time", "-1"][..],
+        &["run", "--case-timeout", "-5"],
+        &["run", "--fail-on-regression", "-3"],
+        &["compare", "--time", "-1"],
+        &["compare", "--case-timeout", "-1"],
+        &["compare", "--noise-threshold", "-1"],
+        &["compare", "--fail-on-regression", "-1"],
+        &["history", "--limit", "-1"],
+        &["history", "prune", "--keep", "-1"],
+        &["history", "prune", "--keep-comparisons", "-1"],
+    ] {
+        let (out, stdout, stderr) = run(common::command_in(common::knotmeter(), dir.path())
+            .args(args)
+            .env("CARGO", "/nonexistent/cargo")
+            .env("PATH", "/nonexistent"));
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stdout.is_empty(), "{args:?}: {stdout}");
+        assert!(
+            stderr.contains("invalid value '-") && stderr.contains("not -"),
+            "{args:?}: {stderr}"
+        );
+        assert!(
+            stderr.contains("above 0") || stderr.contains("from 0 to 1000"),
+            "{args:?}: {stderr}"
+        );
+        assert!(!stderr.contains("tip:"), "{args:?}: {stderr}");
+    }
+    // Nothing was read or created.
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+}
+
 /// A filter that matches nothing is an error in every format, said before any build.
 #[test]
 fn a_filter_matching_nothing_is_an_error_in_every_format() {
@@ -423,4 +461,146 @@ fn a_libtest_bench_binary_is_recognised_by_its_reply() {
     let line: Value = serde_json::from_str(stdout.lines().next().unwrap()).unwrap();
     assert_eq!(line["state"], "errored", "{stdout}");
     assert_eq!(sc.builds(), 1, "found after the build");
+}
+
+/// `knotmeter run --format jsonl` of `sc`, the processes it leaves behind marked for `marker`
+/// to kill; it must succeed within `within`. Returns standard output, standard error and how
+/// many items passed.
+fn run_succeeding_within(
+    sc: &Scripted,
+    marker: &common::Marker,
+    within: Duration,
+) -> (String, String, usize) {
+    let mut command = sc.knotmeter_run(&["--format", "jsonl"]);
+    marker.mark(&mut command);
+    let started = Instant::now();
+    let (out, stdout, stderr) = run(command);
+    let took = started.elapsed();
+    assert!(took < within, "took {took:?}: {stderr}");
+    assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
+    let passed = stdout
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|l| l["state"] == "passed")
+        .count();
+    (stdout, stderr, passed)
+}
+
+/// Issue 21: a benchmark's set-up starts a process that inherits the bench binary's standard
+/// output and error and outlives it (`sleep 400`). The cases passed at once, then `knotmeter
+/// run` waited 120 s for the pipes to close and exited 4: "the bench binary said nothing for
+/// 120 s outside any case". The run ends when the bench binary exits. A process left in the
+/// bench binary's process group is ended with it, as every process of that group is at the
+/// end of a run; one that left the group (`setsid`) is not touched, and no longer read.
+#[test]
+fn a_child_holding_the_pipes_open_kept_the_run_waiting_120_s() {
+    let marker = common::Marker::new();
+    let sc = Scripted::new(json!({"cases": {
+        "spawns": {"kind": "pass", "spawn": [{"secs": 400}]},
+        "escapes": {"kind": "pass", "spawn": [{"secs": 400, "session": true}]},
+    }}));
+    // 120 s before; a second or two now, with room for a loaded machine.
+    let (stdout, stderr, passed) = run_succeeding_within(&sc, &marker, Duration::from_secs(30));
+    assert!(!stderr.contains("said nothing"), "{stderr}");
+    assert_eq!(passed, 2, "{stdout}");
+    let spawned = sc.spawned();
+    assert_eq!(spawned.len(), 2, "{spawned:?}");
+    for (pid, left_the_group) in spawned {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while common::alive(pid) && !left_the_group && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        assert_eq!(
+            common::alive(pid),
+            left_the_group,
+            "pid {pid}: ended with the bench binary's group unless it left it"
+        );
+    }
+    // The marker kills the one that left the group.
+}
+
+/// A bench binary whose `--list` starts a process that holds its standard output open (a
+/// criterion group function runs while listing) kept `knotmeter run` waiting 30 s for the
+/// pipe to close, then said the binary "did not answer within 30 s". The list is what the
+/// binary printed before it exited.
+#[test]
+fn a_child_holding_the_pipes_of_list_open_kept_the_run_waiting_30_s() {
+    let marker = common::Marker::new();
+    let sc = Scripted::new(json!({
+        "cases": {"a": {"kind": "pass"}},
+        "list_spawn": [{"secs": 400, "session": true}],
+    }));
+    // 30 s before; a second or two now.
+    let (stdout, stderr, passed) = run_succeeding_within(&sc, &marker, Duration::from_secs(20));
+    assert!(!stderr.contains("did not answer"), "{stderr}");
+    assert_eq!(passed, 1, "{stdout}");
+    assert_eq!(sc.spawned().len(), 1, "the listing started its process");
+    // The marker kills the process that left the group.
+}
+
+/// Issue 21: a benchmark prints 100 MB (a million lines of 100 bytes) while standard error
+/// is read slower than that: `knotmeter run` held everything not yet shown (a peak of 364 MB)
+/// and took as long as the reader to finish. Now a few MiB at most wait to be shown; what
+/// could not be is dropped and said where it was (`… N bytes (M lines) of output dropped`)
+/// and at the end; the first and last lines, the case and its result are kept.
+#[test]
+fn a_hundred_megabytes_of_prints_to_a_slow_standard_error_were_all_held_in_memory() {
+    let sc = Scripted::new(json!({"cases": {
+        "flood": {"kind": "pass", "print": {"lines": 1_000_000, "width": 100}},
+    }}));
+    let mut child = sc
+        .knotmeter_run(&["--format", "jsonl"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    // `VmHWM` is the peak so far: its last reading before the process ends is its peak.
+    let peak = std::thread::spawn(move || {
+        let mut peak = 0;
+        while let Some(kib) = common::peak_resident_kib(pid) {
+            peak = kib;
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        peak
+    });
+    // A reader of about 3 MB/s: far slower than the benchmark prints, and than `knotmeter run`
+    // reads even in a debug build on a loaded machine (some 50 MB/s), so some output must go.
+    let mut stderr_pipe = child.stderr.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        let (mut all, mut chunk) = (Vec::new(), vec![0; 64 * 1024]);
+        loop {
+            match stderr_pipe.read(&mut chunk) {
+                Ok(0) | Err(_) => return all,
+                Ok(n) => all.extend_from_slice(&chunk[..n]),
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    });
+    let mut stdout = String::new();
+    child
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_string(&mut stdout)
+        .unwrap();
+    let stderr = reader.join().unwrap();
+    let peak_mib = peak.join().unwrap() / 1024;
+    let status = child.wait().unwrap();
+    let stderr = String::from_utf8_lossy(&stderr);
+    let tail: String = stderr.chars().rev().take(2000).collect::<String>();
+    let tail: String = tail.chars().rev().collect();
+    assert_eq!(status.code(), Some(0), "{tail}");
+    let line: Value = serde_json::from_str(stdout.lines().next().unwrap()).unwrap();
+    assert_eq!(line["state"], "passed", "{stdout}");
+    // Wide margins: a few MiB of output wait, beside the process's own 10–20 MiB.
+    assert!(peak_mib < 100, "peak resident memory {peak_mib} MiB");
+    assert!(stderr.contains("first printed line"), "{tail}");
+    assert!(stderr.contains("last printed line"), "{tail}");
+    assert!(stderr.contains("of output dropped"), "{tail}");
+    assert!(
+        stderr.contains("of what the bench binary printed were dropped"),
+        "{tail}"
+    );
+    assert!(stderr.len() < 90_000_000, "shown: {} bytes", stderr.len());
 }

@@ -342,6 +342,33 @@ fn history_merge_combines_the_shards_without_loss_or_duplicates_and_twice_change
     assert_eq!(counts(&merged), (3, 12), "merging twice changes nothing");
 }
 
+/// Issue 21 §7: a run still measuring in a source was left unmerged, said on standard error,
+/// and the merge exited 0, though its help says 1 when a run could not be merged.
+#[test]
+fn history_merge_left_a_run_still_measuring_unmerged_and_exited_0() {
+    let (dir, merged) = temp_history();
+    let shard = dir.path().join("shard.db");
+    let mut history = History::open(&shard).unwrap();
+    let done = [result("q::done", "done", 10.0)];
+    history
+        .record_run(&manifest_at("abcdef0123", 1_760_000_000), &done, None)
+        .unwrap();
+    // Begun by this process, which is alive: still measuring on this machine.
+    history
+        .begin_run(&manifest_at("abcdef0123", 1_760_000_100), None)
+        .unwrap();
+    drop(history);
+    let out = knotmeter(
+        dir.path(),
+        &merged,
+        &["history", "merge", shard.to_str().unwrap()],
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("is still measuring"), "{stderr}");
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert_eq!(counts(&merged), (1, 1), "the finished run is merged");
+}
+
 /// The BMF document, as Bencher reads it.
 #[derive(Debug, serde::Deserialize)]
 struct BmfMetric {

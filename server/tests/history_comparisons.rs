@@ -23,6 +23,7 @@ fn comparison(base: &str) -> CompareReport {
         manifest: Some(manifest(1000, 1_760_000_000)),
     };
     let added = |id: &str| ComparedCase {
+        location: None,
         id: id.to_owned(),
         status: CompareStatus::Added,
         base: None,
@@ -170,6 +171,7 @@ fn history_lists_the_stored_comparisons_newest_first_with_each_cases_change() {
     report.cases.insert(
         0,
         ComparedCase {
+            location: None,
             id: "q::chain".to_owned(),
             status: CompareStatus::Compared,
             base: None,

@@ -1,7 +1,7 @@
 //! The daemon's edges over a real stdio connection, without builds (a scripted bench binary
 //! where a run is needed, see `common::scripted`): wrong `Content-Length` headers, `$/`
-//! requests, `exit` without `shutdown`, runs of ids that match nothing, and the diagnostic for
-//! a bench target without `harness = false`.
+//! requests, `exit` without `shutdown`, runs of ids that match nothing or with a misspelled
+//! field, and the diagnostic for a bench target without `harness = false`.
 
 use crate::common;
 
@@ -111,6 +111,51 @@ fn a_run_of_ids_that_match_nothing_says_so() {
     assert!(client.shutdown().success());
 }
 
+/// Issue 21, item 5: `knotmeter/run` with a misspelled field (`inclde`) ran the whole
+/// workspace, the field ignored as unknown. It is a `-32602` error naming the field now, from
+/// `knotmeter/run` and from the `knotmeter.run` command alike; nothing runs, and the daemon
+/// goes on serving.
+#[test]
+fn a_run_with_a_misspelled_field_is_refused_and_runs_nothing() {
+    let sc = Scripted::new(json!({"cases": {"a": {"kind": "pass"}, "b": {"kind": "pass"}}}));
+    let mut client = start(&sc.root(), Some(&sc.cargo()));
+    let reply = client.request("knotmeter/run", json!({"inclde": ["sc::a"]}));
+    assert_eq!(reply["error"]["code"], -32602, "{reply}");
+    let message = reply["error"]["message"].as_str().unwrap();
+    assert!(message.contains("unknown field `inclde`"), "{message}");
+    let command = client.request(
+        "workspace/executeCommand",
+        json!({"command": "knotmeter.run", "arguments": [{"inclde": ["sc::a"]}]}),
+    );
+    assert_eq!(command["error"]["code"], -32602, "{command}");
+    let message = command["error"]["message"].as_str().unwrap();
+    assert!(message.contains("unknown field `inclde`"), "{message}");
+    // Still serving; and the only run is this one, of `sc::a`.
+    let reply = client.request("knotmeter/run", json!({"include": ["sc::a"]}));
+    let run_id = reply["result"]["runId"].as_i64().unwrap();
+    client.run_to_end(run_id, WAIT);
+    assert_eq!(
+        client.finals(run_id),
+        [("sc::a".to_owned(), "passed".to_owned())]
+    );
+    let other_runs: Vec<String> = client
+        .log
+        .iter()
+        .filter(|r| {
+            r.message["method"]
+                .as_str()
+                .unwrap()
+                .starts_with("knotmeter/")
+        })
+        .map(|r| &r.message["params"])
+        .filter(|p| p.get("runId").is_some_and(|id| *id != run_id))
+        .map(|p| p.to_string())
+        .collect();
+    assert_eq!(other_runs, Vec::<String>::new(), "nothing else ran");
+    assert_eq!(sc.builds(), 1, "one build, for the one run");
+    assert!(client.shutdown().success());
+}
+
 /// A bench target without `harness = false`: a diagnostic on its `[[bench]]` entry, and its
 /// items errored with the explanation, without a build.
 #[test]
@@ -182,5 +227,88 @@ fn a_missing_bench_entry_is_a_diagnostic_on_the_bench_file() {
         .as_str()
         .unwrap()
         .contains("needs a [[bench]] entry with `harness = false`"));
+    assert!(client.shutdown().success());
+}
+
+/// The daemon over stdio in a workspace of `sc`, with the default case timeout (120 s), a
+/// history of its own, and `marker` on every process it starts.
+fn start_marked(sc: &Scripted, marker: &common::Marker) -> Client {
+    let root = sc.root();
+    let history = root.join("history.db");
+    let cargo = sc.cargo();
+    let mut client = Client::spawn_with(&root, |c| {
+        c.env("KNOTMETER_HISTORY", &history)
+            .env("CARGO", &cargo)
+            .env_remove("CARGO_TARGET_DIR");
+        marker.mark(c);
+    });
+    client.initialize(&root, json!({}));
+    client
+}
+
+/// Issue 21, in the editor: a benchmark's set-up starts `sleep 400`, which inherits the bench
+/// binary's standard output and error. `knotmeter/runEnd` came 120 s after the case passed,
+/// and a run queued behind waited as long, with nothing saying why. Both end now in seconds.
+#[test]
+fn a_child_holding_the_pipes_open_delayed_run_end_and_the_next_run_120_s() {
+    let marker = common::Marker::new();
+    let sc = Scripted::new(json!({"cases": {
+        "spawns": {"kind": "pass", "spawn": [{"secs": 400}]},
+    }}));
+    let mut client = start_marked(&sc, &marker);
+    let started = Instant::now();
+    let first = client.request("knotmeter/run", json!({}))["result"]["runId"].clone();
+    let second = client.request("knotmeter/run", json!({}))["result"]["runId"].clone();
+    for run_id in [first.as_i64().unwrap(), second.as_i64().unwrap()] {
+        client.run_to_end(run_id, WAIT);
+        assert_eq!(
+            client.finals(run_id),
+            [("sc::spawns".to_owned(), "passed".to_owned())]
+        );
+    }
+    assert!(started.elapsed() < WAIT, "{:?}", started.elapsed());
+    assert!(client.shutdown().success());
+}
+
+/// Issue 21, in the editor: 50 MB of 100-byte lines became 500 000 `knotmeter/output`
+/// notifications (100 MB: a million, `runEnd` after 60 s, 458 MB resident), and one line of
+/// 20 MB one notification of 20 MB. Lines now go out gathered, at most 256 KiB of text per
+/// notification; a line longer than 64 KiB is cut, saying how much of it was dropped.
+#[test]
+fn a_flood_of_prints_was_one_notification_per_line_and_a_huge_line_one_huge_notification() {
+    let marker = common::Marker::new();
+    let sc = Scripted::new(json!({"cases": {
+        "flood": {"kind": "pass", "print": {"lines": 500_000, "width": 100, "line_bytes": 20_000_000}},
+    }}));
+    let mut client = start_marked(&sc, &marker);
+    let run_id = client.request("knotmeter/run", json!({}))["result"]["runId"]
+        .as_i64()
+        .unwrap();
+    client.run_to_end(run_id, WAIT);
+    let peak_mib = common::peak_resident_kib(client.pid()).unwrap() / 1024;
+    assert_eq!(
+        client.finals(run_id),
+        [("sc::flood".to_owned(), "passed".to_owned())]
+    );
+    let texts: Vec<&str> = client
+        .log
+        .iter()
+        .filter(|r| {
+            r.message["method"] == "knotmeter/output" && r.message["params"]["runId"] == run_id
+        })
+        .map(|r| r.message["params"]["text"].as_str().unwrap())
+        .collect();
+    assert!(texts.len() < 2_000, "{} notifications", texts.len());
+    let longest = texts.iter().map(|t| t.len()).max().unwrap();
+    assert!(longest <= 300 * 1024, "a notification of {longest} bytes");
+    let all = texts.concat();
+    assert!(all.contains("first printed line"));
+    assert!(all.contains("last printed line"));
+    assert!(
+        all.contains("bytes of this line dropped"),
+        "the long line is cut and says so"
+    );
+    // Wide margin: the daemon's own memory is some tens of MiB.
+    assert!(peak_mib < 200, "peak resident memory {peak_mib} MiB");
     assert!(client.shutdown().success());
 }

@@ -79,7 +79,7 @@ impl Run {
         let started = Instant::now();
         loop {
             if let Some(status) = self.child.try_wait().unwrap() {
-                self.seen.extend(self.lines.try_iter());
+                self.seen.extend(remaining(&self.lines));
                 return (status.code(), started.elapsed());
             }
             assert!(
@@ -90,6 +90,19 @@ impl Run {
             std::thread::sleep(Duration::from_millis(20));
         }
     }
+}
+
+/// The lines still to come from a process that has ended: read until its standard error
+/// closes (its reader thread then ends), at most 10 s. What was in the pipe when the process
+/// ended may not have reached the channel yet: taking only what is there lost the last line
+/// on a loaded machine.
+fn remaining(lines: &mpsc::Receiver<String>) -> Vec<String> {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let mut rest = Vec::new();
+    while let Ok(line) = lines.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
+        rest.push(line);
+    }
+    rest
 }
 
 /// Builds the fixture once and waits until the hanging case runs.
@@ -210,7 +223,7 @@ fn a_cancelled_run_reports_the_partial_case_as_skipped_and_exits_130() {
     std::thread::sleep(Duration::from_millis(1500));
     signal(&child, Signal::SIGINT);
     let out = child.wait_with_output().unwrap();
-    seen.extend(lines.try_iter());
+    seen.extend(remaining(&lines));
     let stderr = seen.join("\n");
     assert_eq!(out.status.code(), Some(130), "{stderr}");
     let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();

@@ -7,11 +7,11 @@
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
+use knotmeter_format::layout;
 use knotmeter_protocol::editor::{self, ItemState, Problems, RunStateParams};
 use knotmeter_protocol::{BenchResult, BenchSummary, Outcome, Severity, Shown};
 use knotmeter_server::discovery::{Bench, Case, PackageNode, Part, TargetRef, Tree};
-use knotmeter_server::format;
-use knotmeter_server::lsp::features;
+use knotmeter_server::session::features;
 use knotmeter_server::terminal::{self, RunRecord};
 use serde::Deserialize;
 use tower_lsp_server::ls_types::{
@@ -111,6 +111,7 @@ fn editor(fixtures: &[Fixture]) -> Editor {
             cases,
             group: result.group.clone(),
             line: line + 2,
+            fingerprint: None,
         });
         results.insert(leaf.clone(), result);
         if let Some(bench) = &fixture.bench {
@@ -282,7 +283,7 @@ fn every_editor_feature_shows_the_shared_presentation() {
         want_all.sort_by(|a, b| a.0.cmp(&b.0));
         assert_eq!(codes(&everything), want_all, "{name}");
         // The run output's account of the case: every line of the details.
-        let output = format::result_text(&ed.results[leaf], fixture.bench.as_ref());
+        let output = layout::result_text(&ed.results[leaf], fixture.bench.as_ref());
         for detail in shown.detail.lines() {
             assert!(output.contains(detail), "{name}: {output} lacks {detail}");
         }
@@ -312,6 +313,7 @@ fn record(fixtures: &[Fixture]) -> RunRecord {
             state,
             result: Some(Box::new(result)),
             message: None,
+            location: None,
             shown: None,
             bench: None,
         });

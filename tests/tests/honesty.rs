@@ -66,27 +66,51 @@ fn nothing_is_flagged_and_real_work_is_not_in_every_run() {
     }
 }
 
+/// How many runs the scaling test reads, and how many of them must call the chain O(n). The
+/// class comes from five sizes that stray by several percent each on a loaded machine; a
+/// fitted class is a judgement that falls the wrong side in about 2% of runs strayed as CI's
+/// were (`engine/src/analysis/scaling.rs`'s `a_linear_chain_that_strays_as_in_ci_is_rarely_misread`),
+/// so the test asks two runs of three (wrong in about 0.1%), not every run.
+const SCALING_RUNS: usize = 3;
+const LINEAR_RUNS_NEEDED: usize = 2;
+
 #[test]
 fn closed_form_loop_scales_flat_and_chain_is_linear() {
     let _alone = measuring_alone();
-    let report = json_report(BIN, &["--quick", "closed_form", "chain_n"]);
-    let benches = report["benches"].as_array().unwrap();
-    let summary = |id: &str| {
-        benches
-            .iter()
-            .find(|b| b["id"] == id)
-            .unwrap_or_else(|| panic!("no summary {id}"))
-    };
-    let closed = summary("honesty::closed_form");
-    assert!(
-        codes(closed).contains(&"flat_scaling".to_owned()),
-        "{closed:#}"
-    );
-    let chain = summary("honesty::chain_n");
-    assert!(
-        !codes(chain).contains(&"flat_scaling".to_owned()),
-        "{chain:#}"
-    );
-    assert_eq!(chain["complexity"]["best"], "O(n)", "{chain:#}");
-    assert_eq!(chain["complexity"]["fits"].as_array().unwrap().len(), 7);
+    let mut linear = 0;
+    let mut chains = Vec::new();
+    for _ in 0..SCALING_RUNS {
+        let report = json_report(BIN, &["--quick", "closed_form", "chain_n"]);
+        let benches = report["benches"].as_array().unwrap();
+        let summary = |id: &str| {
+            benches
+                .iter()
+                .find(|b| b["id"] == id)
+                .unwrap_or_else(|| panic!("no summary {id}"))
+                .clone()
+        };
+        let closed = summary("honesty::closed_form");
+        assert!(
+            codes(&closed).contains(&"flat_scaling".to_owned()),
+            "{closed:#}"
+        );
+        assert_eq!(closed["complexity"]["best"], "O(1)", "{closed:#}");
+        let chain = summary("honesty::chain_n");
+        assert!(
+            !codes(&chain).contains(&"flat_scaling".to_owned()),
+            "{chain:#}"
+        );
+        assert_eq!(chain["complexity"]["fits"].as_array().unwrap().len(), 7);
+        // Wrong or not, a chain never reads as flat or as anything past n log n.
+        let best = chain["complexity"]["best"].as_str().unwrap().to_owned();
+        assert!(["O(n)", "O(n log n)"].contains(&best.as_str()), "{chain:#}");
+        if best == "O(n)" {
+            linear += 1;
+        }
+        chains.push(chain);
+        if linear == LINEAR_RUNS_NEEDED {
+            return;
+        }
+    }
+    panic!("the chain read O(n) in {linear} of {SCALING_RUNS} runs: {chains:#?}");
 }

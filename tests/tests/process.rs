@@ -245,6 +245,70 @@ fn a_panic_in_a_thread_of_the_benchmark_is_printed_and_fails_the_case() {
     );
 }
 
+/// A thread the benchmark spawned and never joined panicked while the case sampled: the panic
+/// was printed and the case passed (issue 21, item 3). The hook recorded the panic only after
+/// the default hook had printed it, and with `RUST_BACKTRACE` set, printing the backtrace
+/// outlasted the case (and the run): no check found it. In worker processes and in this one.
+#[test]
+fn a_panic_in_a_thread_left_running_fails_the_case() {
+    for mode in [None, Some("--in-process")] {
+        let (report, _) = failed_quick_run_with_backtraces(
+            mode,
+            &["faults::detached_thread_panics", "faults::quick"],
+        );
+        let failure = &report["failures"][0];
+        assert_eq!(failure["id"], "faults::detached_thread_panics", "{mode:?}");
+        assert_eq!(failure["kind"], "panic");
+        let message = failure["message"].as_str().unwrap();
+        assert!(
+            message.starts_with("a thread of this benchmark panicked: thread 'detached' panicked")
+                && message.contains("the detached thread gives up"),
+            "{mode:?}: {message}"
+        );
+        assert_eq!(report["results"][0]["id"], "faults::quick", "{mode:?}");
+    }
+}
+
+/// A thread left running panicked as its case's function returned, in the last slot of each
+/// worker (the only case of the run): the run passed (issue 21, item 3). However the timing
+/// falls, the run now fails: the case, when the panic comes before its slot is checked; or the
+/// run, naming the case, when it comes after (at the next slot, at the end of the run, or as
+/// the worker ends: it says so before it exits).
+#[test]
+fn a_panic_in_a_thread_after_its_case_fails_the_run() {
+    for mode in [None, Some("--in-process")] {
+        let (report, stderr) =
+            failed_quick_run_with_backtraces(mode, &["faults::thread_panics_after_its_case"]);
+        let failed_case = report["failures"][0]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("the thread left running gives up"));
+        let failed_run = stderr.lines().any(|line| {
+            line.starts_with("knotmeter: thread 'left-running' panicked")
+                && line.contains(
+                    "between cases, probably left running by \
+                     `faults::thread_panics_after_its_case`",
+                )
+                && line.ends_with("; the run fails")
+        });
+        assert!(failed_case || failed_run, "{mode:?}: {report}\n{stderr}");
+    }
+}
+
+/// A `--quick` JSON run of `ids` (`mode`: `--in-process`, or worker processes) with
+/// `RUST_BACKTRACE=1`, which makes a panic slow to print; it must fail (status 1). Returns its
+/// report and standard error.
+fn failed_quick_run_with_backtraces(mode: Option<&str>, ids: &[&str]) -> (Value, String) {
+    let mut args = vec!["--bench", "--quick", "--format", "json"];
+    args.extend(mode);
+    args.push("--exact");
+    args.extend(ids);
+    let (mut command, _history) = faults(&args);
+    let out = command.env("RUST_BACKTRACE", "1").output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(1), "{mode:?}: {stderr}");
+    (serde_json::from_slice(&out.stdout).unwrap(), stderr)
+}
+
 /// The pretty table printed a row only when a case ended, so after a crash the last line
 /// named the case before the one that crashed. Each round now runs in a worker process: the
 /// crash costs the case that crashed, which says so in its row, and the run goes on.

@@ -16,6 +16,7 @@ import type {
   RunParams,
   ItemState,
   RunStateParams,
+  SourceLocation,
   Settings,
   TreeChangedParams,
 } from "./wire";
@@ -166,7 +167,7 @@ export function mapRunState(p: RunStateParams): RunAction {
     }
     case "failed": {
       const text = p.message ?? "the benchmark failed";
-      const at = panicLocation(text, p);
+      const at = sourcePosition(p.location);
       const msg: RunMessage = { kind: "panic", text };
       if (at) msg.at = at;
       return withOptional({ op: "failed", messages: [msg] }, { durationMs, description });
@@ -174,7 +175,7 @@ export function mapRunState(p: RunStateParams): RunAction {
     case "errored": {
       const text = p.message ?? "the benchmark could not be built or run";
       const msg: RunMessage = { kind: "error", text };
-      const at = compilerLocation(text);
+      const at = sourcePosition(p.location);
       if (at) msg.at = at;
       return withOptional({ op: "errored", messages: [msg] }, { description });
     }
@@ -191,39 +192,11 @@ function withOptional<T extends object>(base: T, extra: Record<string, unknown>)
 }
 
 /**
- * Where a failure points. A `location` field (the daemon may send `file:line:column` or an LSP
- * location) wins; otherwise the message is searched for Rust's panic format
- * `panicked at src/lib.rs:12:5:`.
+ * Where a failure points, as the daemon sent it (a panic's location, the first compiler error of
+ * the item's package); absent means the function.
  */
-export function panicLocation(message: string, p?: unknown): SourcePosition | undefined {
-  const loc = (p as { location?: unknown } | undefined)?.location;
-  if (typeof loc === "string") {
-    const parsed = parseFileLineColumn(loc);
-    if (parsed) return parsed;
-  } else if (loc && typeof loc === "object") {
-    const l = loc as { uri?: string; range?: Range };
-    if (l.uri && l.range) return { path: l.uri, line: l.range.start.line, character: l.range.start.character };
-  }
-  const m = /panicked at ([^\s:'"]+):(\d+):(\d+)/.exec(message) ?? /([\w./\\-]+\.rs):(\d+):(\d+)/.exec(message);
-  if (!m) return undefined;
-  return { path: m[1]!, line: Math.max(0, Number(m[2]) - 1), character: Math.max(0, Number(m[3]) - 1) };
-}
-
-/**
- * Where a build failure points: the first ` --> file:line:column` of rustc's rendered errors,
- * so that the message shows at the error rather than at the benchmark.
- */
-export function compilerLocation(message: string): SourcePosition | undefined {
-  const m = /^\s*--> (.+):(\d+):(\d+)\s*$/m.exec(message);
-  if (!m || !m[1]) return undefined;
-  return { path: m[1], line: Math.max(0, Number(m[2]) - 1), character: Math.max(0, Number(m[3]) - 1) };
-}
-
-/** Parses `file:line:column` (1-based, as Rust prints it) into a 0-based position. */
-export function parseFileLineColumn(s: string): SourcePosition | undefined {
-  const m = /^(.*):(\d+):(\d+)$/.exec(s.trim());
-  if (!m || !m[1]) return undefined;
-  return { path: m[1], line: Math.max(0, Number(m[2]) - 1), character: Math.max(0, Number(m[3]) - 1) };
+export function sourcePosition(location: SourceLocation | undefined): SourcePosition | undefined {
+  return location && { path: location.file, line: location.line, character: location.character };
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -48,6 +48,25 @@ start: Position,
 end: Position, };
 
 /**
+ * A place in a source file that a message is about.
+ */
+export type SourceLocation = { 
+/**
+ * The file: absolute, or relative as Rust printed it (a panic's file is relative to the
+ * directory cargo compiled its package from); an editor resolves a relative one against
+ * the directories above the item's file.
+ */
+file: string, 
+/**
+ * 0-based line.
+ */
+line: number, 
+/**
+ * 0-based character offset (a panic's column, counted in characters).
+ */
+character: number, };
+
+/**
  * The level of an item in the tree.
  */
 export type ItemKind = "package" | "target" | "bench" | "case";
@@ -93,7 +112,7 @@ group?: string | null,
 detail?: string | null, };
 
 /**
- * Params of `knotmeter/discover`: none (send `{}`).
+ * Params of `knotmeter/discover`: none (send `{}`). Any field is refused.
  */
 export type DiscoverParams = Record<symbol, never>;
 
@@ -158,7 +177,8 @@ items: Array<TestItem>, };
 export type RunMode = "quick" | "full";
 
 /**
- * Params of `knotmeter/run`.
+ * Params of `knotmeter/run` (and the argument of the [`RUN_COMMAND`] command). `{}` runs
+ * everything; an unknown field is refused (`-32602` naming it), never ignored.
  */
 export type RunParams = { 
 /**
@@ -222,6 +242,12 @@ result?: BenchResult | null,
  * rendered compiler error, the signal, the timeout.
  */
 message?: string | null, 
+/**
+ * Where `message` points in the sources, when it is about a place there: a panic's
+ * location (`failed`), the first compiler error of the item's package (`errored`). The
+ * editor shows the message there rather than at the function.
+ */
+location?: SourceLocation, 
 /**
  * What to show for `result`, decided by the daemon (knotmeter-format): the headline,
  * the verdict, the outcome and every note, the benchmark's included. Present whenever
@@ -346,7 +372,7 @@ export type RunEndParams = {
 runId: number, };
 
 /**
- * Params of `knotmeter/cancel`.
+ * Params of `knotmeter/cancel`. An unknown field is refused.
  */
 export type CancelParams = { 
 /**
@@ -355,7 +381,7 @@ export type CancelParams = {
 runId: number, };
 
 /**
- * Params of `knotmeter/history`.
+ * Params of `knotmeter/history`. An unknown field is refused.
  */
 export type HistoryParams = { 
 /**
@@ -393,7 +419,7 @@ results: Array<BenchResult>,
 shown?: Array<Shown>, };
 
 /**
- * Params of `knotmeter/samples`.
+ * Params of `knotmeter/samples`. An unknown field is refused.
  */
 export type SamplesParams = { 
 /**
@@ -505,7 +531,9 @@ why: string, };
 /**
  * What one side of the connection supports beyond the methods every client and daemon have,
  * exchanged in `initialize` under `capabilities.experimental.knotmeter` (the client's in
- * its request, the daemon's in its result). Absent fields are `false`.
+ * its request, the daemon's in its result). Absent fields are `false`. Unknown fields are
+ * skipped, not refused: they are features of a newer client or daemon, which the other side
+ * does without.
  */
 export type Features = { 
 /**
@@ -524,7 +552,9 @@ samples?: boolean | null, };
 /**
  * The daemon's settings: the `initializationOptions` of `initialize`, and the `settings`
  * of `workspace/didChangeConfiguration` (either this object itself or `{"knotmeter": ...}`).
- * Absent fields keep their current value.
+ * Absent fields keep their current value. Unknown fields are skipped, not refused: they are
+ * settings of a newer extension (or another editor's), and refusing them would drop every
+ * setting beside them; a misspelled one leaves its setting as it was, nothing wider.
  */
 export type Settings = { 
 /**
@@ -1540,7 +1570,12 @@ comparison: Comparison | null,
 /**
  * Why it was not compared, or how it failed.
  */
-note: string | null, };
+note: string | null, 
+/**
+ * Where the head build's failure points in the sources (a panic's place), when the head
+ * failed; not stored in the history.
+ */
+location?: SourceLocation, };
 
 /**
  * What became of one case of a comparison.

@@ -8,7 +8,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import * as vscode from "vscode";
-import type { Ctx, RunInfo } from "./ctx";
+import type { Ctx } from "./ctx";
 import * as ext from "./lsp_ext";
 import {
   applyTreeChange,
@@ -33,7 +33,13 @@ type Event = { kind: "state"; p: RunStateParams } | { kind: "output"; p: OutputP
 interface ActiveRun {
   run: vscode.TestRun;
   tracker: RunTracker;
-  info: RunInfo;
+  /** The daemon's id: known once it answered `knotmeter/run` (a run it started by itself, on
+   * save, has it from the start). The one place the extension keeps it besides the router's
+   * index of runs by id. */
+  runId?: number;
+  /** How the run is named to the other concerns ("Run", "on save"), and whether it may take focus. */
+  label: string;
+  background: boolean;
   /** Set when the user cancelled before the daemon answered with the run's id. */
   cancelRequested?: boolean;
   /** The messages already attached to each item in this run (an item is reported again
@@ -48,7 +54,6 @@ export class TestExplorer implements vscode.Disposable {
   /** The daemon's tree as last applied, with its version. */
   private held: HeldTree = { version: 0, items: new Map() };
   private readonly router: RunRouter<ActiveRun, Event>;
-  private readonly runIds = new WeakMap<ActiveRun, number>();
   readonly fullProfile: vscode.TestRunProfile;
   readonly quickProfile: vscode.TestRunProfile;
   readonly compareProfile: vscode.TestRunProfile;
@@ -253,7 +258,7 @@ export class TestExplorer implements vscode.Disposable {
             ? "Run (quick)"
             : "Run";
     const run = this.controller.createTestRun(request, `knotmeter ${label}`, true);
-    const active: ActiveRun = { run, tracker: new RunTracker(), info: { runId: -1, label, background }, messaged: new Map() };
+    const active: ActiveRun = { run, tracker: new RunTracker(), label, background, messaged: new Map() };
     if (!client || !client.isRunning()) {
       run.appendOutput("The knotmeter daemon is not running: see the knotmeter output channel.\r\n");
       for (const item of this.leaves(request)) run.errored(item, new vscode.TestMessage("The knotmeter daemon is not running."));
@@ -265,8 +270,7 @@ export class TestExplorer implements vscode.Disposable {
       active.tracker.expect([item.id]);
     }
     const onCancel = () => {
-      const runId = this.runIds.get(active);
-      if (runId !== undefined) void this.cancel(runId);
+      if (active.runId !== undefined) void this.cancel(active.runId);
       else active.cancelRequested = true;
     };
     // The request's token (a command's) and the run's own (the Test Explorer's stop button).
@@ -291,9 +295,8 @@ export class TestExplorer implements vscode.Disposable {
       run.end();
       return;
     }
-    this.runIds.set(active, runId);
-    active.info.runId = runId;
-    this.ctx.runStarted.fire(active.info);
+    active.runId = runId;
+    this.ctx.runStarted.fire({ runId, label, background });
     const { mine, others } = this.router.requestAnswered(runId, active);
     this.replay(active, mine);
     for (const [r, events] of others) this.replay(r, events);
@@ -305,9 +308,8 @@ export class TestExplorer implements vscode.Disposable {
     const c = this.continuous;
     const request = new vscode.TestRunRequest(c?.include, undefined, c?.profile, false, true);
     const run = this.controller.createTestRun(request, "knotmeter (on save)", true);
-    const active: ActiveRun = { run, tracker: new RunTracker(), info: { runId, label: "on save", background: true }, messaged: new Map() };
-    this.runIds.set(active, runId);
-    this.ctx.runStarted.fire(active.info);
+    const active: ActiveRun = { run, tracker: new RunTracker(), runId, label: "on save", background: true, messaged: new Map() };
+    this.ctx.runStarted.fire({ runId, label: active.label, background: active.background });
     return active;
   }
 
@@ -325,8 +327,7 @@ export class TestExplorer implements vscode.Disposable {
   /** Cancels every run in progress. */
   cancelAll(): void {
     for (const r of this.router.active()) {
-      const id = this.runIds.get(r);
-      if (id !== undefined) void this.cancel(id);
+      if (r.runId !== undefined) void this.cancel(r.runId);
     }
   }
 
@@ -344,7 +345,9 @@ export class TestExplorer implements vscode.Disposable {
     switch (event.kind) {
       case "output": {
         const item = event.p.id ? this.items.get(event.p.id) : undefined;
-        run.appendOutput(event.p.text.replace(/\r?\n/g, "\r\n"), undefined, item);
+        // The daemon sends it with `\r\n` line breaks, as a terminal-like view wants them
+        // (`OutputParams.text`, the protocol's): written as it came.
+        run.appendOutput(event.p.text, undefined, item);
         return;
       }
       case "end": {
@@ -444,9 +447,8 @@ export class TestExplorer implements vscode.Disposable {
   /** Ends every run (the daemon went away): what did not finish is skipped. */
   private endAll(reason: string): void {
     for (const r of this.router.active()) {
-      const id = this.runIds.get(r);
       r.run.appendOutput(`${reason}\r\n`);
-      this.apply(r, { kind: "end", p: { runId: id ?? -1 } });
+      this.apply(r, { kind: "end", p: { runId: r.runId ?? -1 } });
     }
   }
 

@@ -39,6 +39,7 @@ export type {
   ShownComparedCase,
   ShownComparison,
   ShownNote,
+  SourceLocation,
   StoredParams,
   TestItem,
   TimerInfo,

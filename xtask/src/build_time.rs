@@ -21,6 +21,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
+use crate::stamp::git;
 use crate::stamp::sections::BUILD_TIME;
 use crate::stats::median;
 use crate::{cargo, docs, stamp};
@@ -106,7 +107,7 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
         Kind::After,
         Kind::Before,
     ];
-    let started = shell("date -u '+%Y-%m-%d %H:%M'")?;
+    let started = docs::shell("date -u '+%Y-%m-%d %H:%M'")?;
     let load_start = docs::loadavg();
     let mut measurements = Vec::new();
     for round in 0..settings.rounds {
@@ -123,7 +124,7 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
             measurements.push(m);
         }
     }
-    let ended = shell("date -u '+%H:%M'")?;
+    let ended = docs::shell("date -u '+%H:%M'")?;
     let section = render(
         &measurements,
         (&before, &after),
@@ -180,7 +181,7 @@ fn measure(root: &Path, kind: Kind, commit: &str, command: &str) -> Result<Measu
     let dir = std::env::temp_dir().join(format!("knotmeter-build-time-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let clone = dir.join("repo");
-    git(
+    git::run(
         root,
         &[
             "clone",
@@ -190,7 +191,7 @@ fn measure(root: &Path, kind: Kind, commit: &str, command: &str) -> Result<Measu
             &clone.to_string_lossy(),
         ],
     )?;
-    git(&clone, &["checkout", "-q", commit])?;
+    git::run(&clone, &["checkout", "-q", commit])?;
     let log_path = dir.join("command.log");
     let log = std::fs::File::create(&log_path).map_err(|e| e.to_string())?;
     let load = docs::loadavg();
@@ -228,23 +229,6 @@ fn measure(root: &Path, kind: Kind, commit: &str, command: &str) -> Result<Measu
     })
 }
 
-fn git(dir: &Path, args: &[&str]) -> Result<(), String> {
-    let out = Command::new("git")
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .map_err(|e| format!("cannot run git: {e}"))?;
-    if out.status.success() {
-        Ok(())
-    } else {
-        Err(format!(
-            "git {} failed: {}",
-            args.join(" "),
-            String::from_utf8_lossy(&out.stderr)
-        ))
-    }
-}
-
 /// User plus system seconds of every child this process has waited for (`/proc/self/stat`,
 /// fields `cutime` and `cstime`, in clock ticks).
 fn children_cpu() -> Result<f64, String> {
@@ -262,7 +246,7 @@ fn children_cpu() -> Result<f64, String> {
                 .unwrap_or(0.0)
         })
         .sum();
-    let per_second: f64 = shell("getconf CLK_TCK")?
+    let per_second: f64 = docs::shell("getconf CLK_TCK")?
         .parse()
         .map_err(|_| "getconf CLK_TCK gave no number")?;
     Ok(ticks / per_second)
@@ -295,14 +279,6 @@ fn parse_duration(text: &str) -> Option<f64> {
         };
         Some(total + number * scale)
     })
-}
-
-fn shell(command: &str) -> Result<String, String> {
-    let out = Command::new("sh")
-        .args(["-c", command])
-        .output()
-        .map_err(|e| format!("cannot run `{command}`: {e}"))?;
-    Ok(String::from_utf8_lossy(&out.stdout).trim().to_owned())
 }
 
 fn tail(text: &str, lines: usize) -> String {

@@ -25,6 +25,16 @@ pub(crate) fn write_section(
     std::fs::write(path, updated).map_err(|e| format!("cannot write {}: {e}", path.display()))
 }
 
+/// What `command` (a shell command: `date -u '+%H:%M'`, `getconf CLK_TCK`) printed, trimmed:
+/// the dates and machine facts a section states.
+pub(crate) fn shell(command: &str) -> Result<String, String> {
+    let out = std::process::Command::new("sh")
+        .args(["-c", command])
+        .output()
+        .map_err(|e| format!("cannot run `{command}`: {e}"))?;
+    Ok(String::from_utf8_lossy(&out.stdout).trim().to_owned())
+}
+
 /// The machine's load averages over 1, 5 and 15 minutes, as `/proc/loadavg` gives them.
 pub(crate) fn loadavg() -> String {
     std::fs::read_to_string("/proc/loadavg")

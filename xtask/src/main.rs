@@ -33,8 +33,10 @@ mod cargo;
 mod compare;
 mod compare_builds;
 mod docs;
+mod module_cycles;
 mod package;
 mod perf;
+mod save_loop;
 mod stamp;
 mod stats;
 mod test_layout;
@@ -50,11 +52,12 @@ fn main() -> ExitCode {
         Some("compare-builds") => compare_builds::run(&args[1..]),
         Some("build-time") => build_time::run(&args[1..]),
         Some("calibration") => calibration::run(&args[1..]),
+        Some("save-loop") => save_loop::run(&args[1..]),
         _ => Err(
             "usage: cargo xtask perf [--rounds N] [--pair-runs N] | compare [--rounds N] \
              [--comparisons N] | compare rerun [--runs N] [--quick] [--write] | package \
              | compare-builds [--runs N] [--time SECS] [--no-load] \
-             [--no-before-after] [--write] | build-time --before REV [--rounds N] | calibration [--runs N] [--trials T] [--plus10 CASE[,CASE…]] [--scenario quiet|busy] [--no-experiment] [--quick] [--write]"
+             [--no-before-after] [--write] | build-time --before REV [--rounds N] | calibration [--runs N] [--trials T] [--plus10 CASE[,CASE…]] [--scenario quiet|busy] [--no-experiment] [--quick] [--write] | save-loop --before REV [--saves N] [--write]"
                 .to_owned(),
         ),
     };

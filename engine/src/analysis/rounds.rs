@@ -207,14 +207,7 @@ pub(crate) fn analyse_rounds(
     let within_noise = within_round_noise(&rounds);
     let twice = rounds.iter().any(|r| r.twice);
     let pooled = pool(&rounds);
-    let corrected_all: Vec<f64> = rounds
-        .iter()
-        .flat_map(|r| corrected(&r.m.workload_ns, &r.m.baseline_ns).samples)
-        .collect();
-    let capped: u64 = rounds
-        .iter()
-        .map(|r| corrected(&r.m.workload_ns, &r.m.baseline_ns).capped)
-        .sum();
+    let (corrected_all, capped) = corrected_samples(&rounds);
     let sorted = stats::sorted(&corrected_all);
     let tukey = stats::tukey(&sorted);
     let (estimate, rounds_kept) = match estimate(&medians) {
@@ -229,31 +222,19 @@ pub(crate) fn analyse_rounds(
         baseline_drift(&pooled.baseline_ns)
     };
 
-    let validity = validity::check(
+    let warnings = case_warnings(
         &pooled,
         &sorted,
         overhead_ns,
-        estimate.estimate,
-        within_noise,
+        &estimate,
+        Shape {
+            plan,
+            rounds: rounds.len(),
+            within_noise,
+            twice,
+        },
         cx,
     );
-    let empty = validity.iter().any(|w| w.code == validity::OPTIMIZED_AWAY);
-    let mut warnings = notes(&pooled, plan, &estimate, rounds.len(), sorted.len(), cx);
-    if empty {
-        // A body the compiler removed has no figure: how precisely nothing was measured says
-        // nothing, and the warning that there is nothing comes first.
-        warnings.retain(|w| !matches!(w.code.as_str(), WIDE_INTERVAL | IN_PROCESS | "imprecise"));
-        warnings.splice(0..0, validity);
-    } else {
-        warnings.extend(validity);
-    }
-    if twice {
-        warnings.push(Warning::new(
-            "measured_twice",
-            "the benchmark called a timing method more than once; only the first was measured: \
-             split it into two #[bench] functions",
-        ));
-    }
     let precision = estimate.precision;
     BenchResult {
         id: case.id.clone(),
@@ -269,16 +250,7 @@ pub(crate) fn analyse_rounds(
             high_ns: estimate.high,
             mean_ns: stats::mean(&corrected_all),
         },
-        quantiles: Quantiles {
-            min_ns: sorted.first().copied().unwrap_or(0.0),
-            p5_ns: stats::quantile(&sorted, 0.05),
-            q1_ns: stats::quantile(&sorted, 0.25),
-            q3_ns: stats::quantile(&sorted, 0.75),
-            p95_ns: stats::quantile(&sorted, 0.95),
-            max_ns: sorted.last().copied().unwrap_or(0.0),
-            std_dev_ns: stats::std_dev(&corrected_all),
-            outliers: tukey.low + tukey.high,
-        },
+        quantiles: quantiles(&sorted, &corrected_all, &tukey),
         precision: precision.is_finite().then_some(precision),
         overhead: Overhead {
             per_op_ns: overhead_ns,
@@ -316,6 +288,81 @@ pub(crate) fn analyse_rounds(
             baseline_ns: thinned(&pooled.baseline_ns),
         },
         stored_at: None,
+    }
+}
+
+/// Every round's samples with its overhead subtracted, in the order taken, and how many of
+/// them were capped at 0.
+fn corrected_samples(rounds: &[Round]) -> (Vec<f64>, u64) {
+    let mut samples = Vec::new();
+    let mut capped = 0;
+    for round in rounds {
+        let c = corrected(&round.m.workload_ns, &round.m.baseline_ns);
+        samples.extend(c.samples);
+        capped += c.capped;
+    }
+    (samples, capped)
+}
+
+/// What a case's rounds were, beyond their samples: for its warnings.
+struct Shape<'p> {
+    plan: &'p Plan,
+    rounds: usize,
+    /// How noisy one process's samples are ([`within_round_noise`]).
+    within_noise: f64,
+    /// Whether the benchmark called a timing method more than once.
+    twice: bool,
+}
+
+/// A case's warnings: how it was measured (`notes`), then the validity checks, a body the
+/// compiler removed first of all.
+fn case_warnings(
+    pooled: &Measurement,
+    sorted: &[f64],
+    overhead_ns: f64,
+    estimate: &RoundEstimate,
+    shape: Shape<'_>,
+    cx: &Context,
+) -> Vec<Warning> {
+    let validity = validity::check(
+        pooled,
+        sorted,
+        overhead_ns,
+        estimate.estimate,
+        shape.within_noise,
+        cx,
+    );
+    let empty = validity.iter().any(|w| w.code == validity::OPTIMIZED_AWAY);
+    let mut warnings = notes(pooled, shape.plan, estimate, shape.rounds, sorted.len(), cx);
+    if empty {
+        // A body the compiler removed has no figure: how precisely nothing was measured says
+        // nothing, and the warning that there is nothing comes first.
+        warnings.retain(|w| !matches!(w.code.as_str(), WIDE_INTERVAL | IN_PROCESS | "imprecise"));
+        warnings.splice(0..0, validity);
+    } else {
+        warnings.extend(validity);
+    }
+    if shape.twice {
+        warnings.push(Warning::new(
+            "measured_twice",
+            "the benchmark called a timing method more than once; only the first was measured: \
+             split it into two #[bench] functions",
+        ));
+    }
+    warnings
+}
+
+/// The spread of every corrected sample (`sorted`, and `samples` in the order taken).
+fn quantiles(sorted: &[f64], samples: &[f64], tukey: &stats::Tukey) -> Quantiles {
+    Quantiles {
+        min_ns: sorted.first().copied().unwrap_or(0.0),
+        p5_ns: stats::quantile(sorted, 0.05),
+        q1_ns: stats::quantile(sorted, 0.25),
+        q3_ns: stats::quantile(sorted, 0.75),
+        p95_ns: stats::quantile(sorted, 0.95),
+        max_ns: sorted.last().copied().unwrap_or(0.0),
+        std_dev_ns: stats::std_dev(samples),
+        outliers: tukey.low + tukey.high,
     }
 }
 

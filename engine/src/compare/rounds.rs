@@ -5,7 +5,8 @@
 //! Samples within a round are not independent evidence: a process keeps the state it was born
 //! with for its whole life, and that state moves its figures by more than its samples show. So
 //! every interval here is Student's t over per-round values, whose spread includes whatever
-//! differs between processes and over the time of the run.
+//! differs between processes and over the time of the run; and, since a run's rounds all lie
+//! within its few seconds, each standard error is at least what reruns show beyond them.
 
 use knotmeter_protocol::Rounds;
 
@@ -13,12 +14,24 @@ use super::{RatioEstimate, LEVEL};
 use crate::analysis::rounds::across_runs;
 use crate::stats::rounds::{welch, Mean};
 
+/// The share of the rounds' own standard deviation by which a paired ratio moves between
+/// whole runs. Pairing cancels what a moment or a process does to both sides, but a run's
+/// rounds lie within its few seconds, and reruns of three groups (14 fresh runs each of the
+/// calibration suite's `same_code` and `plus5` and the quickstart's `sort`, at c70fa3e) moved
+/// their ratio by 0.61 to 0.62 times the rounds' standard deviation, where the rounds' standard
+/// error (0.35 of it over 8 rounds) gave intervals that held another run's ratio in 52% to 69%
+/// of pairs; 14 more runs of each, measured with this share, 81% to 97% (docs/measurement.md,
+/// §9).
+const RATIO_SHARE_OF_ROUND_SD: f64 = 0.6;
+
 /// The ratio from per-round log-ratios (member over baseline, head over base): their mean,
-/// exponentiated, with a t interval and the t test's p-value; `None` with fewer than two
-/// rounds, which show nothing about the variation between rounds.
+/// exponentiated, with a t interval and the t test's p-value, its standard error at least
+/// [`RATIO_SHARE_OF_ROUND_SD`] of the rounds' standard deviation (where a rerun lands); `None`
+/// with fewer than two rounds, which show nothing about the variation between rounds.
 pub(crate) fn paired(log_ratios: &[f64]) -> Option<RatioEstimate> {
     let mean = Mean::of(log_ratios)?;
-    ratio_of(&mean)
+    let round_sd = mean.se * (mean.n as f64).sqrt();
+    ratio_of(&mean.widened_to(RATIO_SHARE_OF_ROUND_SD * round_sd))
 }
 
 /// The ratio of `after` over `before` from both runs' rounds: Welch's difference of the mean
@@ -79,6 +92,28 @@ mod tests {
         let r = paired(&[0.01, 0.012, 0.009, 0.011]).unwrap();
         assert!(r.low > 1.0 && r.high < 1.02, "{r:?}");
         assert!(r.p_value < 0.001, "{r:?}");
+    }
+
+    /// A paired ratio's interval is where a rerun lands, not the rounds' standard error alone:
+    /// ten rounds whose log-ratios spread with standard deviation s gave ±t·s/√10 = ±0.71 s,
+    /// which reruns missed in about a third of pairs; it is now ±t·0.6 s.
+    #[test]
+    fn a_paired_ratio_is_as_wide_as_reruns_move() {
+        let log_ratios = [
+            0.01, 0.012, 0.009, 0.011, 0.010, 0.013, 0.008, 0.010, 0.011, 0.009,
+        ];
+        let mean = Mean::of(&log_ratios).unwrap();
+        let round_sd = mean.se * (log_ratios.len() as f64).sqrt();
+        let r = paired(&log_ratios).unwrap();
+        let half_width = (r.high / r.low).ln() / 2.0;
+        let t = mean.interval(LEVEL).1 - mean.mean;
+        let wanted = t / mean.se * RATIO_SHARE_OF_ROUND_SD * round_sd;
+        assert!(
+            (half_width - wanted).abs() < 1e-9,
+            "{half_width} vs {wanted}"
+        );
+        assert!(half_width > 1.8 * t, "{half_width} vs the rounds' {t}");
+        assert!((r.ratio.ln() - mean.mean).abs() < 1e-12, "{r:?}");
     }
 
     #[test]

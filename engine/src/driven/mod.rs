@@ -80,6 +80,9 @@ pub(crate) fn serve(
             break;
         }
     }
+    if options.round_worker.is_some() {
+        session.last_words();
+    }
     let channel = session.channel.borrow();
     if let Some(err) = channel.write_failed() {
         if !crate::output::is_broken_pipe(err) {
@@ -126,6 +129,17 @@ impl Driven<'_> {
                 "no case is open, so `{}` cannot be answered: `open` or `pair` one first",
                 open::command_name(&other)
             )),
+        }
+    }
+
+    /// A round's worker, its input closed: the panics of threads since its last slot, which
+    /// would be lost with the process, go to the coordinator (`stray_panics`).
+    fn last_words(&self) {
+        let panics = crate::rounds::stray_panics();
+        if !panics.is_empty() {
+            self.channel
+                .borrow_mut()
+                .send(&DrivenEvent::StrayPanics { panics });
         }
     }
 

@@ -60,17 +60,9 @@ pub(crate) fn measure_pair(
 ) -> (Measurement, Measurement) {
     let started = Instant::now();
     let mut pace = Pace::new(cfg, progress);
-    let mut b = Measurement {
-        cold_ns: base.cold(),
-        self_timed: base.self_timed(),
-        ..Measurement::default()
-    };
+    let mut b = cold(base);
     pace.step(0);
-    let mut m = Measurement {
-        cold_ns: member.cold(),
-        self_timed: member.self_timed(),
-        ..Measurement::default()
-    };
+    let mut m = cold(member);
     pace.step(0);
     if cfg.run_once || cfg.cancelled() {
         let cancelled = cfg.cancelled();
@@ -132,19 +124,12 @@ pub(crate) fn measure_pair(
             }
         }
         let round_started = Instant::now();
-        let n = schedule.jittered(ops);
-        let per_op = |ns: f64| ns / n as f64;
-        if round.is_multiple_of(2) {
-            b.workload_ns.push(per_op(base.workload(n)));
-            m.workload_ns.push(per_op(member.workload(n)));
-            m.baseline_ns.push(per_op(member.baseline(n)));
-            b.baseline_ns.push(per_op(base.baseline(n)));
-        } else {
-            m.workload_ns.push(per_op(member.workload(n)));
-            b.workload_ns.push(per_op(base.workload(n)));
-            b.baseline_ns.push(per_op(base.baseline(n)));
-            m.baseline_ns.push(per_op(member.baseline(n)));
-        }
+        sample_round(
+            round,
+            schedule.jittered(ops),
+            (base, &mut b),
+            (member, &mut m),
+        );
         pace.step(round + 1);
         schedule.round_took(round_started.elapsed());
     }
@@ -153,6 +138,39 @@ pub(crate) fn measure_pair(
         m.allocations = Some(member.allocations(ops));
     }
     (b.finish(started, cancelled), m.finish(started, cancelled))
+}
+
+/// A side's measurement begun with its cold first call.
+fn cold(sampler: &mut dyn Sampler) -> Measurement {
+    Measurement {
+        cold_ns: sampler.cold(),
+        self_timed: sampler.self_timed(),
+        ..Measurement::default()
+    }
+}
+
+/// One sample of each side and of each side's empty body, `n` operations each, per
+/// operation, each side's empty body in the reverse order of the workloads (ABBA); the base
+/// first in even rounds and the member in odd ones, so that what going first does to a figure
+/// falls on both sides alike.
+fn sample_round(
+    round: usize,
+    n: u64,
+    (base, b): (&mut dyn Sampler, &mut Measurement),
+    (member, m): (&mut dyn Sampler, &mut Measurement),
+) {
+    let per_op = |ns: f64| ns / n as f64;
+    if round.is_multiple_of(2) {
+        b.workload_ns.push(per_op(base.workload(n)));
+        m.workload_ns.push(per_op(member.workload(n)));
+        m.baseline_ns.push(per_op(member.baseline(n)));
+        b.baseline_ns.push(per_op(base.baseline(n)));
+    } else {
+        m.workload_ns.push(per_op(member.workload(n)));
+        b.workload_ns.push(per_op(base.workload(n)));
+        b.baseline_ns.push(per_op(base.baseline(n)));
+        m.baseline_ns.push(per_op(member.baseline(n)));
+    }
 }
 
 #[cfg(test)]

@@ -28,7 +28,7 @@ use std::time::{Duration, Instant};
 
 use knotmeter_protocol::{CaseFailure, FailureKind, SlotOutcome, SlotPlan};
 
-pub(crate) use slot::{from_wire, measure_slot, to_wire};
+pub(crate) use slot::{from_wire, measure_slot, stray_panics, to_wire};
 
 use crate::analysis::rounds::{estimate, round_median, Round};
 use crate::analysis::LEVEL;
@@ -121,7 +121,8 @@ pub(crate) trait Sink {
     fn paired(&mut self, base: &Case, member: &Case, log_ratios: &[f64]);
     /// A case's rounds ended: its result is to be made from them.
     fn finished(&mut self, case: &Case, rounds: Vec<Round>, plan: &crate::analysis::rounds::Plan);
-    /// Panics of threads that happened in a worker while no case ran there.
+    /// Panics of threads that happened while no case ran (in a worker, or in this process),
+    /// each naming the case that probably left its thread running: they fail the run.
     fn stray_panics(&mut self, panics: &[String]);
 }
 
@@ -244,8 +245,9 @@ trait Slots {
         plan: &SlotPlan,
         progress: &mut dyn FnMut(&str, &Progress),
     ) -> (SlotResult, Duration);
-    /// The round ended: its process, if any, is stopped and waited for.
-    fn end_round(&mut self);
+    /// The round ended: its process, if any, is stopped and waited for; returns the panics of
+    /// threads it had after its last slot.
+    fn end_round(&mut self) -> Vec<String>;
     /// Separate processes the rounds have run in so far.
     fn processes(&self) -> u32;
 }
@@ -280,7 +282,10 @@ fn schedule(
             }
             measure(&mut states[index], round, settings, runner, sink);
         }
-        runner.end_round();
+        let stray = runner.end_round();
+        if !stray.is_empty() {
+            sink.stray_panics(&stray);
+        }
         if cancelled || cancel::requested() {
             cancelled = true;
             break;
@@ -593,14 +598,16 @@ impl Slots for Runner {
         (SlotResult::Measured(outcome), started.elapsed())
     }
 
-    fn end_round(&mut self) {
-        if let Some(workers) = &mut self.workers {
-            workers.end_round();
-        }
+    fn end_round(&mut self) -> Vec<String> {
+        let stray = self
+            .workers
+            .as_mut()
+            .map_or_else(Vec::new, worker::Workers::end_round);
         if self.round_in_process {
             self.in_process_rounds += 1;
             self.round_in_process = false;
         }
+        stray
     }
 }
 
@@ -694,7 +701,9 @@ mod tests {
             (SlotResult::Measured(outcome), self.took)
         }
 
-        fn end_round(&mut self) {}
+        fn end_round(&mut self) -> Vec<String> {
+            Vec::new()
+        }
 
         fn processes(&self) -> u32 {
             self.log

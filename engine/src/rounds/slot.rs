@@ -46,10 +46,7 @@ pub(crate) fn measure_slot(
 ) -> SlotOutcome {
     let cfg = config(plan, timer);
     // Threads of an earlier slot's benchmark that panicked since: no case was running.
-    let stray_panics: Vec<String> = panics::take_thread_panics()
-        .iter()
-        .map(|p| p.describe())
-        .collect();
+    let stray_panics = stray_panics();
     if mark_output {
         for case in cases {
             mark(OutputMark::CaseStarted(case.id.clone()));
@@ -86,6 +83,15 @@ pub(crate) fn measure_slot(
             .collect(),
         stray_panics,
     }
+}
+
+/// The panics of threads since the last were taken, which happened while no case ran, each
+/// naming the case that probably left its thread running.
+pub(crate) fn stray_panics() -> Vec<String> {
+    panics::take_thread_panics()
+        .iter()
+        .map(panics::ThreadPanic::describe_stray)
+        .collect()
 }
 
 /// A measured (or failed) case as the slot's answer carries it.

@@ -6,7 +6,9 @@
 //! calibration and process id. It answers `measure` commands, one slot at a time, on its
 //! standard output; what the benchmarks print goes to the standard error it shares with the
 //! coordinator. It dies with the coordinator (a parent-death signal) and stops at its next
-//! sample boundary when its standard input says `cancel` or closes.
+//! sample boundary when its standard input says `cancel` or closes. As its input closes, it
+//! says which of its threads panicked after its last slot (`stray_panics`): those would
+//! otherwise end with it, unseen by the run they fail.
 //!
 //! Each worker starts with a layout of its own: an environment variable of a random length
 //! (`KNOTMETER_LAYOUT_PAD`, 0 to 4 080 bytes in steps of 16) moves where its stack begins, and a
@@ -114,11 +116,12 @@ impl Workers {
     }
 
     /// Ends the round: the worker is told to stop (its input closes) and waited for, so that
-    /// no two rounds' processes ever run at once.
-    pub(super) fn end_round(&mut self) {
-        if let Some(worker) = self.worker.take() {
-            stop(worker, START_AND_STOP);
-        }
+    /// no two rounds' processes ever run at once; returns the panics of threads it had after
+    /// its last slot, which it says as it ends (`stray_panics`).
+    pub(super) fn end_round(&mut self) -> Vec<String> {
+        self.worker
+            .take()
+            .map_or_else(Vec::new, |worker| stop(worker, START_AND_STOP))
     }
 
     /// Starts a worker, with a layout of its own, and waits for its `ready`.
@@ -244,106 +247,155 @@ fn follow(
             &format!("could not be given the case ({e})"),
         );
     }
-    let mut last_heard = Instant::now();
-    let mut last_said = Instant::now();
-    let mut longest_step: Option<Duration> = None;
-    let mut last_progress = Progress {
-        samples: 0,
-        fraction: 0.0,
-        longest_step_ns: 0.0,
-    };
-    let mut cancel_deadline: Option<Instant> = None;
+    let mut following = Following::new();
     loop {
-        if cancel_deadline.is_none() && cancel::requested() {
-            let _ = send(worker, &DrivenCommand::Cancel);
-            cancel_deadline = Some(Instant::now() + cancel::GRACE);
+        if let Some(end) = following.overdue(worker, &id, case_timeout) {
+            return end;
         }
-        let allowed = match longest_step {
+        if following.last_said.elapsed() >= HEARTBEAT {
+            progress(&id, &following.last_progress);
+            following.last_said = Instant::now();
+        }
+        match worker.lines.recv_timeout(Duration::from_millis(100)) {
+            Ok(Some(line)) => {
+                if let Some(end) = following.line(worker, &line, progress) {
+                    return end;
+                }
+            }
+            Ok(None) | Err(RecvTimeoutError::Disconnected) => return ended(worker),
+            Err(RecvTimeoutError::Timeout) => {}
+        }
+    }
+}
+
+/// What following a slot keeps between the worker's lines: when it was last heard and when
+/// progress was last passed on, its longest step so far (which sets how long a silence is a
+/// hang), its last progress, and the cancel's deadline once a cancel was sent.
+struct Following {
+    last_heard: Instant,
+    last_said: Instant,
+    longest_step: Option<Duration>,
+    last_progress: Progress,
+    cancel_deadline: Option<Instant>,
+}
+
+impl Following {
+    fn new() -> Following {
+        Following {
+            last_heard: Instant::now(),
+            last_said: Instant::now(),
+            longest_step: None,
+            last_progress: Progress {
+                samples: 0,
+                fraction: 0.0,
+                longest_step_ns: 0.0,
+            },
+            cancel_deadline: None,
+        }
+    }
+
+    /// Passes a cancel on to the worker once; the slot's end (the worker killed) when the
+    /// cancel's grace ran out, or when the worker has been silent longer than its steps allow
+    /// (before its first step, `case_timeout`).
+    fn overdue(
+        &mut self,
+        worker: &mut Worker,
+        id: &str,
+        case_timeout: Option<Duration>,
+    ) -> Option<SlotResult> {
+        if self.cancel_deadline.is_none() && cancel::requested() {
+            let _ = send(worker, &DrivenCommand::Cancel);
+            self.cancel_deadline = Some(Instant::now() + cancel::GRACE);
+        }
+        let allowed = match self.longest_step {
             Some(step) => (step * STEP_FACTOR).max(FLOOR),
             None => case_timeout.unwrap_or(Duration::MAX),
         };
         let now = Instant::now();
-        if cancel_deadline.is_some_and(|deadline| now >= deadline) {
+        if self.cancel_deadline.is_some_and(|deadline| now >= deadline) {
             eprintln!(
                 "knotmeter: `{id}` did not reach a sample boundary within {} s of the cancel; \
                  the process measuring it was ended",
                 cancel::GRACE.as_secs()
             );
-            return lost(
+            return Some(lost(
                 worker,
                 LostKind::Cancelled,
                 "did not stop within the grace period after the cancel",
-            );
+            ));
         }
-        if now.duration_since(last_heard) >= allowed {
-            let why = knotmeter_format::text::hung_text(
-                now.duration_since(last_heard).as_secs_f64(),
-                longest_step.map(|s| s.as_secs_f64()),
-                STEP_FACTOR,
-                FLOOR.as_secs_f64(),
-                "the process measuring it",
-            );
-            let _ = worker.child.kill();
-            let _ = worker.child.wait();
-            return SlotResult::Lost(Lost {
-                kind: LostKind::Hung,
-                message: why,
-            });
+        if now.duration_since(self.last_heard) < allowed {
+            return None;
         }
-        if now.duration_since(last_said) >= HEARTBEAT {
-            progress(&id, &last_progress);
-            last_said = now;
-        }
-        let wait = Duration::from_millis(100);
-        match worker.lines.recv_timeout(wait) {
-            Ok(Some(line)) => {
-                last_heard = Instant::now();
-                match serde_json::from_str::<DrivenEvent>(&line) {
-                    Ok(DrivenEvent::Measured(outcome)) => return SlotResult::Measured(*outcome),
-                    Ok(DrivenEvent::Progress {
-                        id,
-                        samples,
-                        fraction,
-                        longest_step_ns,
-                    }) => {
-                        let step = Duration::from_secs_f64((longest_step_ns / 1e9).clamp(0.0, 1e6));
-                        longest_step = Some(longest_step.map_or(step, |l| l.max(step)));
-                        last_progress = Progress {
-                            samples,
-                            fraction,
-                            longest_step_ns,
-                        };
-                        progress(&id, &last_progress);
-                        last_said = Instant::now();
-                    }
-                    Ok(DrivenEvent::Error { message }) => {
-                        return lost(
-                            worker,
-                            LostKind::Crashed,
-                            &format!("refused the case: {message}"),
-                        );
-                    }
-                    _ => {}
-                }
-            }
-            Ok(None) | Err(RecvTimeoutError::Disconnected) => {
-                let status = worker.child.wait().ok();
-                let kind = if cancel::requested() {
-                    LostKind::Cancelled
-                } else {
-                    LostKind::Crashed
+        let why = knotmeter_format::text::hung_text(
+            now.duration_since(self.last_heard).as_secs_f64(),
+            self.longest_step.map(|s| s.as_secs_f64()),
+            STEP_FACTOR,
+            FLOOR.as_secs_f64(),
+            "the process measuring it",
+        );
+        let _ = worker.child.kill();
+        let _ = worker.child.wait();
+        Some(SlotResult::Lost(Lost {
+            kind: LostKind::Hung,
+            message: why,
+        }))
+    }
+
+    /// One line from the worker: progress is passed on; the slot's end when it is the answer
+    /// or a refusal.
+    fn line(
+        &mut self,
+        worker: &mut Worker,
+        line: &str,
+        progress: &mut dyn FnMut(&str, &Progress),
+    ) -> Option<SlotResult> {
+        self.last_heard = Instant::now();
+        match serde_json::from_str::<DrivenEvent>(line) {
+            Ok(DrivenEvent::Measured(outcome)) => Some(SlotResult::Measured(*outcome)),
+            Ok(DrivenEvent::Progress {
+                id,
+                samples,
+                fraction,
+                longest_step_ns,
+            }) => {
+                let step = Duration::from_secs_f64((longest_step_ns / 1e9).clamp(0.0, 1e6));
+                self.longest_step = Some(self.longest_step.map_or(step, |l| l.max(step)));
+                self.last_progress = Progress {
+                    samples,
+                    fraction,
+                    longest_step_ns,
                 };
-                return SlotResult::Lost(Lost {
-                    kind,
-                    message: format!(
-                        "the process measuring it {} during this case",
-                        describe(status)
-                    ),
-                });
+                progress(&id, &self.last_progress);
+                self.last_said = Instant::now();
+                None
             }
-            Err(RecvTimeoutError::Timeout) => {}
+            Ok(DrivenEvent::Error { message }) => Some(lost(
+                worker,
+                LostKind::Crashed,
+                &format!("refused the case: {message}"),
+            )),
+            _ => None,
         }
     }
+}
+
+/// The slot's end when its worker's output ended: the worker is reaped, and the case lost as
+/// cancelled (a cancel was asked for) or crashed, with how the worker ended.
+fn ended(worker: &mut Worker) -> SlotResult {
+    let status = worker.child.wait().ok();
+    let kind = if cancel::requested() {
+        LostKind::Cancelled
+    } else {
+        LostKind::Crashed
+    };
+    SlotResult::Lost(Lost {
+        kind,
+        message: format!(
+            "the process measuring it {} during this case",
+            describe(status)
+        ),
+    })
 }
 
 /// The slot's end when its worker is lost: the worker is killed.
@@ -368,21 +420,37 @@ fn send(worker: &mut Worker, command: &DrivenCommand) -> std::io::Result<()> {
     stdin.flush()
 }
 
-/// Closes the worker's input and waits up to `grace` for it to end, then kills it.
-fn stop(mut worker: Worker, grace: Duration) {
+/// Closes the worker's input and waits up to `grace` for it to end, then kills it; returns the
+/// stray panics it said it had as it ended.
+fn stop(mut worker: Worker, grace: Duration) -> Vec<String> {
     drop(worker.stdin.take());
     let deadline = Instant::now() + grace;
     loop {
         match worker.child.try_wait() {
-            Ok(Some(_)) | Err(_) => return,
+            Ok(Some(_)) | Err(_) => return last_words(&worker.lines, deadline),
             Ok(None) if Instant::now() >= deadline => {
                 let _ = worker.child.kill();
                 let _ = worker.child.wait();
-                return;
+                return Vec::new();
             }
             Ok(None) => std::thread::sleep(Duration::from_millis(2)),
         }
     }
+}
+
+/// The stray panics in what an ended worker wrote last, read up to the end of its output
+/// (which comes as soon as the reading thread has passed on every line: no other process
+/// holds the pipe, the descriptor is close-on-exec) or `deadline`.
+fn last_words(lines: &Receiver<Line>, deadline: Instant) -> Vec<String> {
+    let mut stray = Vec::new();
+    while let Ok(Some(line)) =
+        lines.recv_timeout(deadline.saturating_duration_since(Instant::now()))
+    {
+        if let Ok(DrivenEvent::StrayPanics { panics }) = serde_json::from_str(&line) {
+            stray.extend(panics);
+        }
+    }
+    stray
 }
 
 /// How a process ended, in words: `was killed by signal SIGABRT`, `exited with status 3`.

@@ -11,7 +11,7 @@
 use knotmeter_history::machine_key;
 use knotmeter_protocol::{BenchResult, Comparison, ComparisonKind, Reproducibility};
 
-use super::Session;
+use super::Run;
 use crate::analysis::{corrected, optimized_away};
 use crate::cancel;
 use crate::compare::{
@@ -58,16 +58,15 @@ fn before_after(stored: &BenchResult, result: &BenchResult) -> Option<(RatioEsti
 }
 
 /// Decides every comparison of the run.
-pub(super) fn finish(session: &Session<'_>) -> Compared {
-    let store = &session.store;
+pub(super) fn finish(run: &Run<'_>) -> Compared {
+    let store = &run.store;
     // A cut-short or optimised-away result gets no verdict, paired or not.
     let comparable = |id: &str| {
-        session
-            .results
+        run.results
             .iter()
             .any(|r| r.id == id && !r.partial && !optimized_away(r))
     };
-    let mut pending: Vec<Pending> = session
+    let mut pending: Vec<Pending> = run
         .paired
         .iter()
         .filter(|p| comparable(&p.id))
@@ -75,8 +74,8 @@ pub(super) fn finish(session: &Session<'_>) -> Compared {
         .collect();
     let paired: Vec<String> = pending.iter().map(|p| p.id.clone()).collect();
     let mut not_compared = Vec::new();
-    let key = machine_key(&session.manifest);
-    for result in &session.results {
+    let key = machine_key(&run.manifest);
+    for result in &run.results {
         if paired.contains(&result.id) {
             continue;
         }
@@ -93,7 +92,7 @@ pub(super) fn finish(session: &Session<'_>) -> Compared {
             not_compared.push((result.id.clone(), why));
             continue;
         }
-        let (lookup, against) = match &session.options.baseline {
+        let (lookup, against) = match &run.options.baseline {
             Some(name) => (
                 store.named(name, &result.id, &key),
                 format!("baseline {name}"),
@@ -103,7 +102,7 @@ pub(super) fn finish(session: &Session<'_>) -> Compared {
         let stored = match lookup {
             Lookup::Found(stored) => stored,
             Lookup::None => {
-                let why = match &session.options.baseline {
+                let why = match &run.options.baseline {
                     Some(name) => format!(
                         "the baseline `{name}` has no complete result of it on this machine with \
                          this profile and time budget"
@@ -135,14 +134,13 @@ pub(super) fn finish(session: &Session<'_>) -> Compared {
                 against
             },
             estimate,
-            threshold: session.options.noise_threshold.max(noise),
+            threshold: run.options.noise_threshold.max(noise),
             kind: ComparisonKind::History,
         });
     }
     // Report in run order, whichever kind each comparison is.
     let order = |id: &str| {
-        session
-            .results
+        run.results
             .iter()
             .position(|r| r.id == id)
             .unwrap_or(usize::MAX)

@@ -50,7 +50,7 @@ pub(crate) fn with_sampler(
 ) -> Result<u32, CaseFailure> {
     let mut bencher = Bencher::new(timer, consume);
     let ran = panic::catch_unwind(AssertUnwindSafe(|| {
-        panics::in_case(|| (case.run)(&mut bencher, case.index))
+        panics::in_case(&[&case.id], || (case.run)(&mut bencher, case.index))
     }));
     let calls = bencher.calls();
     let threads = panics::take_thread_panics();
@@ -96,7 +96,9 @@ pub(crate) fn pair(
     };
     let mut bencher = Bencher::new(cfg.timer, &mut consume_base);
     let ran = panic::catch_unwind(AssertUnwindSafe(|| {
-        panics::in_case(|| (base.run)(&mut bencher, base.index))
+        panics::in_case(&[&base.id, &member.id], || {
+            (base.run)(&mut bencher, base.index)
+        })
     }));
     let base_calls = bencher.calls();
     let threads = panics::take_thread_panics();

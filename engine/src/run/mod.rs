@@ -104,7 +104,7 @@ pub(crate) fn measure_all(
         eprintln!("knotmeter: {message}");
         return ExitCode::from(2);
     }
-    let mut session = Session {
+    let mut run = Run {
         options,
         timer,
         seed,
@@ -120,13 +120,13 @@ pub(crate) fn measure_all(
         compared: None,
     };
     for case in selected {
-        *session.remaining.entry(case.bench_id.clone()).or_default() += 1;
+        *run.remaining.entry(case.bench_id.clone()).or_default() += 1;
     }
-    session.run(selected, all)
+    run.run(selected, all)
 }
 
 /// The state of one run.
-struct Session<'o> {
+struct Run<'o> {
     options: &'o Options,
     timer: Timer,
     seed: u64,
@@ -151,7 +151,7 @@ struct Session<'o> {
     compared: Option<compare_run::Compared>,
 }
 
-impl Session<'_> {
+impl Run<'_> {
     /// Hands `event` to the reporter (see [`Output::emit`]).
     fn emit(&self, event: impl FnOnce(&mut dyn Reporter) -> io::Result<()>) {
         self.output.borrow_mut().emit(event);
@@ -176,7 +176,7 @@ impl Session<'_> {
             timer: self.timer,
         };
         rounds::run(units, &settings, self);
-        self.check_stray_panics(None);
+        self.check_stray_panics();
         let compared = compare_run::finish(self);
         let mut verdicts = Vec::new();
         for (id, comparison) in &compared.comparisons {
@@ -227,23 +227,11 @@ impl Session<'_> {
         }
     }
 
-    /// Counts the panics of threads that happened while no case ran, and says so: they fail
-    /// the run, since the case that left the thread running was already reported.
-    fn check_stray_panics(&mut self, previous: Option<&str>) {
-        let stray = panics::take_thread_panics();
-        if stray.is_empty() {
-            return;
-        }
-        self.stray_panics += stray.len();
-        let after = previous.map_or(String::new(), |id| {
-            format!(", probably left running by `{id}`, which was already reported")
-        });
-        for panic in &stray {
-            eprintln!(
-                "knotmeter: {} between cases{after}; the run fails",
-                panic.describe()
-            );
-        }
+    /// Counts the panics of threads of this process since its last case, and says so: they
+    /// fail the run, since the case that probably left the thread running was measured.
+    fn check_stray_panics(&mut self) {
+        let stray = rounds::stray_panics();
+        rounds::Sink::stray_panics(self, &stray);
     }
 
     /// Counts a case of its benchmark as reported; after the benchmark's last case, its
@@ -304,7 +292,7 @@ impl Session<'_> {
     }
 }
 
-impl rounds::Sink for Session<'_> {
+impl rounds::Sink for Run<'_> {
     fn started(&mut self, case: &Case) {
         self.emit(|r| r.case_started(&case.id));
     }
@@ -353,10 +341,7 @@ impl rounds::Sink for Session<'_> {
     fn stray_panics(&mut self, panics: &[String]) {
         self.stray_panics += panics.len();
         for panic in panics {
-            eprintln!(
-                "knotmeter: {panic} between cases, probably left running by the case measured \
-                 before it, which was already reported; the run fails"
-            );
+            eprintln!("knotmeter: {panic}; the run fails");
         }
     }
 }

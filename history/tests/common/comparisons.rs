@@ -22,6 +22,7 @@ pub fn side(label: &str, commit: &str, cpu: Option<&str>) -> CompareSide {
 pub fn case(id: &str, status: CompareStatus) -> ComparedCase {
     let both = matches!(status, CompareStatus::Compared | CompareStatus::NotCompared);
     ComparedCase {
+        location: None,
         id: id.to_owned(),
         status,
         base: (both || status == CompareStatus::Removed)

@@ -13,6 +13,9 @@
 //! one. `KNOTMETER_SCALE_DAEMON=/path/to/knotmeter` measures another build of the daemon (the
 //! one before a change, say) with the same harness. `--sizes 1000,10000` picks the sizes.
 //! Without `--bench` (as under `cargo test`) it runs once on 100 benchmarks, briefly.
+//! `--plain` measures a client that announces no knotmeter feature (Neovim's, Helix's: no
+//! `treeChanged`, no `runStates`); it waits for the last edit with `knotmeter/discover` instead
+//! of a pushed tree, and skips the start-up with directories under `target/`.
 
 mod client;
 mod workspace;
@@ -67,14 +70,19 @@ fn main() {
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_knotmeter")));
     println!("daemon: {}", exe.display());
+    let plain = args.iter().any(|a| a == "--plain");
     let edits = if measure { 50 } else { 5 };
     for size in sizes {
-        let f = scenario(&exe, size, edits);
+        let f = scenario(&exe, size, edits, plain);
         report(&f);
+        // A plain client keeps no live tree (docs/protocol.md): it asks for it.
         assert!(
-            f.tree_agrees,
+            f.tree_agrees || plain,
             "the tree built from the messages differs from discover's"
         );
+    }
+    if plain {
+        return;
     }
     let dirs = if measure { 50_000 } else { 500 };
     let (plain, with_dirs) = startup_with_target_dirs(&exe, dirs);
@@ -85,10 +93,15 @@ fn main() {
     );
 }
 
-fn initialize(daemon: &mut Daemon, root: &std::path::Path) -> Instant {
+fn initialize(daemon: &mut Daemon, root: &std::path::Path, plain: bool) -> Instant {
     let uri = format!("file://{}", root.display());
     let started = Instant::now();
     let sender = daemon.sender();
+    let features = if plain {
+        json!({})
+    } else {
+        json!({"knotmeter": {"treeChanged": true, "runStates": true}})
+    };
     let id = sender.request(
         "initialize",
         json!({
@@ -96,7 +109,7 @@ fn initialize(daemon: &mut Daemon, root: &std::path::Path) -> Instant {
             "rootUri": uri,
             "workspaceFolders": [{"uri": uri, "name": "generated"}],
             "capabilities": {
-                "experimental": {"knotmeter": {"treeChanged": true, "runStates": true}},
+                "experimental": features,
                 "workspace": {"codeLens": {"refreshSupport": true}}
             },
             "initializationOptions": {},
@@ -107,7 +120,7 @@ fn initialize(daemon: &mut Daemon, root: &std::path::Path) -> Instant {
     started
 }
 
-fn scenario(exe: &std::path::Path, size: usize, edits: usize) -> Figures {
+fn scenario(exe: &std::path::Path, size: usize, edits: usize, plain: bool) -> Figures {
     let ws = workspace::generate(size);
     let root = ws.root();
     let (edited, module) = ws.edited();
@@ -120,7 +133,7 @@ fn scenario(exe: &std::path::Path, size: usize, edits: usize) -> Figures {
         ..Figures::default()
     };
     let mut daemon = Daemon::spawn(exe, &root, &ws.cargo(), &[], &probe);
-    let started = initialize(&mut daemon, &root);
+    let started = initialize(&mut daemon, &root, plain);
     let first = daemon
         .until(Duration::from_secs(120), |r| is_tree(&r.message))
         .expect("a first tree");
@@ -159,9 +172,14 @@ fn scenario(exe: &std::path::Path, size: usize, edits: usize) -> Figures {
         daemon.drain_for(Duration::from_millis(40));
     }
     let last_line = probe_line + edits as u32;
+    if plain {
+        // Its `knotmeter/discover` is answered once every edit is in the tree.
+        let id = sender.request("knotmeter/discover", json!({}));
+        daemon.response(id, Duration::from_secs(120));
+    }
     let is_last =
         |r: &client::Received| is_tree(&r.message) && r.message["params"]["probe"] == last_line;
-    let already = daemon.log.iter().any(is_last);
+    let already = plain || daemon.log.iter().any(is_last);
     already
         .then_some(())
         .or_else(|| daemon.until(Duration::from_secs(120), is_last).map(|_| ()))
@@ -360,7 +378,7 @@ fn startup_with_target_dirs(exe: &std::path::Path, dirs: usize) -> ((f64, f64), 
     let root = ws.root();
     let once = || {
         let mut daemon = Daemon::spawn(exe, &root, &ws.cargo(), &[], "");
-        let started = initialize(&mut daemon, &root);
+        let started = initialize(&mut daemon, &root, false);
         let first = daemon
             .until(Duration::from_secs(120), |r| is_tree(&r.message))
             .expect("a first tree");

@@ -97,6 +97,7 @@ mod tests {
             manifest: None,
         };
         let case = |id: &str, status: CompareStatus, comparison: Option<Comparison>| ComparedCase {
+            location: None,
             id: id.to_owned(),
             status,
             base: None,

@@ -20,8 +20,8 @@ use knotmeter_history::{resolve_path, History, HistoryError};
 use knotmeter_protocol::BenchResult;
 use serde_json::{json, Map, Value};
 
+use super::located::history_target_dir;
 use crate::cli::{ExportArgs, ExportFormat};
-use crate::headless::history::history_target_dir;
 
 /// `knotmeter history export`. Exit status 1, writing nothing, when the history cannot be
 /// read or holds no result to export.

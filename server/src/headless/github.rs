@@ -11,9 +11,9 @@
 //! standard output, so `--format json` stays a clean document.
 
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-use knotmeter_protocol::editor::{ItemState, RunStateParams};
+use knotmeter_protocol::editor::{ItemState, RunStateParams, SourceLocation};
 use knotmeter_protocol::{BenchResult, Severity, Shown, Verdict};
 
 use crate::terminal::RunRecord;
@@ -70,6 +70,9 @@ pub fn annotations(record: &RunRecord) -> Vec<String> {
         let place = result.map(place).unwrap_or_default();
         match item.state {
             ItemState::Failed | ItemState::Errored => {
+                // A failed case has no result: its place is where the panic or the compiler
+                // error is, when the daemon knows it.
+                let place = item.location.as_ref().map_or(place, location_place);
                 let what = if item.state == ItemState::Failed {
                     "failed"
                 } else {
@@ -147,6 +150,26 @@ fn command(kind: &str, place: &str, title: &str, message: &str) -> String {
     )
 }
 
+/// `file=…,line=…,col=…,` for a place in the sources (1-based, as the runner reads them); an
+/// absolute file is made relative to the checkout (`GITHUB_WORKSPACE`, else the current
+/// directory), as the runner needs.
+fn location_place(location: &SourceLocation) -> String {
+    let file = Path::new(&location.file);
+    let checkout = std::env::var_os("GITHUB_WORKSPACE")
+        .map(PathBuf::from)
+        .or_else(|| std::env::current_dir().ok());
+    let file = checkout
+        .as_deref()
+        .and_then(|c| file.strip_prefix(c).ok())
+        .unwrap_or(file);
+    format!(
+        "file={},line={},col={},",
+        property(&file.display().to_string()),
+        location.line + 1,
+        location.character + 1
+    )
+}
+
 /// A command's message: `%`, CR and LF escaped.
 fn data(text: &str) -> String {
     text.replace('%', "%25")
@@ -218,7 +241,7 @@ pub fn summary(record: &RunRecord) -> String {
 
 #[cfg(test)]
 mod tests {
-    use knotmeter_protocol::editor::{ItemState, RunStateParams};
+    use knotmeter_protocol::editor::{ItemState, RunStateParams, SourceLocation};
     use knotmeter_protocol::BenchResult;
     use serde_json::json;
 
@@ -265,6 +288,7 @@ mod tests {
             state,
             result: result.map(Box::new),
             message: message.map(str::to_owned),
+            location: None,
             shown: None,
             bench: None,
         }
@@ -298,6 +322,12 @@ mod tests {
             ),
             item("a::later", ItemState::Skipped, None, None),
         ];
+        let mut finals = finals;
+        finals[2].location = Some(SourceLocation {
+            file: "src/x.rs".into(),
+            line: 2,
+            character: 4,
+        });
         let lines = annotations(&record(finals));
         assert_eq!(lines.len(), 3, "{lines:#?}");
         assert_eq!(
@@ -311,7 +341,7 @@ mod tests {
         );
         assert_eq!(
             lines[2],
-            "::error title=knotmeter%3A failed::a::boom failed: panicked at src/x.rs:3:5"
+            "::error file=src/x.rs,line=3,col=5,title=knotmeter%3A failed::a::boom failed: panicked at src/x.rs:3:5"
         );
     }
 

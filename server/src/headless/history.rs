@@ -2,18 +2,17 @@
 //! `merge` and `export` have files of their own, and so has the text of the comparisons.
 
 use std::io::Write;
-use std::path::PathBuf;
 use std::process::ExitCode;
 
 use knotmeter_protocol::editor::HistoryResult;
 use knotmeter_protocol::HistoryRun;
 
 use crate::cli::{HistoryAction, HistoryArgs, ListFormat, PruneArgs};
-use crate::discovery::workspace;
 use crate::stored::{self, Stored};
 use crate::terminal;
 
 use super::comparisons;
+use super::located::history_target_dir;
 
 /// `knotmeter history [ID]`, `knotmeter history --comparisons`, and the actions (`prune`,
 /// `merge`, `export`).
@@ -93,23 +92,6 @@ pub fn history(args: HistoryArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// The target directory of the workspace at `path` (the current directory by default), to
-/// find its history; `None` when `KNOTMETER_HISTORY` names the file, or (with a note) when
-/// there is no workspace there.
-pub(super) fn history_target_dir(path: Option<PathBuf>) -> Option<PathBuf> {
-    if std::env::var_os(knotmeter_history::HISTORY_ENV).is_some_and(|v| !v.is_empty()) {
-        return None;
-    }
-    let path = path.unwrap_or_else(|| PathBuf::from("."));
-    match workspace::load(&path) {
-        Ok(workspace) => Some(workspace.target_dir),
-        Err(e) => {
-            eprintln!("knotmeter: {e}; looking for the history without a workspace");
-            None
-        }
-    }
-}
-
 /// What the store holds (an empty history when there is none yet, with a note), or `None`
 /// after saying why it cannot be read.
 fn found<T: Default>(stored: Stored<T>) -> anyhow::Result<Option<T>> {
@@ -148,7 +130,7 @@ fn runs_table(out: &mut impl Write, runs: &[HistoryRun]) -> anyhow::Result<()> {
             "{:>6}  {:<16}  {:>7}  {:<11}  {:>7}  {}{}",
             r.run.0,
             stored::time_text(r.timestamp),
-            budget(r.budget_ms),
+            terminal::budget(r.budget_ms),
             r.status.as_str(),
             r.results,
             commit(r.git_commit.as_deref()),
@@ -160,16 +142,6 @@ fn runs_table(out: &mut impl Write, runs: &[HistoryRun]) -> anyhow::Result<()> {
         )?;
     }
     Ok(())
-}
-
-/// A time budget per case: `100 ms` (`--quick`), `1 s`.
-pub(crate) fn budget(ms: u64) -> String {
-    match ms {
-        0 => "—".to_owned(),
-        ms if ms % 1000 == 0 => format!("{} s", ms / 1000),
-        ms if ms >= 1000 => format!("{:.1} s", ms as f64 / 1000.0),
-        ms => format!("{ms} ms"),
-    }
 }
 
 fn commit(hash: Option<&str>) -> &str {
@@ -300,12 +272,4 @@ fn bytes(n: u64) -> String {
 }
 
 #[cfg(test)]
-mod tests {
-    #[test]
-    fn budgets_read_as_seconds_or_milliseconds() {
-        assert_eq!(super::budget(100), "100 ms");
-        assert_eq!(super::budget(1000), "1 s");
-        assert_eq!(super::budget(2500), "2.5 s");
-        assert_eq!(super::budget(0), "—");
-    }
-}
+mod tests {}

@@ -7,12 +7,13 @@ use std::process::ExitCode;
 
 use knotmeter_history::{resolve_path, History};
 
+use super::located::history_target_dir;
 use crate::cli::MergeArgs;
-use crate::headless::history::history_target_dir;
 
 /// `knotmeter history merge`: every source is opened (read-only) and checked before anything
 /// is written; the merge is one transaction. Exit status 1 when a source cannot be read (and
-/// nothing was written) or a run or comparison could not be merged (the others were).
+/// nothing was written) or a run or comparison could not be merged, a run still measuring
+/// included (the others were).
 pub fn merge(args: MergeArgs) -> anyhow::Result<ExitCode> {
     let mut sources = Vec::with_capacity(args.sources.len());
     for path in &args.sources {
@@ -86,7 +87,10 @@ pub fn merge(args: MergeArgs) -> anyhow::Result<ExitCode> {
         );
     }
     Ok(
-        if merged.conflicts.is_empty() && merged.comparison_conflicts.is_empty() {
+        if merged.conflicts.is_empty()
+            && merged.comparison_conflicts.is_empty()
+            && merged.still_running.is_empty()
+        {
             ExitCode::SUCCESS
         } else {
             ExitCode::FAILURE

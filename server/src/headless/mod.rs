@@ -18,11 +18,11 @@ mod export;
 mod github;
 mod history;
 mod list;
+mod located;
 mod merge;
 mod run;
 mod select;
 
-pub(crate) use history::budget;
 pub use history::history;
 pub use list::list;
 pub use run::run;

@@ -8,20 +8,20 @@ use std::time::Duration;
 
 use anyhow::Context;
 use indicatif::{ProgressBar, ProgressStyle};
-use knotmeter_protocol::editor::{ItemState, RunMode, RunStateParams};
-use knotmeter_protocol::BenchResult;
+use knotmeter_protocol::editor::{ItemState, RunMode, RunStateParams, SourceLocation};
+use knotmeter_protocol::{BenchResult, Partition};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use super::select::{path_and_filter, shard, Selection};
 use crate::cargo_build::BuildEvent;
 use crate::cli::{Format, RunArgs};
-use crate::discovery::{workspace, Discovery, TargetRef};
-use crate::format;
-use crate::runs::process::Children;
+use crate::discovery::{workspace, Discovery, TargetRef, Tree, Workspace};
+use crate::process::Children;
 use crate::runs::{self, Job, JobEvent, Problem, RunOptions};
-use crate::signals::{self, Signals, Stop};
+use crate::signals::{self, Heard, Signals, Stop, Stopping};
 use crate::terminal::{self, RunRecord};
+use knotmeter_format::layout;
 
 /// Exit statuses of `knotmeter run`, as `cli::RUN_EXIT_STATUSES` documents them.
 mod status {
@@ -47,6 +47,48 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         }
     };
     let workspace = workspace::load(&path)?;
+    let targets = match targets_to_run(&args, &workspace, filter, guessed) {
+        Ok(targets) => targets,
+        Err(code) => return Ok(code),
+    };
+    let mode = if args.quick {
+        RunMode::Quick
+    } else {
+        RunMode::Full
+    };
+    let job = Job {
+        run_id: 1,
+        mode,
+        targets,
+        compare: None,
+    };
+    let (ended, started) = execute(job, workspace, run_options(&args), args.format)?;
+    let mut view = match ended {
+        Ended::AtOnce(stop) => return Ok(ExitCode::from(signals::exit_status(stop))),
+        Ended::Done(view) => view,
+    };
+    view.record.wall_ns = started.elapsed().as_nanos() as f64;
+    view.record.present();
+    let code = view.exit_status();
+    if view.refused.is_none() {
+        write_results(&view, args.format)?;
+    }
+    view.summary();
+    if super::github::on_github_actions() {
+        super::github::report(&view.record);
+    }
+    Ok(ExitCode::from(code))
+}
+
+/// The cases `args` select in `workspace` (`filter`, and whether it was `guessed` from a
+/// lone word), by target: this shard's under `--partition`, with a note of what the shard
+/// runs. Instead, the exit status when there is nothing to run, said on standard error.
+fn targets_to_run(
+    args: &RunArgs,
+    workspace: &Workspace,
+    filter: Option<String>,
+    guessed: bool,
+) -> Result<Vec<(TargetRef, Vec<String>)>, ExitCode> {
     let tree = Discovery::new(workspace.clone()).tree();
     let selection = Selection {
         filter: filter.clone(),
@@ -55,61 +97,16 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     };
     let targets = selection.apply(&tree);
     let selected: usize = targets.iter().map(|(_, ids)| ids.len()).sum();
-    let discovered: usize = tree.benches().map(|b| b.leaf_ids().len()).sum();
     if selected == 0 {
-        let filter_alone = Selection {
-            skip: Vec::new(),
-            ..selection
-        };
-        let skip_is_why = !args.skip.is_empty() && !filter_alone.apply(&tree).is_empty();
-        let what = match &filter {
-            _ if skip_is_why => "--skip leaves out every benchmark selected".to_owned(),
-            Some(f) => {
-                let none = if args.exact {
-                    format!("no benchmark id or name is exactly `{f}`")
-                } else {
-                    format!("no benchmark matches `{f}`")
-                };
-                if guessed {
-                    format!("`{f}` is no file or directory here, and {none}")
-                } else {
-                    none
-                }
-            }
-            None => "no benchmarks (bench targets of packages that depend on knotmeter, with \
-                     #[bench] functions)"
-                .to_owned(),
-        };
-        eprintln!(
-            "knotmeter: nothing to run: {what} in {} ({discovered} discovered; `knotmeter list` \
-             shows them)",
-            workspace.root.display()
-        );
-        return Ok(ExitCode::from(status::USAGE));
+        nothing_selected(args, workspace, &tree, selection, guessed);
+        return Err(ExitCode::from(status::USAGE));
     }
     let targets = match args.partition {
         None => targets,
-        Some(partition) => {
-            let shard = shard(&tree, targets, partition);
-            let cases: usize = shard.targets.iter().map(|(_, ids)| ids.len()).sum();
-            if shard.targets.is_empty() {
-                eprintln!(
-                    "knotmeter: --partition {partition}: this shard holds none of the {} \
-                     benchmark(s) and comparison group(s) selected; the other shards run them",
-                    shard.units
-                );
-                if args.format == Format::Json {
-                    println!("{{\n  \"items\": []\n}}");
-                }
-                return Ok(ExitCode::SUCCESS);
-            }
-            eprintln!(
-                "knotmeter: --partition {partition}: this shard runs {} of the {} benchmark(s) \
-                 and comparison group(s) selected ({cases} case(s))",
-                shard.kept, shard.units
-            );
-            shard.targets
-        }
+        Some(partition) => match this_shard(&tree, targets, partition, args.format) {
+            Some(targets) => targets,
+            None => return Err(ExitCode::SUCCESS),
+        },
     };
     if let (true, Some(f)) = (guessed, &filter) {
         eprintln!(
@@ -117,25 +114,100 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
              whose id contains it"
         );
     }
-    let mode = if args.quick {
-        RunMode::Quick
-    } else {
-        RunMode::Full
+    Ok(targets)
+}
+
+/// Says on standard error why `selection` (of a filter `guessed` from a lone word, or not)
+/// selects nothing in `tree`: `--skip`, the filter, or no benchmarks at all.
+fn nothing_selected(
+    args: &RunArgs,
+    workspace: &Workspace,
+    tree: &Tree,
+    selection: Selection,
+    guessed: bool,
+) {
+    let discovered: usize = tree.benches().map(|b| b.leaf_ids().len()).sum();
+    let filter = selection.filter.clone();
+    let filter_alone = Selection {
+        skip: Vec::new(),
+        ..selection
     };
-    let options = RunOptions {
+    let skip_is_why = !args.skip.is_empty() && !filter_alone.apply(tree).is_empty();
+    let what = match &filter {
+        _ if skip_is_why => "--skip leaves out every benchmark selected".to_owned(),
+        Some(f) => {
+            let none = if args.exact {
+                format!("no benchmark id or name is exactly `{f}`")
+            } else {
+                format!("no benchmark matches `{f}`")
+            };
+            if guessed {
+                format!("`{f}` is no file or directory here, and {none}")
+            } else {
+                none
+            }
+        }
+        None => "no benchmarks (bench targets of packages that depend on knotmeter, with \
+                 #[bench] functions)"
+            .to_owned(),
+    };
+    eprintln!(
+        "knotmeter: nothing to run: {what} in {} ({discovered} discovered; `knotmeter list` \
+         shows them)",
+        workspace.root.display()
+    );
+}
+
+/// The shard `partition` keeps of `targets`, with a note of what it runs; `None` when it
+/// holds nothing (said, with an empty document for `--format json`): the other shards run
+/// everything.
+fn this_shard(
+    tree: &Tree,
+    targets: Vec<(TargetRef, Vec<String>)>,
+    partition: Partition,
+    format: Format,
+) -> Option<Vec<(TargetRef, Vec<String>)>> {
+    let shard = shard(tree, targets, partition);
+    let cases: usize = shard.targets.iter().map(|(_, ids)| ids.len()).sum();
+    if shard.targets.is_empty() {
+        eprintln!(
+            "knotmeter: --partition {partition}: this shard holds none of the {} \
+             benchmark(s) and comparison group(s) selected; the other shards run them",
+            shard.units
+        );
+        if format == Format::Json {
+            println!("{{\n  \"items\": []\n}}");
+        }
+        return None;
+    }
+    eprintln!(
+        "knotmeter: --partition {partition}: this shard runs {} of the {} benchmark(s) \
+         and comparison group(s) selected ({cases} case(s))",
+        shard.kept, shard.units
+    );
+    Some(shard.targets)
+}
+
+/// How `knotmeter run` carries out runs, from its flags.
+fn run_options(args: &RunArgs) -> RunOptions {
+    RunOptions {
         silence_limit: Duration::from_secs_f64(args.case_timeout),
         quick_time: args.time.filter(|_| args.quick),
         full_time: args.time.filter(|_| !args.quick),
-        bench_args: bench_args(&args),
+        bench_args: bench_args(args),
         partition: args.partition,
         ..RunOptions::default()
-    };
-    let job = Job {
-        run_id: 1,
-        mode,
-        targets,
-        compare: None,
-    };
+    }
+}
+
+/// Carries out `job` on a runtime of its own, showing it in `format`; nothing it started
+/// outlives it, whichever way it ends. Returns how it ended and when it started.
+fn execute(
+    job: Job,
+    workspace: Workspace,
+    options: RunOptions,
+    format: Format,
+) -> anyhow::Result<(Ended, std::time::Instant)> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -143,56 +215,41 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         .context("cannot start the async runtime")?;
     let children = Children::default();
     let started = std::time::Instant::now();
-    let ended = runtime.block_on(follow(
-        job,
-        workspace,
-        options,
-        children.clone(),
-        args.format,
-    ));
+    let ended = runtime.block_on(follow(job, workspace, options, children.clone(), format));
     // Nothing may outlive `knotmeter run`, whichever way it ends.
     children.kill_all();
     runtime.shutdown_timeout(Duration::from_millis(100));
-    let ended = ended?;
-    let view = match ended {
-        Ended::AtOnce(stop) => return Ok(ExitCode::from(signals::exit_status(stop))),
-        Ended::Done(view) => view,
-    };
-    let mut view = view;
-    view.record.wall_ns = started.elapsed().as_nanos() as f64;
-    view.record.present();
-    let code = view.exit_status();
+    Ok((ended?, started))
+}
+
+/// The results on standard output in `format` (`jsonl` streamed them already), after the
+/// run; a reader gone away is not an error.
+fn write_results(view: &View, format: Format) -> anyhow::Result<()> {
     let mut out = Stdout::default();
-    if view.refused.is_none() {
-        match args.format {
-            Format::Pretty => {
-                let mut text = view.record.table().into_bytes();
-                full_messages(&mut text, &view.record.finals, &view.shown)?;
-                out.write(&text);
-            }
-            Format::Json => {
-                let items = &view.record.finals;
-                let mut text = serde_json::to_vec_pretty(&serde_json::json!({ "items": items }))?;
-                text.push(b'\n');
-                out.write(&text);
-            }
-            Format::Jsonl => {}
-            Format::Csv => {
-                out.write(view.record.csv().as_bytes());
-            }
-            Format::Markdown => match view.record.markdown() {
-                Some(text) => {
-                    out.write(text.as_bytes());
-                }
-                None => say("knotmeter: no bench binary ran, so there is no Markdown report"),
-            },
+    match format {
+        Format::Pretty => {
+            let mut text = view.record.table().into_bytes();
+            full_messages(&mut text, &view.record.finals, &view.shown)?;
+            out.write(&text);
         }
+        Format::Json => {
+            let items = &view.record.finals;
+            let mut text = serde_json::to_vec_pretty(&serde_json::json!({ "items": items }))?;
+            text.push(b'\n');
+            out.write(&text);
+        }
+        Format::Jsonl => {}
+        Format::Csv => {
+            out.write(view.record.csv().as_bytes());
+        }
+        Format::Markdown => match view.record.markdown() {
+            Some(text) => {
+                out.write(text.as_bytes());
+            }
+            None => say("knotmeter: no bench binary ran, so there is no Markdown report"),
+        },
     }
-    view.summary();
-    if super::github::on_github_actions() {
-        super::github::report(&view.record);
-    }
-    Ok(ExitCode::from(code))
+    Ok(())
 }
 
 /// How following a job ended.
@@ -206,7 +263,7 @@ enum Ended {
 /// Runs `job`, showing its events, until it finishes or a second signal arrives.
 async fn follow(
     job: Job,
-    workspace: crate::discovery::Workspace,
+    workspace: Workspace,
     options: RunOptions,
     children: Children,
     format: Format,
@@ -233,20 +290,21 @@ async fn follow(
                 Some(JobEvent::Finished) | None => break,
                 Some(event) => view.event(event),
             },
-            stop = signals.next() => {
-                if view.interrupted.is_some() {
+            stop = signals.next() => match view.stopping.hear(stop) {
+                Heard::AtOnce { first, again } => {
                     children.kill_all();
-                    view.note(&format!("knotmeter: {stop} again: stopped at once"));
+                    view.note(&Heard::at_once_note(again));
                     view.abandon();
-                    return Ok(Ended::AtOnce(view.interrupted.unwrap_or(stop)));
+                    return Ok(Ended::AtOnce(first));
                 }
-                view.interrupted = Some(stop);
-                view.note(&format!(
-                    "knotmeter: {stop}: cancelling; the engine stops at the next sample boundary \
-                     and keeps what it measured ({stop} again stops at once)"
-                ));
-                cancel.cancel();
-            }
+                Heard::Cancel(stop) => {
+                    view.note(&format!(
+                        "knotmeter: {stop}: cancelling; the engine stops at the next sample \
+                         boundary and keeps what it measured ({stop} again stops at once)"
+                    ));
+                    cancel.cancel();
+                }
+            },
         }
         if view.output_closed && !cancel.is_cancelled() {
             // Nobody reads the results any more (`| head`): stop measuring.
@@ -314,8 +372,8 @@ struct View {
     stdout: Stdout,
     /// Standard output was closed by its reader while streaming `jsonl`.
     output_closed: bool,
-    /// The first stopping signal, if one arrived.
-    interrupted: Option<Stop>,
+    /// The stopping signals heard.
+    stopping: Stopping,
     problems: Vec<Problem>,
     /// A bench binary refused the command line (what it said went out as it came).
     refused: Option<TargetRef>,
@@ -346,7 +404,7 @@ impl View {
             fraction: HashMap::new(),
             stdout: Stdout::default(),
             output_closed: false,
-            interrupted: None,
+            stopping: Stopping::default(),
             problems: Vec::new(),
             refused: None,
             shown: HashSet::new(),
@@ -392,6 +450,7 @@ impl View {
             JobEvent::Output { id: None, text } => self.note(&text),
             JobEvent::Output { id: Some(_), .. } => {}
             // What the bench binary wrote itself: the benchmark's prints, the engine's messages.
+            // Written before the event, and with it its share of the output in flight, goes.
             JobEvent::Printed { text, .. } => self.note(&text),
             JobEvent::Problem(problem) => self.problem(problem),
             // Only the editor's comparison runs send it; `knotmeter compare` prints its own.
@@ -407,9 +466,10 @@ impl View {
                 state,
                 result,
                 message,
-            } => self.state(id, state, result, message),
+                location,
+            } => self.state(id, state, result, message, location),
             JobEvent::Summary(summary) => {
-                self.note(&format::bench_text(&summary));
+                self.note(&layout::bench_text(&summary));
                 self.record.summaries.insert(summary.id.clone(), summary);
             }
             JobEvent::Compared { id, comparison } => {
@@ -458,6 +518,7 @@ impl View {
         state: ItemState,
         result: Option<Box<BenchResult>>,
         message: Option<String>,
+        location: Option<SourceLocation>,
     ) {
         if state == ItemState::Started {
             match &self.bar {
@@ -475,6 +536,7 @@ impl View {
             state,
             result,
             message,
+            location,
             shown: None,
             bench: None,
         };
@@ -515,7 +577,7 @@ impl View {
 
     /// The exit status, by the precedence `cli::RUN_EXIT_STATUSES` states.
     fn exit_status(&self) -> u8 {
-        if let Some(stop) = self.interrupted {
+        if let Some(stop) = self.stopping.first() {
             return signals::exit_status(stop);
         }
         if self.output_closed {
@@ -595,7 +657,7 @@ impl View {
             };
             say(line.lines().next().unwrap_or_default());
         }
-        let why = match (self.interrupted, self.output_closed) {
+        let why = match (self.stopping.first(), self.output_closed) {
             (Some(stop), _) => format!("; interrupted by {stop}"),
             (None, true) => "; stopped: standard output was closed".to_owned(),
             (None, false) => String::new(),

@@ -11,7 +11,6 @@
 //! malformed messages, wrongly framed ones and `$/…` requests by the guard in [`transport`],
 //! which keeps the server serving.
 
-pub mod features;
 pub mod transport;
 
 use std::path::PathBuf;

@@ -123,105 +123,108 @@ impl Session {
         };
         self.folders[i].loading = false;
         match result {
-            Ok(workspace) => {
-                let duplicate = self.folders.iter().enumerate().any(|(j, other)| {
-                    j != i
-                        && !other.duplicate
-                        && other
-                            .workspace
-                            .as_ref()
-                            .is_some_and(|w| w.root == workspace.root)
-                });
-                let folder = &mut self.folders[i];
-                folder.not_cargo = false;
-                if folder.error.take().is_some() {
-                    self.out.push(Out::Log(
-                        MessageType::INFO,
-                        format!(
-                            "knotmeter: the workspace at {} loads now",
-                            workspace.root.display()
-                        ),
-                    ));
-                }
-                folder.duplicate = duplicate;
-                folder.harness.workspace_changed();
-                let workspace = Arc::new(workspace);
-                folder.workspace = Some(Arc::clone(&workspace));
-                if duplicate {
-                    tracing::info!(
-                        "{} is inside the workspace {} of another folder: served once",
-                        path.display(),
-                        workspace.root.display()
-                    );
-                    let order = self.folder_order();
-                    self.workspace_seq = self.worker.send(Command::Workspace {
-                        folder: path,
-                        workspace: None,
-                        order,
-                    });
-                } else {
-                    self.watch(i, &workspace.root.clone(), &workspace.target_dir.clone());
-                    if !self.folders[i].stored_read {
-                        self.folders[i].stored_read = true;
-                        history::load_latest(
-                            workspace.target_dir.clone(),
-                            self.internal_tx.clone(),
-                        );
-                    }
-                    let order = self.folder_order();
-                    self.workspace_seq = self.worker.send(Command::Workspace {
-                        folder: path,
-                        workspace: Some((*workspace).clone()),
-                        order,
-                    });
-                }
-                self.refresh_harness(true);
-            }
+            Ok(workspace) => self.workspace_loaded(i, path, workspace),
             Err(LoadFailure {
                 message,
                 no_manifest,
-            }) => {
-                // Beside other folders, one without a Cargo.toml is simply not Rust: said in
-                // the log, not as an error at every start and in every run's output.
-                let not_cargo = no_manifest && self.folders.len() > 1;
-                if not_cargo {
-                    tracing::info!("{message}; the folder is not served");
-                    self.out.push(Out::Log(
-                        MessageType::INFO,
-                        format!(
-                            "{message}; the folder is not served (a Cargo.toml made there loads it)"
-                        ),
-                    ));
-                } else {
-                    tracing::warn!("{message}");
-                    self.out
-                        .push(Out::ShowMessage(MessageType::ERROR, message.clone()));
-                }
-                let folder = &mut self.folders[i];
-                folder.error = Some(message);
-                folder.not_cargo = not_cargo;
-                // Watch the folder anyway: creating or mending its Cargo.toml loads it.
-                if folder.workspace.is_none() {
-                    let target = folder.path.join("target");
-                    self.watch(i, &path.clone(), &target);
-                }
-                if self.folders[i].workspace.is_some() {
-                    // A reload failed: the last good workspace stays; a tree follows so that
-                    // requests held for the load are answered.
-                    self.worker.send(Command::Restat);
-                } else {
-                    // The tree goes out (without this folder) once nothing is loading.
-                    let order = self.folder_order();
-                    self.workspace_seq = self.worker.send(Command::Workspace {
-                        folder: path,
-                        workspace: None,
-                        order,
-                    });
-                }
-            }
+            }) => self.load_failed(i, path, message, no_manifest),
         }
         if std::mem::take(&mut self.folders[i].reload) {
             self.load(i);
+        }
+    }
+
+    /// Folder `i` (at `path`) loaded `workspace`: served, watched and its stored results read,
+    /// unless another folder serves the same workspace.
+    fn workspace_loaded(&mut self, i: usize, path: PathBuf, workspace: Workspace) {
+        let duplicate = self.folders.iter().enumerate().any(|(j, other)| {
+            j != i
+                && !other.duplicate
+                && other
+                    .workspace
+                    .as_ref()
+                    .is_some_and(|w| w.root == workspace.root)
+        });
+        let folder = &mut self.folders[i];
+        folder.not_cargo = false;
+        if folder.error.take().is_some() {
+            self.out.push(Out::Log(
+                MessageType::INFO,
+                format!(
+                    "knotmeter: the workspace at {} loads now",
+                    workspace.root.display()
+                ),
+            ));
+        }
+        folder.duplicate = duplicate;
+        folder.harness.workspace_changed();
+        let workspace = Arc::new(workspace);
+        folder.workspace = Some(Arc::clone(&workspace));
+        if duplicate {
+            tracing::info!(
+                "{} is inside the workspace {} of another folder: served once",
+                path.display(),
+                workspace.root.display()
+            );
+            let order = self.folder_order();
+            self.workspace_seq = self.worker.send(Command::Workspace {
+                folder: path,
+                workspace: None,
+                order,
+            });
+        } else {
+            self.watch(i, &workspace.root.clone(), &workspace.target_dir.clone());
+            if !self.folders[i].stored_read {
+                self.folders[i].stored_read = true;
+                history::load_latest(workspace.target_dir.clone(), self.internal_tx.clone());
+            }
+            let order = self.folder_order();
+            self.workspace_seq = self.worker.send(Command::Workspace {
+                folder: path,
+                workspace: Some((*workspace).clone()),
+                order,
+            });
+        }
+        self.refresh_harness(true);
+    }
+
+    /// Folder `i` (at `path`) did not load: said (in the log for a folder that is simply not
+    /// Rust beside others), watched for a Cargo.toml to come, its last good workspace kept.
+    fn load_failed(&mut self, i: usize, path: PathBuf, message: String, no_manifest: bool) {
+        // Beside other folders, one without a Cargo.toml is simply not Rust: said in
+        // the log, not as an error at every start and in every run's output.
+        let not_cargo = no_manifest && self.folders.len() > 1;
+        if not_cargo {
+            tracing::info!("{message}; the folder is not served");
+            self.out.push(Out::Log(
+                MessageType::INFO,
+                format!("{message}; the folder is not served (a Cargo.toml made there loads it)"),
+            ));
+        } else {
+            tracing::warn!("{message}");
+            self.out
+                .push(Out::ShowMessage(MessageType::ERROR, message.clone()));
+        }
+        let folder = &mut self.folders[i];
+        folder.error = Some(message);
+        folder.not_cargo = not_cargo;
+        // Watch the folder anyway: creating or mending its Cargo.toml loads it.
+        if folder.workspace.is_none() {
+            let target = folder.path.join("target");
+            self.watch(i, &path.clone(), &target);
+        }
+        if self.folders[i].workspace.is_some() {
+            // A reload failed: the last good workspace stays; a tree follows so that
+            // requests held for the load are answered.
+            self.worker.send(Command::Restat);
+        } else {
+            // The tree goes out (without this folder) once nothing is loading.
+            let order = self.folder_order();
+            self.workspace_seq = self.worker.send(Command::Workspace {
+                folder: path,
+                workspace: None,
+                order,
+            });
         }
     }
 

@@ -25,6 +25,8 @@
 //! gracefully, kills every child process once that run has ended, and says it is done.
 
 mod discover;
+mod edited;
+pub mod features;
 mod folders;
 mod harness;
 mod history;
@@ -51,17 +53,20 @@ use tower_lsp_server::Client;
 
 use crate::cargo_build::CompilerError;
 use crate::discovery::{TargetRef, Tree};
-use crate::lsp::features::{self, Results, Summaries};
-use crate::runs::process::Children;
+use crate::process::Children;
 use crate::runs::JobEvent;
 use crate::watch::Notice;
 use discover::{Command, Update, Worker};
+use features::{Results, Summaries};
 use folders::Folder;
 use out::Out;
 use runs::{Current, Queued};
 
-/// How long saves are collected before a run-on-save run starts.
-pub const SAVE_DEBOUNCE: Duration = Duration::from_millis(300);
+/// How long saves are collected before a run-on-save run starts: long enough for the saves
+/// of one "Save All" (they arrive within milliseconds), short beside the build that follows
+/// (docs/performance.md, "The save loop"; it was 300 ms). A later save still cancels a stale
+/// run-on-save run.
+pub const SAVE_DEBOUNCE: Duration = Duration::from_millis(100);
 
 /// The longest time setting accepted, in seconds (a day), as the engine's `--time`.
 pub const MAX_SECONDS: f64 = 86_400.0;
@@ -206,6 +211,7 @@ pub fn spawn(client: Client, lifeline: Lifeline) -> mpsc::UnboundedSender<LspMsg
         pushed: None,
         edited: HashMap::new(),
         workspace_seq: 0,
+        workspace_pushed: 0,
         deferred: Vec::new(),
         collisions: Vec::new(),
         targets_with_benches: HashSet::new(),
@@ -223,11 +229,9 @@ pub fn spawn(client: Client, lifeline: Lifeline) -> mpsc::UnboundedSender<LspMsg
         save_pending: Vec::new(),
         save_generation: 0,
         save_waiting: None,
-        children: lifeline.children.clone(),
+        edited_code: edited::EditedCode::default(),
         lifeline,
-        shut_down: false,
-        stopping: false,
-        stop_done: false,
+        life: Life::Serving,
     };
     tokio::spawn(session.run(lsp_rx, internal_rx, watch_rx));
     lsp_tx
@@ -274,6 +278,9 @@ struct Session {
     edited: HashMap<PathBuf, u64>,
     /// The last discovery command that changed a folder's workspace.
     workspace_seq: u64,
+    /// The last of those whose tree the session has had (and pushed, to a client that takes
+    /// trees only after a workspace loads).
+    workspace_pushed: u64,
     deferred: Vec<Deferred>,
     /// Ids left out of the tree because two folders have them (said once per set).
     collisions: Vec<String>,
@@ -296,13 +303,24 @@ struct Session {
     save_generation: u64,
     /// A run-on-save waiting for the tree of this discovery command.
     save_waiting: Option<u64>,
-    children: Children,
+    /// The benchmarks' code when they last ran on save: what a save edited runs first.
+    edited_code: edited::EditedCode,
     lifeline: Lifeline,
-    shut_down: bool,
-    /// A graceful stop is under way (see [`Lifeline`]).
-    stopping: bool,
-    /// The graceful stop is over.
-    stop_done: bool,
+    life: Life,
+}
+
+/// Where the session is in its life.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Life {
+    /// Runs start.
+    Serving,
+    /// The client shut it down (`shutdown`, or its going away): no new runs, nothing runs.
+    ShutDown,
+    /// A graceful stop (a signal, see [`Lifeline`]): no new runs; the run in progress is
+    /// being cancelled.
+    Stopping,
+    /// The graceful stop is over; the lifeline is told.
+    Stopped,
 }
 
 impl Session {
@@ -316,7 +334,7 @@ impl Session {
         loop {
             let event = tokio::select! {
                 biased;
-                _ = stop.cancelled(), if !self.stopping => Event::Stop,
+                _ = stop.cancelled(), if !matches!(self.life, Life::Stopping | Life::Stopped) => Event::Stop,
                 msg = lsp.recv() => match msg {
                     Some(msg) => Event::Lsp(msg),
                     None => break,
@@ -336,7 +354,7 @@ impl Session {
                     format!("knotmeter: internal error: {what}"),
                 ));
             }
-            if self.stop_done {
+            if self.life == Life::Stopped {
                 // Told once this event's notifications are written, so they reach the client.
                 self.out.flush_and_wait().await;
                 self.lifeline.stopped.cancel();
@@ -370,8 +388,7 @@ impl Session {
     /// stops at a sample boundary, or is killed after the grace period); then every child is
     /// killed and the lifeline told.
     fn begin_stop(&mut self) {
-        self.stopping = true;
-        self.shut_down = true;
+        self.life = Life::Stopping;
         self.out.push(Out::Log(
             MessageType::INFO,
             "knotmeter: stopping (signal): cancelling the run in progress".into(),
@@ -387,7 +404,7 @@ impl Session {
 
     fn finish_stop(&mut self) {
         self.stop_everything();
-        self.stop_done = true;
+        self.life = Life::Stopped;
     }
 
     /// What `msg` must wait for before it is answered, if anything.
@@ -574,11 +591,13 @@ impl Session {
     }
 
     fn stop_everything(&mut self) {
-        self.shut_down = true;
+        if self.life == Life::Serving {
+            self.life = Life::ShutDown;
+        }
         if let Some(current) = &self.current {
             current.cancel.cancel();
         }
-        self.children.kill_all();
+        self.lifeline.children.kill_all();
         for folder in &mut self.folders {
             folder.watch = None;
         }
@@ -629,27 +648,7 @@ impl Session {
     /// changed.
     fn tree_arrived(&mut self, update: Update) {
         self.applied = self.applied.max(update.seq);
-        let loading = self.folders.iter().any(|f| f.loading);
-        // The first tree goes out once the workspaces have loaded; after it, every change.
-        if update.change.is_some() || (self.pushed.is_none() && !loading) {
-            match (&update.change, self.pushed) {
-                (Some(change), Some(base))
-                    if self.caps.features.tree_changed == Some(true)
-                        && base + 1 == update.version =>
-                {
-                    self.out.push(Out::TreeChanged(TreeChangedParams {
-                        base,
-                        version: update.version,
-                        removed: change.removed.clone(),
-                        items: change.items.clone(),
-                    }));
-                }
-                _ => self
-                    .out
-                    .push(Out::Discovered(Arc::clone(&update.tree), update.version)),
-            }
-            self.pushed = Some(update.version);
-        }
+        self.push_tree(&update);
         self.version = update.version;
         for (file, error) in &update.tree.errors {
             tracing::debug!("{} does not parse: {error}", file.display());
@@ -679,6 +678,7 @@ impl Session {
             self.collisions = update.collisions.clone();
         }
         self.tree = update.tree;
+        self.edited_code.discovered(self.tree.benches());
         self.owners = update.owners;
         self.refresh_harness(false);
         if let Some(seq) = self.save_waiting {
@@ -687,6 +687,40 @@ impl Session {
                 self.run_saved();
             }
         }
+    }
+
+    /// Tells the client about the tree `update` brings, as far as it takes trees
+    /// (docs/protocol.md, "Which trees a client is sent"). The first tree goes out once the
+    /// workspaces have loaded. After it, a client that announced `treeChanged` hears every
+    /// change; any other client (Neovim's, Helix's) only a whole tree after a workspace folder
+    /// (re)loaded, never one per edit: what it shows comes from its own requests, and it asks
+    /// `knotmeter/discover` for the tree when it wants it.
+    fn push_tree(&mut self, update: &Update) {
+        let loading = self.folders.iter().any(|f| f.loading);
+        let first = self.pushed.is_none() && !loading;
+        let reloaded = !loading
+            && update.seq >= self.workspace_seq
+            && self.workspace_seq > self.workspace_pushed;
+        if !loading && update.seq >= self.workspace_seq {
+            self.workspace_pushed = self.workspace_seq;
+        }
+        let live = self.caps.features.tree_changed == Some(true);
+        let out = match (&update.change, self.pushed) {
+            _ if first => Out::Discovered(Arc::clone(&update.tree), update.version),
+            (None, _) => return,
+            (Some(change), Some(base)) if live && base + 1 == update.version => {
+                Out::TreeChanged(TreeChangedParams {
+                    base,
+                    version: update.version,
+                    removed: change.removed.clone(),
+                    items: change.items.clone(),
+                })
+            }
+            _ if live || reloaded => Out::Discovered(Arc::clone(&update.tree), update.version),
+            _ => return,
+        };
+        self.out.push(out);
+        self.pushed = Some(update.version);
     }
 
     /// Recomputes the missing-`harness = false` diagnostics when the targets with
@@ -807,6 +841,7 @@ impl Session {
             state: ItemState::Passed,
             result: Some(Box::new(result.clone())),
             message: None,
+            location: None,
             shown: Some(Box::new(self.shown(run_id, id, result))),
             bench: self.analysis_of(run_id, id).cloned().map(Box::new),
         }));

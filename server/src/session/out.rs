@@ -64,6 +64,9 @@ pub enum Out {
     RunState(RunStateParams),
     /// `knotmeter/output`.
     Output(OutputParams),
+    /// `knotmeter/output` of what a bench binary printed, with its share of the printed text
+    /// in flight ([`crate::runs::Held`]), given back once the notification is written.
+    Printed(OutputParams, crate::runs::Held),
     /// `knotmeter/runEnd`.
     RunEnd(RunEndParams),
     /// `knotmeter/stored`.
@@ -185,15 +188,10 @@ impl Sender {
                     .send_notification::<Wire<RunStateNotification>>(params)
                     .await
             }
-            Out::Output(mut params) => {
-                // Terminal-like output views want CRLF line breaks and a final break.
-                params.text = format!(
-                    "{}\r\n",
-                    params.text.replace("\r\n", "\n").replace('\n', "\r\n")
-                );
-                client
-                    .send_notification::<Wire<OutputNotification>>(params)
-                    .await
+            Out::Output(params) => output(client, params).await,
+            Out::Printed(params, held) => {
+                output(client, params).await;
+                drop(held);
             }
             Out::RunEnd(params) => {
                 self.progress.remove(&params.run_id);
@@ -298,6 +296,18 @@ impl Sender {
     }
 }
 
+/// Sends `knotmeter/output`: terminal-like output views want CRLF line breaks and a final
+/// break.
+async fn output(client: &Client, mut params: OutputParams) {
+    params.text = format!(
+        "{}\r\n",
+        params.text.replace("\r\n", "\n").replace('\n', "\r\n")
+    );
+    client
+        .send_notification::<Wire<OutputNotification>>(params)
+        .await
+}
+
 /// A message as the sender writes it: one, or consecutive run states merged.
 #[derive(Debug)]
 enum Sending {
@@ -346,6 +356,7 @@ mod tests {
             state,
             result: None,
             message: None,
+            location: None,
             shown: None,
             bench: None,
         })

@@ -11,16 +11,16 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use knotmeter_protocol::editor::{
-    ItemState, OutputParams, RunEndParams, RunMode, RunParams, RunStateParams,
+    ItemState, OutputParams, RunEndParams, RunMode, RunParams, RunStateParams, SourceLocation,
 };
-use knotmeter_protocol::BenchResult;
+use knotmeter_protocol::{BenchResult, BenchSummary};
 use tokio_util::sync::CancellationToken;
 use tower_lsp_server::ls_types::MessageType;
 
 use super::out::{Out, ProgressMsg};
-use super::{Event, Session, SAVE_DEBOUNCE};
-use crate::cargo_build::BuildEvent;
-use crate::discovery::{TargetRef, Workspace};
+use super::{Event, Life, Session, SAVE_DEBOUNCE};
+use crate::cargo_build::{BuildEvent, CompilerError};
+use crate::discovery::{Bench, TargetRef, Tree, Workspace};
 use crate::runs::{self, Job, JobEvent, RunOptions};
 
 /// A job waiting for its turn.
@@ -58,6 +58,17 @@ impl Current {
 impl Session {
     /// Announces a run and queues it; returns its id.
     pub(super) fn enqueue(&mut self, params: RunParams, on_save: bool) -> u32 {
+        self.enqueue_staged(params, on_save, &HashSet::new())
+    }
+
+    /// As [`Session::enqueue`], with the ids in `first` measured before the others, by bench
+    /// binary processes of their own ([`first_apart`]).
+    pub(super) fn enqueue_staged(
+        &mut self,
+        params: RunParams,
+        on_save: bool,
+        first: &HashSet<String>,
+    ) -> u32 {
         let run_id = self.next_run;
         self.next_run += 1;
         let mode = params.mode.unwrap_or(if on_save {
@@ -65,9 +76,12 @@ impl Session {
         } else {
             RunMode::Full
         });
-        let targets = self.tree.select(
-            params.include.as_deref(),
-            params.exclude.as_deref().unwrap_or(&[]),
+        let targets = first_apart(
+            self.tree.select(
+                params.include.as_deref(),
+                params.exclude.as_deref().unwrap_or(&[]),
+            ),
+            first,
         );
         let job = Job {
             run_id,
@@ -142,7 +156,7 @@ impl Session {
                 text: format!("nothing to run: {why}"),
             }));
         }
-        if job.ids().next().is_none() || self.shut_down {
+        if job.ids().next().is_none() || self.life != Life::Serving {
             self.out.push(Out::RunEnd(RunEndParams { run_id }));
         } else {
             self.queue.push_back(Queued { job, on_save });
@@ -152,7 +166,7 @@ impl Session {
 
     /// Starts the next queued run, if none is in progress.
     pub(super) fn start_next(&mut self) {
-        if self.current.is_some() || self.shut_down {
+        if self.current.is_some() || self.life != Life::Serving {
             return;
         }
         let Some(Queued { job, on_save }) = self.queue.pop_front() else {
@@ -243,7 +257,7 @@ impl Session {
         let (workspace, options, children) = (
             (*workspace).clone(),
             self.run_options(),
-            self.children.clone(),
+            self.lifeline.children.clone(),
         );
         // A comparison of two builds is a run too, carried out by `knotmeter compare`'s pipeline.
         tokio::spawn(async move {
@@ -264,7 +278,7 @@ impl Session {
         if self.current.as_ref().is_some_and(|c| c.run_id == run_id) {
             self.current = None;
         }
-        if self.stopping {
+        if self.life == Life::Stopping {
             self.finish_stop();
             return;
         }
@@ -314,98 +328,28 @@ impl Session {
                         .push(Out::Progress(run_id, ProgressMsg::Report(message)));
                 }
             }
-            JobEvent::Built { errors } => {
-                let mut files: HashSet<PathBuf> =
-                    self.build_errors.iter().map(|e| e.file.clone()).collect();
-                files.extend(errors.iter().map(|e| e.file.clone()));
-                self.build_errors = errors;
-                for file in files {
-                    self.publish(&file);
-                }
-                if self.caps.work_done_progress {
-                    self.out
-                        .push(Out::Progress(run_id, ProgressMsg::Report("running".into())));
-                }
-            }
+            JobEvent::Built { errors } => self.built(run_id, errors),
             JobEvent::Listed(target, cases) => {
                 self.worker
                     .send(super::discover::Command::Reconcile(target, cases));
             }
             JobEvent::State {
                 id,
-                state: item_state,
-                mut result,
+                state,
+                result,
                 message,
-            } => {
-                if let Some(current) = self.current.as_mut().filter(|c| c.run_id == run_id) {
-                    if item_state.is_final() {
-                        current.pending.remove(&id);
-                    }
-                    if item_state == ItemState::Passed && result.is_some() {
-                        current.measured.push(id.clone());
-                    }
-                }
-                if let Some(result) = &mut result {
-                    self.samples.take_from(result);
-                    self.results.insert(id.clone(), BenchResult::clone(result));
-                    if let Some(file) = self.tree.bench_of(&id).map(|b| b.file.clone()) {
-                        self.publish(&file);
-                    }
-                }
-                let shown = result
-                    .as_deref()
-                    .map(|r| Box::new(self.shown(run_id, &id, r)));
-                self.out.push(Out::RunState(RunStateParams {
-                    run_id,
-                    id,
-                    state: item_state,
-                    result,
-                    message,
-                    shown,
-                    bench: None,
-                }));
-            }
-            JobEvent::Output { id, text } | JobEvent::Printed { id, text } => {
+                location,
+            } => self.item_state(run_id, id, state, result, message, location),
+            JobEvent::Output { id, text } => {
                 self.out
                     .push(Out::Output(OutputParams { run_id, id, text }));
             }
-            JobEvent::Problem(problem) => {
-                tracing::info!(?problem, "run {run_id}");
-                match problem {
-                    runs::Problem::Harness { target, .. } => self.libtest_built(target),
-                    // Said once, where the user looks: every case of the run is warned too.
-                    runs::Problem::NotCompared { message } => self.out.push(Out::ShowMessage(
-                        MessageType::WARNING,
-                        format!(
-                            "knotmeter: not compared: {message}. The working tree's benchmarks \
-                             were measured on their own (the run's output has the whole error)."
-                        ),
-                    )),
-                    _ => {}
-                }
+            JobEvent::Printed { id, text, held } => {
+                self.out
+                    .push(Out::Printed(OutputParams { run_id, id, text }, held));
             }
-            JobEvent::Summary(summary) => {
-                let file = self.tree.bench_of(&summary.id).map(|b| b.file.clone());
-                let bench_id = summary.id.clone();
-                self.summary_runs.insert(summary.id.clone(), run_id);
-                self.summaries.insert(summary.id.clone(), summary);
-                if let Some(file) = file {
-                    self.publish(&file);
-                }
-                // The analysis completes the benchmark's cases (a `flat_scaling` warning makes
-                // each of them warned): report them again.
-                let measured: Vec<String> = self
-                    .current
-                    .iter()
-                    .filter(|c| c.run_id == run_id)
-                    .flat_map(|c| c.measured.iter())
-                    .filter(|id| knotmeter_format::text::bench_id(id) == bench_id)
-                    .cloned()
-                    .collect();
-                for id in measured {
-                    self.report_again(run_id, &id);
-                }
-            }
+            JobEvent::Problem(problem) => self.problem(run_id, problem),
+            JobEvent::Summary(summary) => self.summarised(run_id, summary),
             JobEvent::Compared { id, comparison } => {
                 // The comparison completes an earlier `passed`: report the result again.
                 if let Some(result) = self.results.get_mut(&id) {
@@ -428,6 +372,104 @@ impl Session {
                     self.end_run(run_id);
                 }
             }
+        }
+    }
+
+    /// The build ended with these compiler errors: the files whose diagnostics change are
+    /// published again, and the run's progress says it runs.
+    fn built(&mut self, run_id: u32, errors: Vec<CompilerError>) {
+        let mut files: HashSet<PathBuf> =
+            self.build_errors.iter().map(|e| e.file.clone()).collect();
+        files.extend(errors.iter().map(|e| e.file.clone()));
+        self.build_errors = errors;
+        for file in files {
+            self.publish(&file);
+        }
+        if self.caps.work_done_progress {
+            self.out
+                .push(Out::Progress(run_id, ProgressMsg::Report("running".into())));
+        }
+    }
+
+    /// An item changed state: the run's bookkeeping, the result kept (its samples apart) and
+    /// its file's diagnostics, then the state to the client with its presentation.
+    fn item_state(
+        &mut self,
+        run_id: u32,
+        id: String,
+        state: ItemState,
+        mut result: Option<Box<BenchResult>>,
+        message: Option<String>,
+        location: Option<SourceLocation>,
+    ) {
+        if let Some(current) = self.current.as_mut().filter(|c| c.run_id == run_id) {
+            if state.is_final() {
+                current.pending.remove(&id);
+            }
+            if state == ItemState::Passed && result.is_some() {
+                current.measured.push(id.clone());
+            }
+        }
+        if let Some(result) = &mut result {
+            self.samples.take_from(result);
+            self.results.insert(id.clone(), BenchResult::clone(result));
+            if let Some(file) = self.tree.bench_of(&id).map(|b| b.file.clone()) {
+                self.publish(&file);
+            }
+        }
+        let shown = result
+            .as_deref()
+            .map(|r| Box::new(self.shown(run_id, &id, r)));
+        self.out.push(Out::RunState(RunStateParams {
+            run_id,
+            id,
+            state,
+            result,
+            message,
+            location,
+            shown,
+            bench: None,
+        }));
+    }
+
+    /// A fault of the job: logged; a libtest harness gets its diagnostics, a comparison that
+    /// could not be made is said once where the user looks.
+    fn problem(&mut self, run_id: u32, problem: runs::Problem) {
+        tracing::info!(?problem, "run {run_id}");
+        match problem {
+            runs::Problem::Harness { target, .. } => self.libtest_built(target),
+            // Every case of the run is warned too.
+            runs::Problem::NotCompared { message } => self.out.push(Out::ShowMessage(
+                MessageType::WARNING,
+                format!(
+                    "knotmeter: not compared: {message}. The working tree's benchmarks \
+                     were measured on their own (the run's output has the whole error)."
+                ),
+            )),
+            _ => {}
+        }
+    }
+
+    /// A benchmark's scaling analysis: kept, its file published, and its cases measured in
+    /// this run reported again (a `flat_scaling` warning makes each of them warned).
+    fn summarised(&mut self, run_id: u32, summary: BenchSummary) {
+        let file = self.tree.bench_of(&summary.id).map(|b| b.file.clone());
+        let bench_id = summary.id.clone();
+        self.summary_runs.insert(summary.id.clone(), run_id);
+        self.summaries.insert(summary.id.clone(), summary);
+        if let Some(file) = file {
+            self.publish(&file);
+        }
+        let measured: Vec<String> = self
+            .current
+            .iter()
+            .filter(|c| c.run_id == run_id)
+            .flat_map(|c| c.measured.iter())
+            .filter(|id| knotmeter_format::text::bench_id(id) == bench_id)
+            .cloned()
+            .collect();
+        for id in measured {
+            self.report_again(run_id, &id);
         }
     }
 
@@ -473,7 +515,7 @@ impl Session {
     /// Run-on-save: note the saved file and (re)arm the debounce. Which benchmarks it concerns
     /// is decided when the debounce ends, on the tree that reflects the save.
     pub(super) fn saved(&mut self, path: &Path) {
-        if self.settings.run_on_save != Some(true) || self.shut_down {
+        if self.settings.run_on_save != Some(true) || self.life != Life::Serving {
             return;
         }
         if path.extension().is_none_or(|e| e != "rs") {
@@ -492,7 +534,7 @@ impl Session {
     }
 
     pub(super) fn save_timer(&mut self, generation: u64) {
-        if generation != self.save_generation || self.shut_down {
+        if generation != self.save_generation || self.life != Life::Serving {
             return; // a newer save re-armed the debounce
         }
         let files: Vec<PathBuf> = self.save_pending.clone();
@@ -511,33 +553,25 @@ impl Session {
     /// The saved files' benchmarks, as a quick run.
     pub(super) fn run_saved(&mut self) {
         let files = std::mem::take(&mut self.save_pending);
+        let per_file: Vec<(&PathBuf, Vec<&Bench>)> = files
+            .iter()
+            .map(|path| (path, self.tree.benches_in(path).collect()))
+            .collect();
+        let saved: Vec<&Bench> = per_file
+            .iter()
+            .flat_map(|(_, b)| b.iter().copied())
+            .collect();
+        let edited = self.edited_code.take_edited(&saved);
+        let first = first_ids(&self.tree, &edited);
         let mut ids: Vec<String> = Vec::new();
         let mut seen: HashSet<String> = HashSet::new();
-        for path in &files {
-            let mut found: Vec<String> = self
-                .tree
-                .benches_in(path)
-                .flat_map(|b| b.leaf_ids())
-                .collect();
-            if found.is_empty() {
+        for (path, benches) in &per_file {
+            let found: Vec<String> = if benches.is_empty() {
                 // Another source file of a package: re-run the package's benchmarks.
-                let package = self
-                    .folders
-                    .iter()
-                    .filter_map(|f| f.workspace.as_ref())
-                    .flat_map(|w| &w.packages)
-                    .filter(|p| path.starts_with(p.dir()))
-                    .max_by_key(|p| p.dir().as_os_str().len())
-                    .map(|p| p.name.clone());
-                if let Some(package) = package {
-                    found = self
-                        .tree
-                        .benches()
-                        .filter(|b| b.target.package == package)
-                        .flat_map(|b| b.leaf_ids())
-                        .collect();
-                }
-            }
+                self.package_bench_ids(path)
+            } else {
+                benches.iter().flat_map(|b| b.leaf_ids()).collect()
+            };
             for id in found {
                 if seen.insert(id.clone()) {
                     ids.push(id);
@@ -574,9 +608,71 @@ impl Session {
             mode: Some(RunMode::Quick),
             compare: None,
         };
-        self.enqueue(params, true);
+        self.enqueue_staged(params, true, &first);
         self.start_next();
     }
+
+    /// The leaf ids of every benchmark of the package whose directory holds `path` (the
+    /// innermost one), for a saved source file that holds none itself.
+    fn package_bench_ids(&self, path: &Path) -> Vec<String> {
+        let package = self
+            .folders
+            .iter()
+            .filter_map(|f| f.workspace.as_ref())
+            .flat_map(|w| &w.packages)
+            .filter(|p| path.starts_with(p.dir()))
+            .max_by_key(|p| p.dir().as_os_str().len());
+        let Some(package) = package else {
+            return Vec::new();
+        };
+        self.tree
+            .benches()
+            .filter(|b| b.target.package == package.name)
+            .flat_map(|b| b.leaf_ids())
+            .collect()
+    }
+}
+
+/// The leaf ids to measure before the rest of a run-on-save: the `edited` benchmarks' cases,
+/// with every benchmark of their comparison groups (a group's ratios need its baseline).
+fn first_ids(tree: &Tree, edited: &[&Bench]) -> HashSet<String> {
+    let groups: HashSet<(&TargetRef, &str)> = edited
+        .iter()
+        .filter_map(|b| Some((&b.target, b.group.as_deref()?)))
+        .collect();
+    let mates = tree.benches().filter(|b| {
+        b.group
+            .as_deref()
+            .is_some_and(|g| groups.contains(&(&b.target, g)))
+    });
+    edited
+        .iter()
+        .copied()
+        .chain(mates)
+        .flat_map(Bench::leaf_ids)
+        .collect()
+}
+
+/// `targets` with the ids in `first` split off each target into a bench binary process of
+/// their own, and those processes first: their results come without waiting for the rest
+/// (within one process the rounds interleave the cases, which all end near its end).
+fn first_apart(
+    targets: Vec<(TargetRef, Vec<String>)>,
+    first: &HashSet<String>,
+) -> Vec<(TargetRef, Vec<String>)> {
+    let (mut head, mut tail) = (Vec::new(), Vec::new());
+    for (target, ids) in targets {
+        let (early, late): (Vec<String>, Vec<String>) =
+            ids.into_iter().partition(|id| first.contains(id));
+        if !early.is_empty() {
+            head.push((target.clone(), early));
+        }
+        if !late.is_empty() {
+            tail.push((target, late));
+        }
+    }
+    head.extend(tail);
+    head
 }
 
 /// A state change without a result.
@@ -587,6 +683,7 @@ fn state(run_id: u32, id: String, state: ItemState, message: Option<&str>) -> Ru
         state,
         result: None,
         message: message.map(str::to_owned),
+        location: None,
         shown: None,
         bench: None,
     }

@@ -258,8 +258,14 @@ impl Client {
     /// binary it runs) uses a history file of its own, in a temporary directory, unless
     /// `adjust` sets `KNOTMETER_HISTORY`.
     pub fn spawn_with(dir: &Path, adjust: impl FnOnce(&mut Command)) -> Self {
+        Self::spawn_program(&knotmeter(), dir, adjust)
+    }
+
+    /// As [`Client::spawn_with`], with another build of `knotmeter` (a benchmark comparing
+    /// two daemons side by side).
+    pub fn spawn_program(program: &Path, dir: &Path, adjust: impl FnOnce(&mut Command)) -> Self {
         let history = tempfile::tempdir().unwrap();
-        let mut command = command_in(knotmeter(), dir);
+        let mut command = command_in(program, dir);
         command
             .arg("serve")
             .env("KNOTMETER_HISTORY", history.path().join("history.db"))
@@ -547,6 +553,27 @@ pub fn processes_where(pred: impl Fn(&ProcInfo) -> bool) -> Vec<u32> {
         }
     }
     found
+}
+
+/// The peak resident memory of a live process, in KiB (`VmHWM`); `None` once it has ended (a
+/// zombie has no memory left to report) or when it never existed.
+pub fn peak_resident_kib(pid: u32) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))?
+        .trim()
+        .trim_end_matches("kB")
+        .trim()
+        .parse()
+        .ok()
+}
+
+/// Whether process `pid` is alive (zombies have ended).
+pub fn alive(pid: u32) -> bool {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    let state = stat.rsplit(')').next().unwrap_or("").trim_start();
+    !stat.is_empty() && !state.starts_with('Z') && !state.starts_with('X')
 }
 
 /// A unique marker for the processes one test starts: put in their environment, inherited by

@@ -29,7 +29,17 @@ if spec.get("libtest"):
         sys.exit(101)
     print("0 tests, 0 benchmarks")
     sys.exit(0)
+def spawn_all(spawns):
+    # Processes that inherit standard output and error and outlive the bench binary;
+    # `session` takes one out of the binary's process group.
+    import subprocess
+    for spawn in spawns:
+        child = subprocess.Popen(["sleep", str(spawn.get("secs", 400))],
+                                 start_new_session=spawn.get("session", False))
+        with open(os.path.join(here, "spawned.pids"), "a") as pids:
+            pids.write(f"{child.pid} {int(spawn.get('session', False))}\n")
 if '--list' in sys.argv:
+    spawn_all(spec.get("list_spawn", []))
     entries = [{"id": f"{crate}::{n}", "bench_id": f"{crate}::{n}", "name": n, "args": None,
                 "group": None, "baseline": False, "file": f"benches/{crate}.rs", "line": 1}
                for n in cases]
@@ -71,6 +81,19 @@ for case_id in ids:
     for line in b.get("stderr", []):
         sys.stderr.write(line + "\n")
         sys.stderr.flush()
+    # A set-up that starts processes which outlive the bench binary.
+    spawn_all(b.get("spawn", []))
+    if b.get("print"):
+        p = b["print"]
+        out = sys.stderr.buffer
+        out.write(b"first printed line\n")
+        block = (b"x" * (p.get("width", 100) - 1) + b"\n") * 1000
+        for _ in range(p.get("lines", 0) // 1000):
+            out.write(block)
+        if p.get("line_bytes"):
+            out.write(b"y" * p["line_bytes"] + b"\n")
+        out.write(b"last printed line\n")
+        out.flush()
     if kind == "hang":
         while True:
             time.sleep(0.05)
@@ -97,11 +120,16 @@ sys.exit(spec.get("exit", 0))
 /// A workspace with one bench target `sc` whose cases behave as `behaviour` says:
 /// `{"cases": {"name": {"kind": "pass" | "slow" | "hang" | "hang_after_step" | "abort" |
 /// "sleep", ...}}, "refuse": "text", "exit": 1, "ignore_sigterm": true, "libtest": true,
-/// "raw": N, "crate": "name"}` (`raw`: each result carries N raw samples per vector; `crate`:
+/// "raw": N, "crate": "name", "list_spawn": [{"secs": 400, "session": true}]}` (`raw`: each result carries N raw samples per vector; `crate`:
 /// the package and bench target's name instead of `sc`)
 /// (`libtest`: answers as a target built with libtest's harness does). A `slow` case
 /// sleeps each of its `steps` (seconds) and reports progress after each; `sleep` sleeps
-/// `secs`; every case may write `stderr` lines when it starts.
+/// `secs`; every case may write `stderr` lines when it starts, start processes that inherit
+/// its standard output and error and outlive it (`"spawn": [{"secs": 400, "session": false}]`,
+/// each pid and whether it left the process group appended to `bin/spawned.pids`; with
+/// `list_spawn`, `--list` starts such processes too), and flood
+/// standard error (`"print": {"lines": N, "width": 100, "line_bytes": B}`: `first printed
+/// line`, N lines of `width` bytes, one line of B bytes, `last printed line`).
 pub struct Scripted {
     /// The workspace.
     pub fx: Fixture,
@@ -194,6 +222,19 @@ impl Scripted {
         let log = std::fs::read_to_string(self.fx.path("bin/args.log")).unwrap_or_default();
         log.lines()
             .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
+    }
+
+    /// The processes the cases started (`spawn`): each pid, and whether it left the bench
+    /// binary's process group.
+    pub fn spawned(&self) -> Vec<(u32, bool)> {
+        std::fs::read_to_string(self.fx.path("bin/spawned.pids"))
+            .unwrap_or_default()
+            .lines()
+            .map(|l| {
+                let (pid, session) = l.split_once(' ').unwrap();
+                (pid.parse().unwrap(), session == "1")
+            })
             .collect()
     }
 

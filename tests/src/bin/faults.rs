@@ -1,6 +1,6 @@
 //! A bench binary of benchmarks that misbehave as processes: one that never returns, one
-//! slower than any small budget, threads that panic, and one that aborts the process. The
-//! tests in `tests/process.rs` pick them with `--exact`.
+//! slower than any small budget, threads that panic (joined, or left running), and one that
+//! aborts the process. The tests in `tests/process.rs` pick them with `--exact`.
 #![cfg(not(test))] // Holds no test (see tests/Cargo.toml).
 use std::time::Duration;
 
@@ -41,6 +41,39 @@ fn thread_panics(b: &mut Bencher) {
         .expect("a thread")
         .join();
     b.iter(|| work(20));
+}
+
+/// Spawns a thread that panics while the case samples, and never joins it.
+#[bench]
+fn detached_thread_panics(b: &mut Bencher) {
+    let (started, panicking) = std::sync::mpsc::channel();
+    std::thread::Builder::new()
+        .name("detached".into())
+        .spawn(move || {
+            let _ = started.send(());
+            panic!("the detached thread gives up");
+        })
+        .expect("a thread");
+    // The thread is about to panic: the case samples for far longer than that takes.
+    let _ = panicking.recv();
+    b.iter(|| work(20));
+}
+
+/// Spawns a thread that panics as soon as the benchmark's function returns, after its case,
+/// and never joins it.
+#[bench]
+fn thread_panics_after_its_case(b: &mut Bencher) {
+    let (returned, returns) = std::sync::mpsc::channel::<()>();
+    std::thread::Builder::new()
+        .name("left-running".into())
+        .spawn(move || {
+            // Ends when the function returns and drops `returned`.
+            let _ = returns.recv();
+            panic!("the thread left running gives up");
+        })
+        .expect("a thread");
+    b.iter(|| work(20));
+    drop(returned);
 }
 
 /// Ends the process in the middle of the run.

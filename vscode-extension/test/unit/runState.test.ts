@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { tallyText } from "../../src/format";
-import { lensRun, mapRunState, panicLocation, RunRouter, RunTracker, type RunAction } from "../../src/model";
+import { lensRun, mapRunState, RunRouter, RunTracker, type RunAction } from "../../src/model";
 import type { RunStateParams, ShownNote } from "../../src/wire";
 import { result, shown } from "./fixtures";
 
@@ -29,7 +29,11 @@ test("daemon states map onto TestRun states", () => {
     [state({ state: "passed" }), 'passed -ms ""'],
     [state({ state: "skipped" }), "skipped"],
     [
-      state({ state: "errored", message: "the build failed: error[E0425]: cannot find value `x` in this scope\nerror[E0425]: cannot find value `x` in this scope\n --> benches/quickstart.rs:9:11" }),
+      state({
+        state: "errored",
+        message: "the build failed: error[E0425]: cannot find value `x` in this scope\nerror[E0425]: cannot find value `x` in this scope\n --> benches/quickstart.rs:9:11",
+        location: { file: "benches/quickstart.rs", line: 8, character: 10 },
+      }),
       'errored "" [error at benches/quickstart.rs:8:10] the build failed: error[E0425]: cannot find value `x` in this scope',
     ],
   ];
@@ -37,7 +41,13 @@ test("daemon states map onto TestRun states", () => {
 });
 
 test("a panic becomes a failure message at its location", () => {
-  const a = mapRunState(state({ state: "failed", message: "thread 'main' panicked at src/lib.rs:12:5:\nattempt to subtract with overflow" }));
+  const a = mapRunState(
+    state({
+      state: "failed",
+      message: "thread 'main' panicked at src/lib.rs:12:5:\nattempt to subtract with overflow",
+      location: { file: "src/lib.rs", line: 11, character: 4 },
+    }),
+  );
   assert.equal(show(a), `failed "" [panic at src/lib.rs:11:4] thread 'main' panicked at src/lib.rs:12:5:`);
 });
 
@@ -70,11 +80,12 @@ test("a partial result (cancelled mid-measurement) is not a pass", () => {
   assert.equal(a.op, "failed");
 });
 
-test("panic locations: Rust's formats and the daemon's", () => {
-  assert.deepEqual(panicLocation("thread 'main' panicked at benches/q.rs:3:9:\nno"), { path: "benches/q.rs", line: 2, character: 8 });
-  assert.deepEqual(panicLocation("panicked at 'old style', src/lib.rs:40:1"), { path: "src/lib.rs", line: 39, character: 0 });
-  assert.equal(panicLocation("no location here"), undefined);
-  assert.deepEqual(panicLocation("x", { location: "/abs/src/lib.rs:1:2" }), { path: "/abs/src/lib.rs", line: 0, character: 1 });
+test("a compiler error shows where the daemon says it is, not where its text seems to point", () => {
+  const text = "the build failed: error[E0308]: mismatched types at benches/q.rs:4:9\n --> benches/other.rs:1:1";
+  const a = mapRunState(state({ state: "errored", message: text, location: { file: "/w/benches/q.rs", line: 3, character: 8 } }));
+  assert.equal(show(a).split(" [")[1]?.split("]")[0], "error at /w/benches/q.rs:3:8");
+  const without = mapRunState(state({ state: "errored", message: text }));
+  assert.equal(show(without).split(" [")[1]?.split("]")[0], "error");
 });
 
 test("a cancelled run marks the rest skipped", () => {

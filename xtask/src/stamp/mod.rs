@@ -19,7 +19,7 @@
 //! only `docs/` keeps the stamp fresh). A section measured on fresh clones of committed code
 //! (`Measures::Clones`) never builds the working tree, and is stamped whatever its state.
 
-mod git;
+pub(crate) mod git;
 pub(crate) mod sections;
 
 #[cfg(test)]

@@ -75,6 +75,9 @@ const ENGINE: &[&str] = &[
     "history/Cargo.toml",
 ];
 
+/// The daemon and command-line tool (`knotmeter`): its sources and manifest.
+const SERVER: &[&str] = &["server/src", "server/crates", "server/Cargo.toml"];
+
 /// `docs/performance.md`, "Engine", "Honest measurement", "Comparisons": the self-benchmark and
 /// its harness-free reference, the quickstart's benches (a default run, before/after against
 /// one history), the honesty and pairs fixtures.
@@ -112,10 +115,9 @@ pub(crate) const BUILD_TIME: Section = Section {
     depends_on: &[
         BUILD,
         ENGINE,
+        SERVER,
         &[
             "README.md",
-            "server/src",
-            "server/Cargo.toml",
             "examples/quickstart",
             "xtask/src/build_time.rs",
             "xtask/src/stats.rs",
@@ -152,12 +154,8 @@ pub(crate) const COMPARE_BUILDS: Section = Section {
     depends_on: &[
         BUILD,
         ENGINE,
-        &[
-            "server/src",
-            "server/Cargo.toml",
-            "xtask/fixtures/compare-builds",
-            "xtask/src/compare_builds",
-        ],
+        SERVER,
+        &["xtask/fixtures/compare-builds", "xtask/src/compare_builds"],
     ],
 };
 
@@ -194,13 +192,35 @@ pub(crate) const COMPARISON_RERUN: Section = Section {
     depends_on: COMPARISON.depends_on,
 };
 
+/// `docs/performance.md`, "The save loop": the daemon of this tree (release) against an earlier
+/// commit's, run-on-save on a fixture built with the engine of this tree.
+pub(crate) const SAVE_LOOP: Section = Section {
+    page: "docs/performance.md",
+    name: "save-loop",
+    command: "cargo xtask save-loop --before 19cdf02 --write",
+    measures: Measures::WorkingTree,
+    depends_on: &[
+        BUILD,
+        ENGINE,
+        SERVER,
+        &[
+            "server/benches/save_loop.rs",
+            "server/tests/common",
+            "server/tests/fixtures/save_loop",
+            "xtask/src/save_loop.rs",
+            "xtask/src/stats.rs",
+        ],
+    ],
+};
+
 /// Every generated section of `docs/` (what the check reads).
 #[cfg(test)]
-pub(crate) const SECTIONS: [&Section; 6] = [
+pub(crate) const SECTIONS: [&Section; 7] = [
     &PERF,
     &BUILD_TIME,
     &CALIBRATION,
     &COMPARE_BUILDS,
     &COMPARISON,
     &COMPARISON_RERUN,
+    &SAVE_LOOP,
 ];

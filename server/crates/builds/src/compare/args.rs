@@ -1,0 +1,117 @@
+//! What a two-build comparison is asked to do: [`CompareRequest`], which the editor's
+//! comparison builds directly and `knotmeter compare`'s command line ([`CompareArgs`], parsed
+//! by clap) turns into with [`CompareArgs::request`]. Everything that measures reads the
+//! request; only the command line's output format and gate stay with the command line.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::ValueEnum;
+use knotmeter_format::values;
+
+use super::sides::Words;
+
+/// A two-build comparison, typed: which sides, which cases, how long.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CompareRequest {
+    /// The base's revision (a commit, branch or tag); `None` for the default base (the
+    /// working tree's `HEAD`, or its merge base with the main branch).
+    pub base: Option<String>,
+    /// The package or workspace directory to compare.
+    pub path: PathBuf,
+    /// Only cases whose id contains this.
+    pub filter: Option<String>,
+    /// The head's revision instead of the working tree.
+    pub head: Option<String>,
+    /// About 100 ms per case and side, in five rounds, instead of about 1 s in ten.
+    pub quick: bool,
+    /// Time budget per case and side in seconds (the engine's `--time`).
+    pub time: Option<f64>,
+    /// Changes smaller than this percentage are `same` (the bench binary's default without).
+    pub noise_threshold: Option<f64>,
+    /// A case whose bench binaries send nothing for this long has hung.
+    pub case_timeout: Duration,
+    /// Both bench binaries run on one CPU, the idlest.
+    pub pin: bool,
+    /// The comparison is stored in the history.
+    pub store: bool,
+}
+
+/// `knotmeter compare`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct CompareArgs {
+    /// `[REV] [PATH] [FILTER]`: the commit, branch or tag to compare with; a package or
+    /// workspace directory (default: the current directory); only cases whose id contains
+    /// FILTER. A first word that is an existing path and not a revision is the PATH.
+    #[arg(value_name = "REV PATH FILTER", num_args = 0..=3)]
+    pub words: Vec<String>,
+    /// Compare this commit instead of the working tree.
+    #[arg(long, value_name = "REV")]
+    pub head: Option<String>,
+    /// About 100 ms per case and side instead of about 1 s.
+    #[arg(long)]
+    pub quick: bool,
+    /// Time budget per case and side in seconds (the engine's `--time`), above 0 and at most
+    /// 86400.
+    #[arg(long, value_name = "SECS", value_parser = values::seconds, allow_negative_numbers = true)]
+    pub time: Option<f64>,
+    /// Changes smaller than PCT percent are called `same` (default 0.5, the bench binary's).
+    #[arg(long, value_name = "PCT", value_parser = values::percent, allow_negative_numbers = true)]
+    pub noise_threshold: Option<f64>,
+    /// Exit with status 1 when a case is `slower` by more than PCT percent, or when nothing
+    /// could be compared.
+    #[arg(long, value_name = "PCT", value_parser = values::percent, allow_negative_numbers = true)]
+    pub fail_on_regression: Option<f64>,
+    /// Stop a case whose bench binaries send nothing for this many seconds (a hang); above 0
+    /// and at most 86400.
+    #[arg(
+        long,
+        value_name = "SECS",
+        default_value = "120",
+        value_parser = values::seconds,
+        allow_negative_numbers = true
+    )]
+    pub case_timeout: f64,
+    /// Let the two bench binaries run on any CPU (by default both are pinned to one, so
+    /// neither side gets a slower CPU than the other; a benchmark's threads then share it).
+    #[arg(long)]
+    pub no_pin: bool,
+    /// Do not store the comparison in the history.
+    #[arg(long)]
+    pub no_history: bool,
+    /// Output: a table (`pretty`), a pull-request comment (`markdown`), or the whole comparison
+    /// (`json`).
+    #[arg(long, value_enum, default_value_t = CompareFormat::Pretty)]
+    pub format: CompareFormat,
+}
+
+impl CompareArgs {
+    /// The request this command line makes: `[REV] [PATH] [FILTER]` told apart (a word is a
+    /// revision, a path or a filter by what it names in the current directory's repository).
+    pub fn request(&self) -> anyhow::Result<CompareRequest> {
+        let Words { rev, path, filter } = Words::parse(&self.words)?;
+        Ok(CompareRequest {
+            base: rev,
+            path: path.unwrap_or_else(|| PathBuf::from(".")),
+            filter,
+            head: self.head.clone(),
+            quick: self.quick,
+            time: self.time,
+            noise_threshold: self.noise_threshold,
+            case_timeout: Duration::from_secs_f64(self.case_timeout.max(0.001)),
+            pin: !self.no_pin,
+            store: !self.no_history,
+        })
+    }
+}
+
+/// Output formats of `knotmeter compare`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum CompareFormat {
+    /// A table for people.
+    Pretty,
+    /// A table for a pull-request comment.
+    Markdown,
+    /// The `CompareReport` document (docs/json-format.md).
+    Json,
+}

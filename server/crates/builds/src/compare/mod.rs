@@ -1,0 +1,264 @@
+//! `knotmeter compare [REV] [PATH] [FILTER]`: is my change faster? Two builds of the same
+//! benchmarks, measured case by case in turn, round by round, and compared with the engine's
+//! paired statistics.
+//!
+//! 1. **Sides** (`sides`): the head is the working tree (or `--head REV`); the base is REV, or
+//!    `HEAD` when the tree has uncommitted changes, or the merge base with the upstream
+//!    branch. A commit other than the working tree is checked out in a git worktree under
+//!    `<target dir>/knotmeter/compare/<commit>`, kept for the next comparison.
+//! 2. **Builds** (`build`): `cargo bench --no-run` on each side, with the same profile and
+//!    flags. The head builds in its own target directory; the base in one of its own under it
+//!    (`<target dir>/knotmeter/compare/target`), shared by every base commit so its
+//!    dependencies are built once: in one directory, cargo would take one side's executable for
+//!    the other's (it names a workspace crate's artifacts by its path relative to the workspace
+//!    root). A base that does not build, or whose knotmeter predates driven mode, is no loss
+//!    for the head: its cases are measured on their own, stored in the history as a run, and
+//!    shown with why the base could not be compared.
+//! 3. **Measuring** (`measure`): per bench target, one binary of each side in driven mode;
+//!    the head measures each case against the base's, the orchestrator carrying one request at
+//!    a time, so the processes never measure at the same moment. Both are pinned to one CPU.
+//! 4. **Verdicts** (`finalize`): one head binary corrects every estimate together
+//!    (Benjamini–Hochberg) and decides the verdicts in the engine's one verdict function, then
+//!    stores the comparison in the history with both commits named.
+//! 5. **Output** (`render`, `gate`): a table, a pull-request comment or JSON on standard
+//!    output; progress on standard error; `--fail-on-regression` never passes silently.
+//!
+//! A first SIGINT, SIGTERM or SIGHUP cancels gracefully (a build is stopped, a pair ends at its
+//! next sample), saying which of the two it stops; a second stops at once. The exit status is
+//! then 128 + the signal's number, as `knotmeter run`'s (`follow`).
+//!
+//! The server never links the engine: everything measured or decided comes from the bench
+//! binaries through the protocol (`knotmeter_protocol::DrivenCommand`, `DrivenEvent`).
+
+mod args;
+mod binary;
+mod build;
+mod finalize;
+mod gate;
+mod git;
+mod head_alone;
+mod job;
+mod measure;
+mod pin;
+pub mod render;
+mod sides;
+
+use std::io::Write;
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicU8, Ordering};
+use std::time::Duration;
+
+use anyhow::Context;
+use knotmeter_protocol::CompareReport;
+use tokio_util::sync::CancellationToken;
+
+use crate::process::Children;
+use crate::signals::{self, Heard, Signals, Stop, Stopping};
+pub use args::{CompareArgs, CompareFormat, CompareRequest};
+pub use job::execute_job;
+use measure::{MeasureEvent, MeasureOptions};
+
+/// `knotmeter compare`: returns the exit status.
+pub fn cli(args: CompareArgs) -> anyhow::Result<ExitCode> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    let children = Children::default();
+    let code = runtime.block_on(follow(&args, &children));
+    // Nothing may outlive `knotmeter compare`, whichever way it ends.
+    children.kill_all();
+    code
+}
+
+/// What a cancel stops: the phase the comparison is in ([`cancelling`] says it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u8)]
+enum Phase {
+    /// Resolving the sides and building them: nothing measured yet.
+    Building = 0,
+    /// Measuring pairs.
+    Pairs = 1,
+    /// Measuring the head's cases on their own (the base cannot be compared with).
+    HeadAlone = 2,
+}
+
+/// The phase, shared between the comparison and the signal handling.
+#[derive(Debug, Default)]
+struct PhaseCell(AtomicU8);
+
+impl PhaseCell {
+    fn set(&self, phase: Phase) {
+        self.0.store(phase as u8, Ordering::Relaxed);
+    }
+
+    fn get(&self) -> Phase {
+        match self.0.load(Ordering::Relaxed) {
+            0 => Phase::Building,
+            1 => Phase::Pairs,
+            _ => Phase::HeadAlone,
+        }
+    }
+}
+
+/// Runs the comparison until it ends or a second signal arrives. The first SIGINT, SIGTERM
+/// or SIGHUP cancels it gracefully; a second one stops at once. Once a signal arrived, the
+/// exit status is 128 + its number (130 for Ctrl-C, 143 for SIGTERM), as for `knotmeter run`.
+async fn follow(args: &CompareArgs, children: &Children) -> anyhow::Result<ExitCode> {
+    let mut signals = Signals::new().context("cannot listen for signals")?;
+    let cancel = CancellationToken::new();
+    let phase = PhaseCell::default();
+    let work = compare(args, children, &cancel, &phase);
+    tokio::pin!(work);
+    let mut stopping = Stopping::default();
+    let result = loop {
+        tokio::select! {
+            result = &mut work => break result,
+            stop = signals.next() => match stopping.hear(stop) {
+                Heard::AtOnce { first, again } => {
+                    eprintln!("{}", Heard::at_once_note(again));
+                    return Ok(ExitCode::from(signals::exit_status(first)));
+                }
+                Heard::Cancel(stop) => {
+                    eprintln!("{}", cancelling(stop, phase.get()));
+                    cancel.cancel();
+                }
+            },
+        }
+    };
+    let Some(stop) = stopping.first() else {
+        return result;
+    };
+    match result {
+        Err(error) if error.is::<build::BuildCancelled>() => {
+            eprintln!("knotmeter: the build was cancelled ({stop}): nothing was measured or stored")
+        }
+        Err(error) => eprintln!("knotmeter: {error:#}"),
+        Ok(_) => {}
+    }
+    Ok(ExitCode::from(signals::exit_status(stop)))
+}
+
+/// What the first signal does, said when it arrives.
+fn cancelling(stop: Stop, phase: Phase) -> String {
+    let what = match phase {
+        Phase::Building => "cancelling the build; nothing has been measured",
+        Phase::Pairs => "cancelling: the pair in progress stops at its next sample",
+        Phase::HeadAlone => "cancelling: the case in progress stops at its next sample",
+    };
+    format!("knotmeter: {stop}: {what} ({stop} again stops at once)")
+}
+
+async fn compare(
+    args: &CompareArgs,
+    children: &Children,
+    cancel: &CancellationToken,
+    phase: &PhaseCell,
+) -> anyhow::Result<ExitCode> {
+    let request = args.request()?;
+    let sides = sides::resolve(&request)?;
+    for note in &sides.notes {
+        eprintln!("knotmeter: {note}");
+    }
+    eprintln!(
+        "knotmeter: comparing {} with {}",
+        render::side(&sides.head_side()),
+        render::side(&sides.base_side())
+    );
+    let mut note = |line: &str| eprintln!("{line}");
+    let built = build::build(&sides, children, cancel, &mut note).await?;
+    if let Some(why) = &built.base_failure {
+        phase.set(Phase::HeadAlone);
+        eprintln!("knotmeter: {why}");
+        eprintln!("knotmeter: measuring the head's cases on their own, so their results are kept");
+        let report = build::head_alone(&sides, &built, why, &request, children, cancel).await;
+        emit(args.format, &report)?;
+        return Ok(ExitCode::from(2));
+    }
+    let (rounds, budget) = MeasureOptions::rounds_and_budget(&request);
+    let options = MeasureOptions {
+        case_timeout: request.case_timeout,
+        start_timeout: Duration::from_secs(30),
+        pin: request.pin,
+        rounds,
+        budget,
+    };
+    let mut sink = |event: MeasureEvent| match event {
+        MeasureEvent::Note(line) => eprintln!("knotmeter: {line}"),
+        MeasureEvent::Started(_) | MeasureEvent::Progress { .. } => {}
+        MeasureEvent::Case(case) => eprintln!("{}", progress_line(&case)),
+    };
+    let plans = built.plans(&sides, &request);
+    eprintln!(
+        "knotmeter: measuring: each case of {} bench target(s) on both sides in turn, round by round",
+        plans.len()
+    );
+    let filter = sides.filter.clone();
+    phase.set(Phase::Pairs);
+    let wanted = move |id: &str| filter.as_deref().is_none_or(|f| id.contains(f));
+    let measured = measure::measure(
+        &plans,
+        &wanted,
+        &sides.base_label,
+        &options,
+        children,
+        cancel,
+        &mut sink,
+    )
+    .await;
+    if let Some(why) = &measured.base_predates_driven_mode {
+        // Nothing can be compared with this base: keep the head's figures, as for a base that
+        // does not build.
+        phase.set(Phase::HeadAlone);
+        eprintln!("knotmeter: {why}");
+        eprintln!("knotmeter: measuring the head's cases on their own, so their results are kept");
+        let report = build::head_alone(&sides, &built, why, &request, children, cancel).await;
+        emit(args.format, &report)?;
+        return Ok(ExitCode::from(2));
+    }
+    let mut report = sides.report(&measured);
+    for note in finalize::finalize(&mut report, &measured, request.store, children).await {
+        eprintln!("knotmeter: {note}");
+    }
+    emit(args.format, &report)?;
+    Ok(gate::exit_code(&report, args.fail_on_regression))
+}
+
+/// One line on standard error when a case is done.
+fn progress_line(case: &knotmeter_protocol::ComparedCase) -> String {
+    let median = |r: &Option<knotmeter_protocol::BenchResult>| {
+        r.as_ref()
+            .map(|r| knotmeter_format::units::format_duration_ns(r.estimate.median_ns))
+    };
+    match (median(&case.base), median(&case.head)) {
+        (Some(b), Some(h)) => format!("{}: base {b}, head {h}", case.id),
+        _ => format!(
+            "{}: {}{}",
+            case.id,
+            case.status.as_str().replace('_', " "),
+            case.note
+                .as_deref()
+                .and_then(|n| n.lines().next())
+                .map_or(String::new(), |n| format!(" ({n})"))
+        ),
+    }
+}
+
+/// Prints the report on standard output in `format`.
+fn emit(format: CompareFormat, report: &CompareReport) -> anyhow::Result<()> {
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    match format {
+        CompareFormat::Pretty => write!(out, "{}", render::pretty(report))?,
+        CompareFormat::Markdown => write!(out, "{}", render::markdown(report))?,
+        CompareFormat::Json => {
+            serde_json::to_writer_pretty(&mut out, report)?;
+            writeln!(out)?;
+        }
+    }
+    if let Some(id) = report.stored {
+        eprintln!("knotmeter: stored as comparison {id} in the history");
+    }
+    out.flush()?;
+    Ok(())
+}

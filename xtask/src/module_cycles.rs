@@ -1,0 +1,267 @@
+//! A check run by `cargo test`: no two sibling modules of a crate depend on each other, directly
+//! or through others (docs/architecture.md, "Invariants").
+//!
+//! A module is a file of `src/` (`a/mod.rs` is `a`). Module `x` depends on module `y` when its
+//! code (not its comments, not its `#[cfg(test)] mod tests`) names a path into `y`:
+//! `crate::y::…`, or `super::…` that lands in `y`. Under each module, its child modules with
+//! everything below each are the nodes; a cycle among them is a knot a reader cannot follow
+//! one way. A parent and its own children are not compared (the parent declares them).
+//!
+//! Cycles found before this check are listed in [`KNOWN`], to be taken apart: the check fails
+//! on a cycle that is not listed, and on a listed one that is gone (so the list stays true).
+
+#[cfg(test)]
+mod tests {
+    use std::collections::{BTreeMap, BTreeSet};
+    use std::path::Path;
+
+    /// A module: its path under the crate root (`["session", "runs"]`).
+    type Module = Vec<String>;
+
+    /// Cycles that existed when the check was written, as `crate: members` (the children of one
+    /// module, joined by `::` from the crate root, sorted). Each is to be taken apart; remove
+    /// its line then.
+    const KNOWN: &[&str] = &[
+        // criterion's own API: `Criterion::benchmark_group` returns a group that holds the
+        // `Criterion` it came from.
+        "compat/criterion/src: criterion group",
+        "engine/src: analysis bencher compare measure registry",
+        "engine/src: cli manifest rounds run",
+        "macros/src: signature types",
+    ];
+
+    /// The crates checked.
+    const CRATES: &[&str] = &[
+        "engine/src",
+        "server/src",
+        "server/crates/process/src",
+        "server/crates/discovery/src",
+        "server/crates/runs/src",
+        "server/crates/builds/src",
+        "format/src",
+        "history/src",
+        "protocol/src",
+        "macros/src",
+        "xtask/src",
+        "compat/criterion/src",
+        "tests/src",
+    ];
+
+    fn modules(src: &Path) -> BTreeMap<Module, String> {
+        let mut found = BTreeMap::new();
+        let mut dirs = vec![src.to_path_buf()];
+        while let Some(dir) = dirs.pop() {
+            for entry in std::fs::read_dir(&dir).unwrap() {
+                let path = entry.unwrap().path();
+                if path.is_dir() {
+                    dirs.push(path);
+                    continue;
+                }
+                if path.extension().is_none_or(|e| e != "rs") {
+                    continue;
+                }
+                let relative = path.strip_prefix(src).unwrap().with_extension("");
+                let mut module: Module = relative
+                    .iter()
+                    .map(|p| p.to_string_lossy().into_owned())
+                    .collect();
+                if matches!(
+                    module.last().map(String::as_str),
+                    Some("mod" | "lib" | "main")
+                ) {
+                    module.pop();
+                }
+                found.insert(module, std::fs::read_to_string(&path).unwrap());
+            }
+        }
+        found
+    }
+
+    /// The text without its test module and without comment lines.
+    fn code_of(text: &str) -> String {
+        let end = text.find("#[cfg(test)]\nmod tests").unwrap_or(text.len());
+        text[..end]
+            .lines()
+            .filter(|l| !l.trim_start().starts_with("//"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    /// The paths `code` names: after `crate::` (from the root), or after `super::` (from the
+    /// module's parent, one level up per `super`).
+    fn named_paths(module: &Module, code: &str) -> Vec<Module> {
+        let mut paths = Vec::new();
+        let bytes = code.as_bytes();
+        let word_start = |at: usize| {
+            at == 0 || !(bytes[at - 1].is_ascii_alphanumeric() || bytes[at - 1] == b'_')
+        };
+        for (at, _) in code
+            .match_indices("crate::")
+            .filter(|(at, _)| word_start(*at))
+        {
+            paths.push(segments(&code[at + "crate::".len()..]));
+        }
+        for (at, _) in code
+            .match_indices("super::")
+            .filter(|(at, _)| word_start(*at))
+        {
+            if at >= "super::".len() && code[..at].ends_with("super::") {
+                continue; // counted from the first `super::`
+            }
+            let mut anchor = module.clone();
+            let mut rest = &code[at..];
+            while let Some(after) = rest.strip_prefix("super::") {
+                anchor.pop();
+                rest = after;
+            }
+            anchor.extend(segments(rest));
+            paths.push(anchor);
+        }
+        paths
+    }
+
+    /// `a::b::C` of `a::b::C…` (identifiers joined by `::`).
+    fn segments(text: &str) -> Module {
+        let mut out = Vec::new();
+        let mut rest = text;
+        loop {
+            let end = rest
+                .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                .unwrap_or(rest.len());
+            if end == 0 {
+                break;
+            }
+            out.push(rest[..end].to_owned());
+            match rest[end..].strip_prefix("::") {
+                Some(after) => rest = after,
+                None => break,
+            }
+        }
+        out
+    }
+
+    /// Module → the modules its code (not comments or tests) depends on.
+    fn dependencies(modules: &BTreeMap<Module, String>) -> BTreeMap<Module, BTreeSet<Module>> {
+        let mut edges: BTreeMap<Module, BTreeSet<Module>> = BTreeMap::new();
+        for (module, code) in modules {
+            for path in named_paths(module, &code_of(code)) {
+                let target = (0..=path.len())
+                    .rev()
+                    .map(|k| path[..k].to_vec())
+                    .find(|prefix| modules.contains_key(prefix));
+                if let Some(target) = target.filter(|t| t != module) {
+                    edges.entry(module.clone()).or_default().insert(target);
+                }
+            }
+        }
+        edges
+    }
+
+    /// The cycles among the children of each module, as sorted member lists.
+    fn cycles(edges: &BTreeMap<Module, BTreeSet<Module>>, all: &[Module]) -> Vec<Vec<Module>> {
+        let parents: BTreeSet<Module> = all
+            .iter()
+            .filter(|m| !m.is_empty())
+            .map(|m| m[..m.len() - 1].to_vec())
+            .collect();
+        let mut found = Vec::new();
+        for parent in parents {
+            let child = |m: &Module| -> Option<Module> {
+                (m.len() > parent.len() && m.starts_with(&parent))
+                    .then(|| m[..=parent.len()].to_vec())
+            };
+            let mut graph: BTreeMap<Module, BTreeSet<Module>> = BTreeMap::new();
+            for (from, tos) in edges {
+                let Some(a) = child(from) else { continue };
+                for b in tos.iter().filter_map(child).filter(|b| *b != a) {
+                    graph.entry(a.clone()).or_default().insert(b);
+                }
+            }
+            found.extend(
+                strongly_connected(&graph)
+                    .into_iter()
+                    .filter(|c| c.len() > 1),
+            );
+        }
+        found
+    }
+
+    /// The strongly connected components of `graph` (each sorted), by reachability: small
+    /// graphs only.
+    fn strongly_connected(graph: &BTreeMap<Module, BTreeSet<Module>>) -> Vec<Vec<Module>> {
+        let reach = |from: &Module| -> BTreeSet<Module> {
+            let mut seen = BTreeSet::new();
+            let mut todo = vec![from.clone()];
+            while let Some(m) = todo.pop() {
+                for next in graph.get(&m).into_iter().flatten() {
+                    if seen.insert(next.clone()) {
+                        todo.push(next.clone());
+                    }
+                }
+            }
+            seen
+        };
+        let reaches: BTreeMap<&Module, BTreeSet<Module>> =
+            graph.keys().map(|m| (m, reach(m))).collect();
+        let mut components: BTreeSet<Vec<Module>> = BTreeSet::new();
+        for (m, from_m) in &reaches {
+            let mut component: Vec<Module> = from_m
+                .iter()
+                .filter(|other| reaches.get(other).is_some_and(|r| r.contains(*m)))
+                .cloned()
+                .collect();
+            if !component.is_empty() {
+                component.sort();
+                components.insert(component);
+            }
+        }
+        components.into_iter().collect()
+    }
+
+    #[test]
+    fn no_new_module_cycle_and_the_known_ones_are_still_there() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+        let mut now: BTreeSet<String> = BTreeSet::new();
+        for src in CRATES {
+            let modules = modules(&root.join(src));
+            let all: Vec<Module> = modules.keys().cloned().collect();
+            for cycle in cycles(&dependencies(&modules), &all) {
+                let names: Vec<String> = cycle.iter().map(|m| m.join("::")).collect();
+                now.insert(format!("{src}: {}", names.join(" ")));
+            }
+        }
+        let known: BTreeSet<String> = KNOWN.iter().map(|k| (*k).to_owned()).collect();
+        let new: Vec<&String> = now.difference(&known).collect();
+        let gone: Vec<&String> = known.difference(&now).collect();
+        assert!(
+            new.is_empty(),
+            "modules that depend on each other (take the shared part into a module of its own): {new:?}"
+        );
+        assert!(
+            gone.is_empty(),
+            "these cycles are gone: remove them from KNOWN in xtask/src/module_cycles.rs: {gone:?}"
+        );
+    }
+
+    #[test]
+    fn a_cycle_through_super_and_crate_paths_is_found() {
+        let mut modules = BTreeMap::new();
+        let m = |s: &str| -> Module { s.split("::").map(str::to_owned).collect() };
+        modules.insert(Vec::new(), "mod a; mod b; mod c;".to_owned());
+        modules.insert(m("a"), "use super::b::Thing;".to_owned());
+        modules.insert(m("b"), "fn f() { crate::a::g() }".to_owned());
+        modules.insert(m("c"), "// crate::a::g\nuse crate::a;".to_owned());
+        let all: Vec<Module> = modules.keys().cloned().collect();
+        assert_eq!(
+            cycles(&dependencies(&modules), &all),
+            vec![vec![m("a"), m("b")]]
+        );
+        // A comment is not a dependency, and a parent is not its child's sibling.
+        modules.insert(
+            m("b"),
+            "// crate::a::g()\nfn f() { super::super::x() }".to_owned(),
+        );
+        let all: Vec<Module> = modules.keys().cloned().collect();
+        assert!(cycles(&dependencies(&modules), &all).is_empty());
+    }
+}
