@@ -16,6 +16,8 @@ use std::io::{self, Read};
 use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::time::Duration;
 
+use knotmeter_protocol::HARNESS_THREAD_PREFIX;
+
 /// Set once the run is cancelled, for whatever reason.
 pub(crate) static CANCEL: AtomicBool = AtomicBool::new(false);
 /// Set once the measuring code has seen [`CANCEL`]: the benchmark reached a sample boundary.
@@ -119,7 +121,7 @@ pub(crate) fn install(stdin_cancel: bool) {
     }
     if stdin_cancel {
         std::thread::Builder::new()
-            .name("knotmeter-stdin".into())
+            .name(format!("{HARNESS_THREAD_PREFIX}stdin"))
             .spawn(watch_stdin)
             .expect("a thread to watch standard input");
     }

@@ -32,13 +32,21 @@ pub const DRIVEN_VERSION: u32 = 2;
 pub const DEFAULT_ROUNDS: u32 = 10;
 /// The rounds under `--quick`.
 pub const QUICK_ROUNDS: u32 = 5;
-/// The rounds a case gets whatever the length of its slots, unless its slots so far took its
+/// The rounds a case gets whatever the length of its slots, unless one slot alone took its
 /// whole budget (a call or a set-up longer than the budget): three give Student's t interval
 /// two degrees of freedom, an interval between processes at all. Without it a loaded machine
-/// that stretches every slot a little past the budget would leave a case with one or two
-/// rounds, and an interval so wide (t with one degree of freedom is 12.7) that a ratio of 1/3
-/// read `same`.
+/// that stretches every slot past the budget would leave a case with one or two rounds, and
+/// an interval so wide (t with one degree of freedom is 12.7) that a ratio of 3 read `same`
+/// (a CI run of `knotmeter compare --quick`, whose first two pairs, process starts included,
+/// took the case's 0.2 s between them).
 pub const MIN_ROUNDS: u32 = 3;
+
+/// How a bench binary's own threads are named (the reader of driven-mode commands, the
+/// standard-input watcher, a worker's output reader): those threads wait on input and never
+/// compete with the benchmark, so `knotmeter compare` leaves them out when it counts the
+/// threads a benchmark runs on the one CPU both builds are pinned to. Linux keeps a thread's
+/// first 15 bytes of name, which this prefix fits in.
+pub const HARNESS_THREAD_PREFIX: &str = "knotmeter-";
 
 /// One line on a driven bench binary's standard input. The `cmd` field names the variant.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -37,7 +37,8 @@ pub use bench::{
 pub use driven::{
     CaseComparison, CompareReport, CompareSide, CompareStatus, ComparedCase, DrivenCommand,
     DrivenEvent, DrivenMeasurement, PairEstimate, PairOutcome, PairRound, PairSlot, SlotOutcome,
-    SlotPlan, SlotSide, DEFAULT_ROUNDS, DRIVEN_VERSION, MIN_ROUNDS, QUICK_ROUNDS,
+    SlotPlan, SlotSide, DEFAULT_ROUNDS, DRIVEN_VERSION, HARNESS_THREAD_PREFIX, MIN_ROUNDS,
+    QUICK_ROUNDS,
 };
 pub use event::{CaseFailure, Event, FailureKind, RunSummary};
 pub use history::{HistoryPoint, HistoryRun, HistoryRunId, RunStatus};

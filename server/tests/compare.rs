@@ -36,6 +36,9 @@ fn compare_measures_two_commits_case_by_case_and_stores_the_comparison() {
     // Three times the work, paired round by round: slower, by about 200%.
     let slower = case(&report, "two::slower");
     assert_eq!(slower["status"], "compared", "{slower:#}");
+    // Single-threaded code: the bench binary's own thread reading its commands is not the
+    // benchmark's (every pinned compare once said "the head build's benchmark ran 2 threads").
+    assert_eq!(slower["note"], Value::Null, "{slower:#}");
     let comparison = &slower["comparison"];
     assert_eq!(comparison["verdict"], "slower", "{comparison:#}");
     assert_eq!(comparison["against"], "HEAD~1");

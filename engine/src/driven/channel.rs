@@ -12,7 +12,7 @@
 use std::io::{self, BufRead, Write};
 use std::sync::mpsc::{self, Receiver};
 
-use knotmeter_protocol::{DrivenCommand, DrivenEvent};
+use knotmeter_protocol::{DrivenCommand, DrivenEvent, HARNESS_THREAD_PREFIX};
 
 use crate::cancel::{self, Cause};
 use crate::output::ReportOut;
@@ -38,7 +38,7 @@ impl Channel {
     pub(super) fn new(out: ReportOut) -> Self {
         let (sender, input) = mpsc::channel();
         let reader = std::thread::Builder::new()
-            .name("knotmeter-commands".into())
+            .name(format!("{HARNESS_THREAD_PREFIX}commands"))
             .spawn(move || {
                 for line in io::stdin().lock().lines() {
                     let Ok(line) = line else { break };

@@ -202,12 +202,13 @@ impl<'c> State<'c> {
 
     /// Whether the unit's next round would take it past its budget (by more than a tenth). A
     /// case gets [`MIN_ROUNDS`] rounds whatever the length of its slots, so that it has an
-    /// interval between processes, unless its slots so far took its whole budget already (a
-    /// call or a set-up longer than the budget): a loaded machine that stretches every slot a
-    /// little must not leave a case with one round.
+    /// interval between processes, unless its last slot alone took its whole budget (a call or
+    /// a set-up longer than the budget), so that it never takes more than [`MIN_ROUNDS`]
+    /// budgets: a loaded machine that stretches every slot, process start included, must not
+    /// leave a case with one or two rounds.
     fn over_budget(&self) -> bool {
         let budget = self.unit.budget.as_secs_f64();
-        if self.slots < MIN_ROUNDS && self.spent.as_secs_f64() < budget {
+        if self.slots < MIN_ROUNDS && self.last <= self.unit.budget {
             return false;
         }
         (self.spent + self.last).as_secs_f64() > budget * BUDGET_SLACK
@@ -868,6 +869,14 @@ mod tests {
         // 45 ms a slot: two fit, but a case gets three for an interval between processes.
         let mut fake = Fake::new(noisy);
         fake.took = Duration::from_millis(45);
+        let mut told = Told::default();
+        let units = vec![single(&all[0], Duration::from_millis(100))];
+        schedule(units, &settings(10, 0.001), &mut fake, &mut told);
+        assert_eq!(told.rounds, [("slow".to_owned(), 3, false)]);
+        // 70 ms a slot (a loaded machine): two take the whole budget between them, but each
+        // fits in it, so the case still gets three.
+        let mut fake = Fake::new(noisy);
+        fake.took = Duration::from_millis(70);
         let mut told = Told::default();
         let units = vec![single(&all[0], Duration::from_millis(100))];
         schedule(units, &settings(10, 0.001), &mut fake, &mut told);

@@ -34,7 +34,9 @@ use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
-use knotmeter_protocol::{DrivenCommand, DrivenEvent, SlotPlan, CASE_TIMEOUT_ENV};
+use knotmeter_protocol::{
+    DrivenCommand, DrivenEvent, SlotPlan, CASE_TIMEOUT_ENV, HARNESS_THREAD_PREFIX,
+};
 
 use super::{Lost, LostKind, SlotResult};
 use crate::cancel;
@@ -150,7 +152,7 @@ impl Workers {
         let stdout = child.stdout.take().expect("piped");
         let (sender, lines) = mpsc::channel();
         std::thread::Builder::new()
-            .name("knotmeter-worker-out".into())
+            .name(format!("{HARNESS_THREAD_PREFIX}worker-out"))
             .spawn(move || {
                 for line in BufReader::new(stdout).lines() {
                     match line {

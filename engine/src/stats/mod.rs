@@ -31,7 +31,7 @@ pub(crate) mod select;
 pub(crate) mod student;
 pub(crate) mod summary;
 #[cfg(test)]
-mod testutil;
+pub(crate) mod testutil;
 
 #[allow(unused_imports)]
 pub(crate) use self::{

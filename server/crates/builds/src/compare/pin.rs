@@ -9,8 +9,10 @@
 //! the same CPU, the one with the most idle time since the last look.
 //!
 //! A benchmark that starts threads would then run them all on that CPU: after each case the
-//! processes' thread counts are read, so the report can say so (`--no-pin` turns pinning off).
-//! Only on Linux; elsewhere nothing is pinned.
+//! processes' thread counts are read (the harness's own, which wait on input, left out), so the
+//! report can say so (`--no-pin` turns pinning off). Only on Linux; elsewhere nothing is pinned.
+
+use knotmeter_protocol::HARNESS_THREAD_PREFIX;
 
 #[cfg(target_os = "linux")]
 mod imp {
@@ -79,10 +81,29 @@ mod imp {
             .collect()
     }
 
-    /// How many threads process `pid` runs.
+    /// How many threads the benchmark in process `pid` runs: its threads but the harness's
+    /// own, which wait on input (at least one, the main thread).
     pub fn threads(pid: u32) -> usize {
-        std::fs::read_dir(format!("/proc/{pid}/task")).map_or(1, |dir| dir.count())
+        let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+            return 1;
+        };
+        let names = tasks.filter_map(|task| {
+            let comm = task.ok()?.path().join("comm");
+            // A thread that ended since the listing has no name left: not counted.
+            std::fs::read_to_string(comm).ok()
+        });
+        super::benchmark_threads(names)
     }
+}
+
+/// How many of the threads named `names` (as `/proc` gives them, newline included) are the
+/// benchmark's: all but the harness's own, named with [`HARNESS_THREAD_PREFIX`]; at least one.
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+fn benchmark_threads(names: impl Iterator<Item = String>) -> usize {
+    names
+        .filter(|name| !name.trim_end().starts_with(HARNESS_THREAD_PREFIX))
+        .count()
+        .max(1)
 }
 
 #[cfg(not(target_os = "linux"))]
@@ -109,3 +130,22 @@ mod imp {
 }
 
 pub use imp::{threads, Pinning};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every compare of single-threaded code said "the head build's benchmark ran 2 threads":
+    /// the count took in the bench binary's own reader of driven-mode commands.
+    #[test]
+    fn the_harness_threads_are_not_the_benchmarks() {
+        let names = |list: &[&str]| -> Vec<String> {
+            list.iter().map(|name| format!("{name}\n")).collect()
+        };
+        let single = names(&["two-3f2a9c", "knotmeter-comma", "knotmeter-stdin"]);
+        assert_eq!(benchmark_threads(single.into_iter()), 1);
+        let spawned = names(&["two-3f2a9c", "knotmeter-comma", "rayon-worker-0", "worker"]);
+        assert_eq!(benchmark_threads(spawned.into_iter()), 3);
+        assert_eq!(benchmark_threads(std::iter::empty()), 1);
+    }
+}
