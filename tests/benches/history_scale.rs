@@ -53,14 +53,28 @@ fn result(case: u64, run: u64) -> BenchResult {
     .unwrap()
 }
 
-/// A history of `results` results, 1 000 cases a run (made once per size).
+/// The runs a history of `results` results holds: all of them when measuring (`--bench`, which
+/// `cargo bench` and `knotmeter` pass), a fiftieth (at least one) when `cargo test` runs each
+/// bench once to check that it works: in the unoptimised test profile, making the 100 000
+/// results took five and a half minutes of CI.
+fn runs_of(results: u64) -> u64 {
+    let runs = results / CASES_PER_RUN;
+    if std::env::args().any(|arg| arg == "--bench") {
+        runs
+    } else {
+        (runs / 50).max(1)
+    }
+}
+
+/// A history of `results` results, 1 000 cases a run (made once per size; fewer when only
+/// checked, [`runs_of`]).
 fn history_of(results: u64) -> PathBuf {
     static DIR: OnceLock<tempfile::TempDir> = OnceLock::new();
     let dir = DIR.get_or_init(|| tempfile::tempdir().unwrap());
     let path = dir.path().join(format!("history-{results}.db"));
     if !path.exists() {
         let mut history = History::open(&path).unwrap();
-        for run in 0..results / CASES_PER_RUN {
+        for run in 0..runs_of(results) {
             let batch: Vec<BenchResult> = (0..CASES_PER_RUN).map(|c| result(c, run)).collect();
             let baseline = (run == 0).then_some("main");
             history
