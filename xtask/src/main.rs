@@ -23,6 +23,9 @@
 //!   measurement: `examples/calibration`'s realistic bodies run as fresh processes, each run's
 //!   intervals and verdicts held against the others', printed, and with `--write` written to
 //!   `docs/calibration.md`. A benchmark, not a test: CI does not run it.
+//! * `cargo xtask drift [--runs N] [--write]`: what moves whole runs of the calibration bench
+//!   binary, and how much of it a measure of the machine taken with each run explains, printed,
+//!   and with `--write` written to `docs/calibration.md`. A benchmark: CI does not run it.
 //!
 //! Every section of `docs/` these commands write is stamped with the commit measured, and
 //! `cargo test` fails when a later commit changed what its figures depend on (`stamp`).
@@ -33,6 +36,7 @@ mod cargo;
 mod compare;
 mod compare_builds;
 mod docs;
+mod drift;
 mod module_cycles;
 mod package;
 mod perf;
@@ -53,11 +57,12 @@ fn main() -> ExitCode {
         Some("build-time") => build_time::run(&args[1..]),
         Some("calibration") => calibration::run(&args[1..]),
         Some("save-loop") => save_loop::run(&args[1..]),
+        Some("drift") => drift::run(&args[1..]),
         _ => Err(
             "usage: cargo xtask perf [--rounds N] [--pair-runs N] | compare [--rounds N] \
              [--comparisons N] | compare rerun [--runs N] [--quick] [--write] | package \
              | compare-builds [--runs N] [--time SECS] [--no-load] \
-             [--no-before-after] [--write] | build-time --before REV [--rounds N] | calibration [--runs N] [--trials T] [--plus10 CASE[,CASE…]] [--scenario quiet|busy] [--no-experiment] [--quick] [--write] | save-loop --before REV [--saves N] [--write]"
+             [--no-before-after] [--write] | build-time --before REV [--rounds N] | calibration [--runs N] [--trials T] [--plus10 CASE[,CASE…]] [--scenario quiet|busy] [--no-experiment] [--quick] [--write] | save-loop --before REV [--saves N] [--write] | drift [--runs N] [--write]"
                 .to_owned(),
         ),
     };

@@ -144,6 +144,26 @@ pub(crate) const CALIBRATION: Section = Section {
     ],
 };
 
+/// `docs/calibration.md`, "What moves whole runs": the calibration bench binary run after run,
+/// between calls of the harness-free chain reference (which takes its chain from the quickstart).
+pub(crate) const DRIFT: Section = Section {
+    page: "docs/calibration.md",
+    name: "drift",
+    command: "cargo xtask drift --write",
+    measures: Measures::WorkingTree,
+    depends_on: &[
+        BUILD,
+        ENGINE,
+        &[
+            "examples/calibration",
+            "examples/quickstart",
+            "engine/examples/chain_reference.rs",
+            "xtask/src/drift",
+            "xtask/src/stats.rs",
+        ],
+    ],
+};
+
 /// `docs/compare.md`: the `knotmeter` command (release) comparing two builds of a fixture
 /// repository, which links the engine from this tree and copies this `Cargo.lock`.
 pub(crate) const COMPARE_BUILDS: Section = Section {
@@ -215,10 +235,11 @@ pub(crate) const SAVE_LOOP: Section = Section {
 
 /// Every generated section of `docs/` (what the check reads).
 #[cfg(test)]
-pub(crate) const SECTIONS: [&Section; 7] = [
+pub(crate) const SECTIONS: [&Section; 8] = [
     &PERF,
     &BUILD_TIME,
     &CALIBRATION,
+    &DRIFT,
     &COMPARE_BUILDS,
     &COMPARISON,
     &COMPARISON_RERUN,
