@@ -113,14 +113,14 @@ pub(super) fn section(started: &Started, figures: &Figures, probe: &str) -> Stri
         let values: Vec<f64> = figures
             .cases
             .iter()
+            .filter(|c| c.name != probe)
             .map(pick)
-            .filter(|v| v.is_finite())
             .collect();
         pct(crate::stats::median(&values))
     };
     let _ = writeln!(
         s,
-        "| **median over the cases** | | {} | {} | {} | {} | | |\n",
+        "| **median over the cases but the probe** | | {} | {} | {} | {} | | |\n",
         medians(|c| c.raw),
         medians(|c| c.less_reference),
         medians(|c| c.less_probe),
