@@ -652,9 +652,20 @@ fn editor_pair_without_a_verdict_passed_silently() {
         "{text}"
     );
     assert_eq!(run.row("two::same")["status"], "not_compared");
-    // The case compared alongside it keeps its verdict and no such warning.
+    // The case compared alongside it keeps its verdict and no such warning. A loaded machine
+    // may give it a warning of its own measurement (`high_noise`, seen in a local `.ci/run`
+    // while a build ran beside it), which makes it `warned`, rightly; never `not_compared`.
     let slower = &run.passed("two::slower")["shown"];
-    assert_eq!(slower["outcome"], "passed", "{slower:#}");
+    let codes: Vec<&str> = slower["notes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|n| n["severity"] == "warning")
+        .filter_map(|n| n["code"].as_str())
+        .collect();
+    assert!(!codes.contains(&"not_compared"), "{slower:#}");
+    let expected = if codes.is_empty() { "passed" } else { "warned" };
+    assert_eq!(slower["outcome"], expected, "{slower:#}");
     assert!(
         slower["verdict"]
             .as_str()

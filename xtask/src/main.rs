@@ -23,6 +23,9 @@
 //!   measurement: `examples/calibration`'s realistic bodies run as fresh processes, each run's
 //!   intervals and verdicts held against the others', printed, and with `--write` written to
 //!   `docs/calibration.md`. A benchmark, not a test: CI does not run it.
+//! * `cargo xtask cold-bench [--rounds N] [--write]`: a cold `cargo bench --no-run` of a
+//!   one-file crate with each harness (divan, criterion, zenbench, knotmeter), written to
+//!   `docs/performance.md`. A benchmark of the build: CI does not run it.
 //! * `cargo xtask drift [--runs N] [--write]`: what moves whole runs of the calibration bench
 //!   binary, and how much of it a measure of the machine taken with each run explains, printed,
 //!   and with `--write` written to `docs/calibration.md`. A benchmark: CI does not run it.
@@ -33,6 +36,7 @@
 mod build_time;
 mod calibration;
 mod cargo;
+mod cold_bench;
 mod compare;
 mod compare_builds;
 mod docs;
@@ -58,11 +62,12 @@ fn main() -> ExitCode {
         Some("calibration") => calibration::run(&args[1..]),
         Some("save-loop") => save_loop::run(&args[1..]),
         Some("drift") => drift::run(&args[1..]),
+        Some("cold-bench") => cold_bench::run(&args[1..]),
         _ => Err(
             "usage: cargo xtask perf [--rounds N] [--pair-runs N] | compare [--rounds N] \
              [--comparisons N] | compare rerun [--runs N] [--quick] [--write] | package \
              | compare-builds [--runs N] [--time SECS] [--no-load] \
-             [--no-before-after] [--write] | build-time --before REV [--rounds N] | calibration [--runs N] [--trials T] [--plus10 CASE[,CASE…]] [--scenario quiet|busy] [--no-experiment] [--quick] [--write] | save-loop --before REV [--saves N] [--write] | drift [--runs N] [--write]"
+             [--no-before-after] [--write] | build-time --before REV [--rounds N] | calibration [--runs N] [--trials T] [--plus10 CASE[,CASE…]] [--scenario quiet|busy] [--no-experiment] [--quick] [--write] | save-loop --before REV [--saves N] [--write] | drift [--runs N] [--write] | cold-bench [--rounds N] [--write]"
                 .to_owned(),
         ),
     };

@@ -125,6 +125,20 @@ pub(crate) const BUILD_TIME: Section = Section {
     ],
 };
 
+/// `docs/performance.md`, "A harness's weight": fresh one-file crates built cold, knotmeter's
+/// by path from this tree (the engine's manifest inherits from the workspace's `Cargo.toml`).
+pub(crate) const COLD_BENCH: Section = Section {
+    page: "docs/performance.md",
+    name: "cold-bench",
+    command: "cargo xtask cold-bench --write",
+    measures: Measures::WorkingTree,
+    depends_on: &[
+        BUILD,
+        ENGINE,
+        &["xtask/src/cold_bench.rs", "xtask/src/stats.rs"],
+    ],
+};
+
 /// `docs/calibration.md`: `examples/calibration` (which takes workloads from the quickstart) as
 /// fresh processes, with and without a history.
 pub(crate) const CALIBRATION: Section = Section {
@@ -235,9 +249,10 @@ pub(crate) const SAVE_LOOP: Section = Section {
 
 /// Every generated section of `docs/` (what the check reads).
 #[cfg(test)]
-pub(crate) const SECTIONS: [&Section; 8] = [
+pub(crate) const SECTIONS: [&Section; 9] = [
     &PERF,
     &BUILD_TIME,
+    &COLD_BENCH,
     &CALIBRATION,
     &DRIFT,
     &COMPARE_BUILDS,
