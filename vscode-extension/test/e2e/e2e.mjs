@@ -139,7 +139,9 @@ try {
   await page.keyboard.press("Backspace");
   await page.waitForTimeout(500);
   const member = after.find((r) => r.text.startsWith("sort_unstable"));
-  check("a group member's row shows its verdict against the baseline", / than sort_stable/.test(member?.text ?? ""), member?.text);
+  // Its verdict, whichever it is: sort_unstable is faster than sort_stable in most runs, but
+  // by 1% to 17% from run to run (issue 20), and a run whose interval holds 1 says `same as`.
+  check("a group member's row shows its verdict against the baseline", / (than|as) sort_stable/.test(member?.text ?? ""), member?.text);
   await screenshot("verdicts");
 
   // One hover on a benchmark's signature: the daemon's, which covers the whole line (the
