@@ -93,6 +93,7 @@ mod harness;
 mod manifest;
 mod measure;
 mod output;
+mod probe;
 mod profile;
 mod registry;
 mod report;

@@ -20,6 +20,7 @@ use crate::cli;
 use crate::driven;
 use crate::measure::{Timer, TimerKind};
 use crate::output::{self, ReportOut};
+use crate::probe;
 use crate::registry::{self, Case, BENCHES};
 use crate::report::Format;
 use crate::run;
@@ -72,7 +73,7 @@ pub(crate) fn main_with(
                 "knotmeter: no benchmark matches the filter {:?} ({} available; `--list` shows \
                  them)",
                 options.filter.patterns,
-                all.len()
+                all.iter().filter(|c| !probe::is_probe(c)).count()
             ),
         }
         if !options.bench || options.format == Format::Pretty {
@@ -114,6 +115,8 @@ fn all_cases(declare: impl FnOnce() -> Result<Vec<Case>, String>) -> Result<Vec<
         );
         return Err(ExitCode::from(2));
     }
+    // The machine's probe, last: a round's worker measures it by its id like any case.
+    all.push(probe::case());
     Ok(all)
 }
 
@@ -173,7 +176,7 @@ fn serve_driven(
 fn select(options: &cli::Options, all: &[Case]) -> (Vec<Case>, Option<String>) {
     let mut selected: Vec<Case> = all
         .iter()
-        .filter(|c| options.filter.matches(c))
+        .filter(|c| !probe::is_probe(c) && options.filter.matches(c))
         .cloned()
         .collect();
     // A shard of a partitioned suite: whole groups and functions, after the filters.

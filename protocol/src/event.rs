@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::{BenchResult, BenchSummary, Comparison, ListEntry, Manifest};
+use crate::{BenchResult, BenchSummary, Comparison, ListEntry, Manifest, Rounds};
 
 /// One line of `--format jsonl`. The `event` field names the variant.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -111,4 +111,24 @@ pub struct RunSummary {
     pub cancelled: bool,
     /// Wall time of the whole run in nanoseconds.
     pub wall_ns: f64,
+    /// The machine's probe: a fixed chain the engine measured in every round of the run, whose
+    /// code is the same in every build (absent from engines that predate it, and from a run
+    /// that measured nothing).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub probe: Option<MachineProbe>,
+}
+
+/// How fast the machine ran a fixed chain of arithmetic during a run, measured in a slot of
+/// every round beside the cases: what moves every case of a run at once shows in it too.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
+pub struct MachineProbe {
+    /// Nanoseconds per step of the chain: the geometric mean of the rounds' medians.
+    pub ns_per_step: f64,
+    /// The 95% interval's lower end over the rounds.
+    pub low_ns: f64,
+    /// Its upper end.
+    pub high_ns: f64,
+    /// Each round's median, nanoseconds per operation (a thousand steps).
+    pub rounds: Rounds,
 }

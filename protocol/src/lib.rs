@@ -40,7 +40,7 @@ pub use driven::{
     SlotPlan, SlotSide, DEFAULT_ROUNDS, DRIVEN_VERSION, HARNESS_THREAD_PREFIX, MIN_ROUNDS,
     QUICK_ROUNDS,
 };
-pub use event::{CaseFailure, Event, FailureKind, RunSummary};
+pub use event::{CaseFailure, Event, FailureKind, MachineProbe, RunSummary};
 pub use history::{HistoryPoint, HistoryRun, HistoryRunId, RunStatus};
 pub use ids::{canonical_arg, case_id};
 pub use list::{ListDocument, ListEntry};
@@ -98,6 +98,9 @@ pub struct Report {
     /// Per-function analyses across `args` cases (complexity, scaling warnings).
     #[serde(default)]
     pub benches: Vec<BenchSummary>,
+    /// The machine's probe over the run (as in `run_finished`), when it was measured.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub probe: Option<MachineProbe>,
 }
 
 #[cfg(test)]

@@ -155,6 +155,7 @@ fn wire_declarations(cfg: &Config, out: &mut String) {
         CaseFailure,
         FailureKind,
         RunSummary,
+        MachineProbe,
         BenchSummary,
         ScalingPoint,
         ComplexityFit,

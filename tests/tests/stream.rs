@@ -208,3 +208,54 @@ fn what_each_case_printed_lies_between_its_marks_on_standard_error() {
         );
     }
 }
+
+/// The engine measures its probe of the machine in every round beside the cases
+/// (`engine/src/probe.rs`): it comes once, with the run's totals and in the JSON document,
+/// never as a case of its own, and `--list` does not name it.
+#[test]
+fn the_machine_probe_is_reported_with_the_run_and_never_as_a_case() {
+    let out = run("jsonl");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let events: Vec<serde_json::Value> = stdout
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    let last = events.last().unwrap();
+    assert_eq!(last["event"], "run_finished");
+    let probe = &last["probe"];
+    let per_step = probe["ns_per_step"].as_f64().unwrap_or(0.0);
+    assert!(per_step > 0.05 && per_step < 100.0, "{probe}");
+    assert!(probe["low_ns"].as_f64().unwrap() <= per_step);
+    assert!(probe["high_ns"].as_f64().unwrap() >= per_step);
+    assert!(
+        probe["rounds"]["medians_ns"].as_array().unwrap().len() >= 2,
+        "{probe}"
+    );
+    let before_the_end = &events[..events.len() - 1];
+    assert!(
+        before_the_end
+            .iter()
+            .all(|e| !e.to_string().contains("machine_probe")),
+        "{stdout}"
+    );
+
+    let report: serde_json::Value = serde_json::from_slice(&run("json").stdout).unwrap();
+    assert!(
+        report["probe"]["ns_per_step"].as_f64().unwrap() > 0.0,
+        "{report}"
+    );
+    assert_eq!(report["results"].as_array().unwrap().len(), CASES.len());
+
+    let list = Command::new(env!("CARGO_BIN_EXE_noisy"))
+        .args(["--list", "--format", "json"])
+        .output()
+        .unwrap();
+    let listed = String::from_utf8_lossy(&list.stdout);
+    assert!(listed.contains("noisy::no_newline"), "{listed}");
+    assert!(!listed.contains("machine_probe"), "{listed}");
+}

@@ -1362,7 +1362,35 @@ cancelled: boolean,
 /**
  * Wall time of the whole run in nanoseconds.
  */
-wall_ns: number, };
+wall_ns: number, 
+/**
+ * The machine's probe: a fixed chain the engine measured in every round of the run, whose
+ * code is the same in every build (absent from engines that predate it, and from a run
+ * that measured nothing).
+ */
+probe?: MachineProbe | null, };
+
+/**
+ * How fast the machine ran a fixed chain of arithmetic during a run, measured in a slot of
+ * every round beside the cases: what moves every case of a run at once shows in it too.
+ */
+export type MachineProbe = { 
+/**
+ * Nanoseconds per step of the chain: the geometric mean of the rounds' medians.
+ */
+ns_per_step: number, 
+/**
+ * The 95% interval's lower end over the rounds.
+ */
+low_ns: number, 
+/**
+ * Its upper end.
+ */
+high_ns: number, 
+/**
+ * Each round's median, nanoseconds per operation (a thousand steps).
+ */
+rounds: Rounds, };
 
 /**
  * The analysis of one benchmark function across its `args` cases.
@@ -1490,7 +1518,11 @@ failures: Array<CaseFailure>,
 /**
  * Per-function analyses across `args` cases (complexity, scaling warnings).
  */
-benches: Array<BenchSummary>, };
+benches: Array<BenchSummary>, 
+/**
+ * The machine's probe over the run (as in `run_finished`), when it was measured.
+ */
+probe?: MachineProbe | null, };
 
 /**
  * The document `knotmeter compare --format json` prints, and what the history stores of a

@@ -70,7 +70,11 @@ pub(crate) fn serve(
         version: VERSION,
         driven_version: DRIVEN_VERSION,
         manifest: Box::new(manifest),
-        cases: cases.iter().map(Case::list_entry).collect(),
+        cases: cases
+            .iter()
+            .filter(|c| !crate::probe::is_probe(c))
+            .map(Case::list_entry)
+            .collect(),
     });
     loop {
         let command = session.channel.borrow_mut().recv();

@@ -148,6 +148,7 @@ impl<F: Finish> Reporter for AtEnd<F> {
             results: std::mem::take(&mut self.results),
             failures: std::mem::take(&mut self.failures),
             benches: std::mem::take(&mut self.benches),
+            probe: summary.probe.clone(),
         };
         let reasons = report.failures.iter().map(failure_text).collect();
         self.finish.finish(Collected {

@@ -257,6 +257,7 @@ pub(crate) fn failure(id: &str) -> CaseFailure {
 /// The totals of the sample run.
 pub(crate) fn summary() -> RunSummary {
     RunSummary {
+        probe: None,
         passed: 4,
         failed: 1,
         partial: 0,

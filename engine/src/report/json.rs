@@ -48,6 +48,7 @@ mod tests {
                 results: fixtures::compared_results(),
                 failures: vec![fixtures::failure("q::boom")],
                 benches: fixtures::summaries(),
+                probe: None,
             }
         );
         assert!(text.starts_with("{\n  \"version\": 1,"), "{text}");

@@ -85,6 +85,7 @@ fn render(format: Format) -> String {
         }
     }
     let summary = RunSummary {
+        probe: None,
         passed: fixtures.len() as u64,
         failed: 0,
         partial: 0,

@@ -28,7 +28,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use knotmeter_history::{machine_key, RunStatus};
 use knotmeter_protocol::{
-    BenchResult, CaseFailure, ComparisonKind, FailureKind, Manifest, RunSummary,
+    BenchResult, CaseFailure, ComparisonKind, FailureKind, MachineProbe, Manifest, RunSummary,
 };
 
 pub(crate) use execute::{not_measured, with_sampler, Outcome};
@@ -43,6 +43,7 @@ use crate::compare::Pending;
 use crate::manifest::manifest;
 use crate::measure::{Progress, Timer};
 use crate::output::ReportOut;
+use crate::probe;
 use crate::registry::Case;
 use crate::report::{Format, Reporter};
 use crate::rounds;
@@ -73,6 +74,7 @@ pub(crate) fn report_empty(
     output.emit(|r| r.run_started(&manifest, &[]));
     output.emit(|r| {
         r.run_finished(&RunSummary {
+            probe: None,
             passed: 0,
             failed: 0,
             partial: 0,
@@ -118,6 +120,7 @@ pub(crate) fn measure_all(
         remaining: HashMap::new(),
         store,
         compared: None,
+        probe: None,
     };
     for case in selected {
         *run.remaining.entry(case.bench_id.clone()).or_default() += 1;
@@ -149,6 +152,8 @@ struct Run<'o> {
     store: Store,
     /// The run's comparisons, once decided: for the gate.
     compared: Option<compare_run::Compared>,
+    /// The machine's probe, once its rounds ended (`crate::probe`).
+    probe: Option<MachineProbe>,
 }
 
 impl Run<'_> {
@@ -163,10 +168,18 @@ impl Run<'_> {
         self.emit(|r| r.run_started(&self.manifest, &entries));
         self.store
             .begin(&self.manifest, self.options.save_baseline.as_deref());
-        let units = plan::plan(selected, all)
+        let mut units: Vec<rounds::Unit<'_>> = plan::plan(selected, all)
             .into_iter()
             .map(|step| self.unit(step))
             .collect();
+        // The machine's probe, a slot in every round beside the cases (`crate::probe`).
+        if let Some(probe_case) = all.iter().find(|c| probe::is_probe(c)) {
+            units.push(rounds::Unit {
+                cases: vec![probe_case],
+                reports: vec![true],
+                budget: probe::budget(self.options.budget),
+            });
+        }
         let settings = rounds::Settings {
             rounds: self.options.rounds,
             in_process: self.options.in_process,
@@ -201,6 +214,7 @@ impl Run<'_> {
             partial: self.partial + partial_results,
             cancelled: cancel::requested(),
             wall_ns: started.elapsed().as_nanos() as f64,
+            probe: self.probe.take(),
         };
         self.emit(|r| r.run_finished(&summary));
         self.exit_code(&summary)
@@ -294,14 +308,24 @@ impl Run<'_> {
 
 impl rounds::Sink for Run<'_> {
     fn started(&mut self, case: &Case) {
+        if probe::is_probe(case) {
+            return;
+        }
         self.emit(|r| r.case_started(&case.id));
     }
 
     fn progress(&mut self, id: &str, progress: &Progress) {
+        if id == probe::PROBE_ID {
+            return;
+        }
         self.emit(|r| r.progress(id, progress));
     }
 
     fn failed(&mut self, case: &Case, failure: CaseFailure) {
+        if probe::is_probe(case) {
+            // No probe for this run: its comparisons go without (said by its absence).
+            return;
+        }
         self.fail(&failure);
         self.reported(case);
     }
@@ -319,6 +343,14 @@ impl rounds::Sink for Run<'_> {
     }
 
     fn finished(&mut self, case: &Case, rounds: Vec<Round>, plan: &RoundsPlan) {
+        if probe::is_probe(case) {
+            let medians: Vec<f64> = rounds
+                .iter()
+                .map(|round| analysis::rounds::round_median(&round.m))
+                .collect();
+            self.probe = probe::figure(&medians);
+            return;
+        }
         let cx = Context {
             timer: self.timer,
             target_precision: self.options.precision,
