@@ -25,7 +25,7 @@ use knotmeter_history::{
     resolve_path, BaselineRun, History, HistoryError, RunId, RunStatus, StoredMedian, StoredResult,
     BUSY_TIMEOUT,
 };
-use knotmeter_protocol::{BenchResult, Manifest};
+use knotmeter_protocol::{BenchResult, MachineProbe, Manifest};
 
 use crate::cancel;
 
@@ -40,8 +40,8 @@ enum Write {
     Result(Box<BenchResult>),
     /// Results whose comparisons were decided at the end.
     Verdicts(Vec<BenchResult>),
-    /// The run's end.
-    End(RunStatus),
+    /// The run's end, with the machine's probe of the run when it has one.
+    End(RunStatus, Option<Box<MachineProbe>>),
 }
 
 /// Why the store is not (fully) used, for the messages.
@@ -164,11 +164,17 @@ impl Store {
         }
     }
 
-    /// Closes the run, waiting once more for a lock unless the run was cancelled, and says
-    /// what could not be stored or read.
-    pub(crate) fn finish(&mut self, status: RunStatus, results: usize) {
+    /// Closes the run with its probe, waiting once more for a lock unless the run was
+    /// cancelled, and says what could not be stored or read.
+    pub(crate) fn finish(
+        &mut self,
+        status: RunStatus,
+        probe: Option<&MachineProbe>,
+        results: usize,
+    ) {
         if self.writable() {
-            self.queue.push(Write::End(status));
+            self.queue
+                .push(Write::End(status, probe.cloned().map(Box::new)));
             self.flush(BUSY_TIMEOUT);
         }
         self.report(results);
@@ -209,8 +215,8 @@ impl Store {
                     Some(run) => history.record_verdicts(run, results).map(drop),
                     None => Ok(()),
                 },
-                Write::End(status) => match self.run {
-                    Some(run) => history.end_run(run, *status),
+                Write::End(status, probe) => match self.run {
+                    Some(run) => history.end_run(run, *status, probe.as_deref()),
                     None => Ok(()),
                 },
             };

@@ -172,6 +172,7 @@ mod tests {
             base: Some(result(2410.0, false)),
             head: Some(result(2480.0, false)),
             comparison: Some(Comparison {
+                machine: None,
                 against: "main".into(),
                 ratio: 1.031,
                 low: 1.026,

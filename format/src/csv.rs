@@ -6,7 +6,7 @@
 //! `id,status,name,args,group,baseline,median_ns,low_ns,high_ns,mean_ns,precision,`
 //! `ops_per_sec,samples,ops_per_sample,overhead_ns,overhead_drift_ns,capped,cold_ns,`
 //! `allocs_per_op,alloc_bytes_per_op,warnings,comparison_against,ratio,ratio_low,`
-//! `ratio_high,p_value,verdict,failure,spread_between_runs,runs_stored,rounds`
+//! `ratio_high,p_value,verdict,failure,spread_between_runs,runs_stored,rounds,machine_ratio`
 //!
 //! * `status` is `ok`, `warned` (a warning of the case or of its benchmark says the figure
 //!   may be wrong), `partial` (cut short by a cancel) or `failed`; `knotmeter run` adds
@@ -24,6 +24,9 @@
 //!   rounds (each in a fresh process), `precision` the interval's larger side relative to the
 //!   estimate (the `±` every surface shows), `rounds` how many rounds it rests on (empty for a
 //!   result measured in one stretch by an older engine).
+//! * `machine_ratio` is set for a before/after comparison taken relative to the machine's
+//!   probe: the probe's time in this run over its time in the run compared against (1.05: the
+//!   machine ran 5% slower now); `ratio` is then the case's change less the machine's.
 //! * `spread_between_runs` is how far the case's estimate moved between stored runs, learnt
 //!   from the history (empty until known); `runs_stored` the comparable earlier runs it came
 //!   from.
@@ -72,6 +75,7 @@ pub const HEADER: &[&str] = &[
     "spread_between_runs",
     "runs_stored",
     "rounds",
+    "machine_ratio",
 ];
 
 /// One case of a run, as a row describes it.
@@ -196,6 +200,13 @@ fn measured(result: &BenchResult, bench: Option<&BenchSummary>) -> Vec<String> {
         0 => String::new(),
         n => n.to_string(),
     });
+    fields.push(
+        result
+            .comparison
+            .as_ref()
+            .and_then(|c| c.machine)
+            .map_or_else(String::new, |m| number(m, 4)),
+    );
     fields
 }
 
@@ -259,7 +270,7 @@ mod tests {
         assert_eq!(
             lines[1],
             format!(
-                "q::boom,failed{}\"panicked at src/lib.rs:3:5: boom, with a comma\",,,",
+                "q::boom,failed{}\"panicked at src/lib.rs:3:5: boom, with a comma\",,,,",
                 ",".repeat(26)
             )
         );

@@ -4,7 +4,8 @@
 
 use crate::shown;
 use crate::text::{
-    case_label, complexity_text, interval_cell, optimized_away, verdict_text, warning_text,
+    case_label, complexity_text, interval_cell, machine_text, optimized_away, verdict_text,
+    warning_text,
 };
 use crate::units::MISSING;
 use knotmeter_protocol::{BenchResult, BenchSummary, Comparison};
@@ -34,8 +35,11 @@ pub fn bench_text(summary: &BenchSummary) -> String {
 /// A comparison decided at the end of the run, for the run output:
 /// `quickstart::sort_unstable: 1.0% slower than sort_stable (ratio 1.010 [1.006, 1.015])`.
 pub fn compared_text(id: &str, comparison: &Comparison) -> String {
+    let machine = machine_text(comparison)
+        .map(|text| format!("; {text}"))
+        .unwrap_or_default();
     format!(
-        "{id}: {} (ratio {:.3} [{:.3}, {:.3}])",
+        "{id}: {} (ratio {:.3} [{:.3}, {:.3}]{machine})",
         verdict_text(comparison),
         comparison.ratio,
         comparison.low,

@@ -18,8 +18,8 @@ use crate::csv::Row;
 use crate::shown::shown;
 use crate::tally::Tally;
 use crate::text::{
-    allocations_text, case_label, complexity_text, interval_cell, manifest_line, optimized_away,
-    ratio_text, samples_text, warning_mark,
+    allocations_text, case_label, complexity_text, interval_cell, machine_text, manifest_line,
+    optimized_away, ratio_text, samples_text, warning_mark,
 };
 use crate::units::{format_duration_ns, format_rate, ops_per_sec, MISSING};
 
@@ -85,6 +85,19 @@ pub fn document(run: &Run<'_>) -> String {
     if !measured.is_empty() {
         doc.push_str(&results_table(&measured));
         doc.push('\n');
+    }
+    // What the before/after ratios are relative to, once per run compared against.
+    let mut relative: Vec<String> = Vec::new();
+    for (result, _) in &measured {
+        if let Some(text) = result.comparison.as_ref().and_then(machine_text) {
+            if !relative.contains(&text) {
+                relative.push(text);
+            }
+        }
+    }
+    for text in relative {
+        doc.push_str(&one_line(&format!("Before/after ratios are {text}.")));
+        doc.push_str("\n\n");
     }
     doc.push_str(&scaling_section(run.benches));
     let warned = measured.iter().flat_map(|(result, _)| {

@@ -20,7 +20,8 @@ use knotmeter_protocol::{BenchResult, BenchSummary, Outcome, Severity, Shown, Sh
 
 use crate::text::{
     allocations_text, complexity_text, history_spread_text, interval_mark, interval_sentence,
-    optimized_away, rounds_of, stored_note, verdict_text, warning_text, EMPTY_ESTIMATE,
+    machine_text, optimized_away, rounds_of, stored_note, verdict_text, warning_text,
+    EMPTY_ESTIMATE,
 };
 use crate::units::{
     format_duration_ns, format_rate, format_throughput, group_digits, ops_per_sec, MISSING,
@@ -149,6 +150,7 @@ fn detail(
             "{verdict}: ratio {:.3} [{:.3}, {:.3}], {p}",
             comparison.ratio, comparison.low, comparison.high
         ));
+        lines.extend(machine_text(comparison));
     } else if let Some(why) = not_compared(result) {
         lines.push(why.to_owned());
     }

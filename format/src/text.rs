@@ -166,6 +166,24 @@ pub fn verdict_text(comparison: &Comparison) -> String {
     }
 }
 
+/// What a before/after ratio was taken relative to, when both runs measured the machine's
+/// probe (`Comparison::machine`): `relative to the machine, which ran 4.9% slower than in run
+/// 12`. `None` for a comparison without it.
+pub fn machine_text(comparison: &Comparison) -> Option<String> {
+    let machine = comparison.machine.filter(|m| m.is_finite() && *m > 0.0)?;
+    let against = against_label(&comparison.against);
+    let pace = if (machine - 1.0).abs() < 0.0005 {
+        "as fast as".to_owned()
+    } else if machine > 1.0 {
+        format!("{:.1}% slower than", (machine - 1.0) * 100.0)
+    } else {
+        format!("{:.1}% faster than", (1.0 - machine) * 100.0)
+    };
+    Some(format!(
+        "relative to the machine, which ran {pace} in {against}"
+    ))
+}
+
 /// A comparison of the same case in two builds (`knotmeter compare`), as every surface
 /// words it: the head's change over the base, its 95% interval, the verdict and the base:
 /// `+3.1% [2.6, 3.7] slower than main`.
@@ -456,6 +474,7 @@ mod tests {
 
     fn comparison(against: &str, ratio: f64, verdict: Verdict) -> Comparison {
         Comparison {
+            machine: None,
             against: against.to_owned(),
             ratio,
             low: ratio * 0.99,
@@ -464,6 +483,40 @@ mod tests {
             verdict,
             kind: None,
         }
+    }
+
+    /// Issue 20: a before/after ratio taken relative to the machine's probe says so, and how
+    /// the machine moved, on every surface that shows the ratio; one without says nothing.
+    #[test]
+    fn a_ratio_relative_to_the_machine_says_how_the_machine_moved() {
+        let mut c = comparison("run 12", 1.003, Verdict::Same);
+        assert_eq!(machine_text(&c), None);
+        assert!(!crate::layout::compared_text("q::a", &c).contains("machine"));
+        for (machine, said) in [
+            (
+                1.049,
+                "relative to the machine, which ran 4.9% slower than in run 12",
+            ),
+            (
+                0.952,
+                "relative to the machine, which ran 4.8% faster than in run 12",
+            ),
+            (
+                1.0002,
+                "relative to the machine, which ran as fast as in run 12",
+            ),
+        ] {
+            c.machine = Some(machine);
+            assert_eq!(machine_text(&c).as_deref(), Some(said));
+        }
+        c.machine = Some(1.049);
+        assert_eq!(
+            crate::layout::compared_text("q::a", &c),
+            "q::a: same as run 12 (ratio 1.003 [0.993, 1.013]; relative to the machine, which \
+             ran 4.9% slower than in run 12)"
+        );
+        c.machine = Some(f64::NAN);
+        assert_eq!(machine_text(&c), None);
     }
 
     #[test]

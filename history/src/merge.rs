@@ -10,17 +10,18 @@
 //!   its results, and a run it holds is completed with results it lacks (a copy taken while
 //!   the run was still going);
 //! * **runs keep their identity**: uid, start time, commit, machine key, manifest, baseline
-//!   name, process id, how the run ended and when, and each result as stored (its verdict,
-//!   whether it was cut short, when it was stored). Only the id changes: added runs come after
-//!   the runs already here, in the order they started (each source's own order kept), since
-//!   ids are recording order.
+//!   name, process id, how the run ended and when, the machine's probe, and each result as
+//!   stored (its verdict, whether it was cut short, when it was stored). Only the id changes:
+//!   added runs come after the runs already here, in the order they started (each source's own
+//!   order kept), since ids are recording order.
 //!
 //! How a run ended follows the run: `complete` and `cancelled` are written by the run itself
 //! and are final; `interrupted` is a reader's conclusion (the process is gone). A run still
 //! `running` in a source whose process is alive on this machine is skipped (merge it once it
 //! ends); one whose process is gone is added as `interrupted`. A run held here as
 //! `interrupted` that a source holds as `complete` or `cancelled` takes the source's status
-//! and results (with their verdicts, written at the run's end), its end and its process id.
+//! and results (with their verdicts, written at the run's end), its end, its process id and
+//! its probe.
 //!
 //! Comparisons of two builds are carried too, matched by their own uid (the
 //! `merge_comparisons` module).
@@ -85,6 +86,8 @@ struct SourceRun {
     pid: Option<i64>,
     ended_at: Option<i64>,
     budget_ms: i64,
+    /// The machine's probe as stored (JSON), if the run has one.
+    probe: Option<String>,
 }
 
 /// A run already in this history, with what a source's copy is compared against.
@@ -161,8 +164,15 @@ impl History {
                         matches!(run.status, RunStatus::Complete | RunStatus::Cancelled);
                     if held.status == RunStatus::Interrupted && final_there {
                         tx.execute(
-                            "UPDATE runs SET status = ?2, ended_at = ?3, pid = ?4 WHERE id = ?1",
-                            params![held.id, run.status.as_str(), run.ended_at, run.pid],
+                            "UPDATE runs SET status = ?2, ended_at = ?3, pid = ?4, probe = ?5 \
+                             WHERE id = ?1",
+                            params![
+                                held.id,
+                                run.status.as_str(),
+                                run.ended_at,
+                                run.pid,
+                                run.probe
+                            ],
                         )
                         .map_err(sqlite)?;
                         merged.runs_completed += 1;
@@ -201,7 +211,7 @@ impl History {
             .conn
             .prepare(
                 "SELECT id, uid, timestamp, git_commit, machine_key, manifest, baseline, status, \
-                 pid, ended_at, budget_ms FROM runs ORDER BY id",
+                 pid, ended_at, budget_ms, probe FROM runs ORDER BY id",
             )
             .map_err(|e| self.sqlite(e))?;
         let rows = statement
@@ -219,6 +229,7 @@ impl History {
                     pid: r.get(8)?,
                     ended_at: r.get(9)?,
                     budget_ms: r.get(10)?,
+                    probe: r.get(11)?,
                 })
             })
             .and_then(Iterator::collect::<rusqlite::Result<Vec<_>>>)
@@ -284,7 +295,8 @@ fn add_run(tx: &Transaction<'_>, run: &SourceRun) -> rusqlite::Result<i64> {
             run.pid,
             run.ended_at,
             run.budget_ms,
-            run.uid
+            run.uid,
+            run.probe
         ],
     )?;
     Ok(tx.last_insert_rowid())

@@ -4,7 +4,7 @@
 //! run, so "latest" and "before" in this crate always mean recording order, never the
 //! manifest's wall-clock timestamp (clocks jump; two runs may share a second).
 
-use knotmeter_protocol::BenchResult;
+use knotmeter_protocol::{BenchResult, MachineProbe};
 
 /// The id of one recorded run: the protocol's [`knotmeter_protocol::HistoryRunId`], under the
 /// name this crate has always used. Larger ids were recorded later.
@@ -33,6 +33,8 @@ pub struct StoredResult {
     /// The result in its stored form: raw samples as sorted, evenly spaced order statistics
     /// (see [`crate::stored_samples`]) and `stored_at` set.
     pub result: BenchResult,
+    /// The machine's probe of the run (schema version 7), when the run has a readable one.
+    pub probe: Option<MachineProbe>,
 }
 
 /// The median of one earlier result of a case, and which code it measured: what the
@@ -46,6 +48,8 @@ pub struct StoredMedian {
     /// Whether the run's working directory had uncommitted changes; `None` where that is not
     /// known (runs of a knotmeter that did not record it, or no git).
     pub git_dirty: Option<bool>,
+    /// The machine's probe of the run, nanoseconds per step, when the run has one.
+    pub probe_ns_per_step: Option<f64>,
 }
 
 impl StoredMedian {

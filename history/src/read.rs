@@ -18,7 +18,7 @@ use crate::{BaselineRun, History, HistoryError, HistoryPoint, RunId, StoredMedia
 macro_rules! stored_columns {
     () => {
         "SELECT r.run_id, u.timestamp, u.git_commit, r.result, \
-         coalesce(r.stored_at, u.timestamp) FROM results r JOIN runs u ON u.id = r.run_id "
+         coalesce(r.stored_at, u.timestamp), u.probe FROM results r JOIN runs u ON u.id = r.run_id "
     };
 }
 
@@ -37,7 +37,8 @@ const BASELINE: &str = concat!(
 );
 
 /// [`History::medians`]: the results from the index, each one's run by its primary key.
-const MEDIANS: &str = "SELECT r.median_ns, u.git_commit, json_extract(u.manifest, '$.git_dirty') \
+const MEDIANS: &str = "SELECT r.median_ns, u.git_commit, json_extract(u.manifest, '$.git_dirty'), \
+     CASE WHEN json_valid(u.probe) THEN json_extract(u.probe, '$.ns_per_step') END \
      FROM results r JOIN runs u ON u.id = r.run_id WHERE r.case_id = ?1 AND r.machine_key = ?2 \
      AND r.run_id < ?3 AND r.partial = 0 ORDER BY r.run_id DESC LIMIT ?4";
 
@@ -122,6 +123,12 @@ impl History {
                         git_commit: r.get(1)?,
                         // A manifest whose flag is not a boolean reads as unknown.
                         git_dirty: r.get::<_, Option<i64>>(2).ok().flatten().map(|v| v != 0),
+                        // A probe that is not a positive number reads as none.
+                        probe_ns_per_step: r
+                            .get::<_, Option<f64>>(3)
+                            .ok()
+                            .flatten()
+                            .filter(|v| v.is_finite() && *v > 0.0),
                     })
                 },
             )
@@ -295,12 +302,13 @@ impl History {
                             r.get::<_, Option<String>>(2)?,
                             r.get::<_, String>(3)?,
                             r.get::<_, i64>(4)?,
+                            r.get::<_, Option<String>>(5)?,
                         ))
                     })
                     .optional()
             })
             .map_err(|e| self.sqlite(e))?;
-        let Some((run, timestamp, git_commit, json, stored_at)) = row else {
+        let Some((run, timestamp, git_commit, json, stored_at, probe)) = row else {
             return Ok(None);
         };
         let mut result: BenchResult = self.parse(&json, &format!("a result of run {run}"))?;
@@ -310,6 +318,8 @@ impl History {
             timestamp: seconds(timestamp),
             git_commit,
             result,
+            // A probe that cannot be read is no probe: the comparison goes without it.
+            probe: probe.and_then(|json| serde_json::from_str(&json).ok()),
         }))
     }
 

@@ -78,6 +78,14 @@
 //! * `comparisons_by_pair`: the comparisons of each pair of sides on each machine key, newest
 //!   last, for the retention of `knotmeter history prune`.
 //!
+//! # Version 7
+//!
+//! * `runs.probe`: the machine's probe of the run (a [`knotmeter_protocol::MachineProbe`] as
+//!   JSON: how fast a fixed chain ran in the run's rounds), written when the run is closed;
+//!   NULL for runs of earlier versions, runs that did not finish, and runs that measured nothing.
+//!   A before/after comparison between two runs that both have one is taken relative to it
+//!   (docs/measurement.md, §7).
+//!
 //! # Recognising a file
 //!
 //! Before SQLite opens a file, the `recognise` module decides from its bytes whether it is a
@@ -171,6 +179,8 @@ const MIGRATIONS: &[&str] = &[
     CREATE UNIQUE INDEX comparisons_by_uid ON comparisons(uid);
     CREATE INDEX comparisons_by_pair
         ON comparisons(machine_key, base_label, head_label, id);",
+    // 6 -> 7: the machine's probe of each run.
+    "ALTER TABLE runs ADD COLUMN probe TEXT;",
 ];
 
 /// The tables every version of the schema has.

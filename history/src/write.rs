@@ -12,7 +12,7 @@
 use std::collections::HashSet;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use knotmeter_protocol::{BenchResult, Manifest, RawSamples, RunStatus, Verdict};
+use knotmeter_protocol::{BenchResult, MachineProbe, Manifest, RawSamples, RunStatus, Verdict};
 use std::path::Path;
 
 use rusqlite::{params, Connection, Transaction, TransactionBehavior};
@@ -123,13 +123,24 @@ impl History {
         Ok(replaced)
     }
 
-    /// Closes run `run` as `complete`, `cancelled` or `interrupted`.
-    pub fn end_run(&mut self, run: RunId, status: RunStatus) -> Result<(), HistoryError> {
+    /// Closes run `run` as `complete`, `cancelled` or `interrupted`, with the machine's probe
+    /// of the run when it has one (schema version 7).
+    ///
+    /// Rejected when the run is not in the history or the probe cannot be read back from JSON.
+    pub fn end_run(
+        &mut self,
+        run: RunId,
+        status: RunStatus,
+        probe: Option<&MachineProbe>,
+    ) -> Result<(), HistoryError> {
+        let probe = probe
+            .map(|p| self.checked_json(p, "the machine's probe"))
+            .transpose()?;
         let tx = write(&mut self.conn, &self.path)?;
         let changed = tx
             .execute(
-                "UPDATE runs SET status = ?1, ended_at = ?2 WHERE id = ?3",
-                params![status.as_str(), now(), run.0],
+                "UPDATE runs SET status = ?1, ended_at = ?2, probe = ?3 WHERE id = ?4",
+                params![status.as_str(), now(), probe, run.0],
             )
             .map_err(|e| HistoryError::sqlite(&self.path, e))?;
         if changed == 0 {
@@ -260,11 +271,11 @@ struct RunRow {
     budget_ms: i64,
 }
 
-/// Adds a run: timestamp, commit, machine key, manifest, baseline, status, pid, end, budget and
-/// uid, in that order (a run of this process, or one merged from another history).
+/// Adds a run: timestamp, commit, machine key, manifest, baseline, status, pid, end, budget,
+/// uid and probe, in that order (a run of this process, or one merged from another history).
 pub(crate) const INSERT_RUN: &str = "INSERT INTO runs (timestamp, git_commit, machine_key, \
-    manifest, baseline, status, pid, ended_at, budget_ms, uid) \
-    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)";
+    manifest, baseline, status, pid, ended_at, budget_ms, uid, probe) \
+    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)";
 
 fn insert_run(
     tx: &Transaction<'_>,
@@ -284,7 +295,8 @@ fn insert_run(
             i64::from(std::process::id()),
             ended_at,
             run.budget_ms,
-            crate::uid::new_uid()
+            crate::uid::new_uid(),
+            None::<String>
         ],
     )?;
     Ok(RunId(tx.last_insert_rowid()))

@@ -48,6 +48,7 @@ fn cases_are_stored_one_by_one_and_the_run_is_closed() {
     // The comparison is decided at the end and added to the stored result.
     let mut compared = result("q::a", 10.0);
     compared.comparison = Some(Comparison {
+        machine: None,
         against: "run 0".into(),
         ratio: 1.2,
         low: 1.1,
@@ -63,7 +64,7 @@ fn cases_are_stored_one_by_one_and_the_run_is_closed() {
             .unwrap(),
         1
     );
-    history.end_run(run, RunStatus::Complete).unwrap();
+    history.end_run(run, RunStatus::Complete, None).unwrap();
 
     let listed = history.runs(10).unwrap();
     assert_eq!(listed[0].status, RunStatus::Complete);
@@ -98,7 +99,9 @@ fn a_result_cut_short_is_kept_but_never_compared_against() {
     history
         .record_result(cancelled, &result("q::b", 5.0))
         .unwrap();
-    history.end_run(cancelled, RunStatus::Cancelled).unwrap();
+    history
+        .end_run(cancelled, RunStatus::Cancelled, None)
+        .unwrap();
 
     let previous = history.previous("q::a", &key, None).unwrap().unwrap();
     assert_eq!(previous.run, first, "the partial result is skipped");

@@ -99,8 +99,8 @@ fn a_comparison_with_a_case_twice_or_without_a_manifest_is_rejected_and_nothing_
 }
 
 #[test]
-fn version_3_4_and_5_files_are_brought_up_to_date_and_keep_their_runs() {
-    for version in [3, 4, 5] {
+fn version_3_to_6_files_are_brought_up_to_date_and_keep_their_runs() {
+    for version in [3, 4, 5, 6] {
         let (_dir, path) = temp_history();
         let (run, old_comparison) = {
             let mut history = History::open(&path).unwrap();
@@ -125,8 +125,8 @@ fn version_3_4_and_5_files_are_brought_up_to_date_and_keep_their_runs() {
             .iter()
             .map(|c| c.stored)
             .collect();
-        // A version-5 file keeps its comparison; older ones never had any.
-        if version == 5 {
+        // A version-5 or -6 file keeps its comparison; older ones never had any.
+        if version >= 5 {
             assert_eq!(stored, [Some(id), Some(old_comparison)]);
         } else {
             assert_eq!(stored, [Some(id)], "version {version}");
@@ -144,6 +144,11 @@ fn version_3_4_and_5_files_are_brought_up_to_date_and_keep_their_runs() {
             .query_row("SELECT uid FROM runs", [], |r| r.get(0))
             .unwrap();
         assert!(uid.is_some(), "version {version}: the run has no uid");
+        // Its runs have no probe (version 7): their comparisons go without one.
+        let probe: Option<String> = conn
+            .query_row("SELECT probe FROM runs", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(probe, None, "version {version}");
         // Every comparison has one: new ones random, a version-5 one derived from it.
         let uids: Vec<Option<String>> = conn
             .prepare("SELECT uid FROM comparisons ORDER BY id")

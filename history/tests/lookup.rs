@@ -3,7 +3,7 @@
 use crate::common;
 
 use common::{manifest, manifest_on, result, temp_history};
-use knotmeter_history::{machine_key, History, RunId, StoredMedian};
+use knotmeter_history::{machine_key, History, RunId, RunStatus, StoredMedian};
 
 #[test]
 fn machine_key_separates_machines_builds_and_budgets_only() {
@@ -209,6 +209,7 @@ fn medians_say_which_commit_each_measured_and_whether_it_had_uncommitted_changes
         .record_run(&manifest_on("another cpu"), &[result("q::a", 99.0)], None)
         .unwrap();
     let median = |median_ns: f64, commit: Option<&str>, dirty: Option<bool>| StoredMedian {
+        probe_ns_per_step: None,
         median_ns,
         git_commit: commit.map(str::to_owned),
         git_dirty: dirty,
@@ -231,4 +232,83 @@ fn medians_say_which_commit_each_measured_and_whether_it_had_uncommitted_changes
         history.medians("q::a", &key, None, 20).unwrap()[0].clean_commit(),
         Some("aaaa")
     );
+}
+
+/// A probe of the machine as a run stores it: `ns_per_step`, and rounds of a thousand steps.
+fn probe(ns_per_step: f64) -> knotmeter_protocol::MachineProbe {
+    knotmeter_protocol::MachineProbe {
+        ns_per_step,
+        low_ns: ns_per_step * 0.99,
+        high_ns: ns_per_step * 1.01,
+        rounds: knotmeter_protocol::Rounds {
+            medians_ns: vec![ns_per_step * 1_000.0; 3],
+            processes: 3,
+            widened: false,
+        },
+    }
+}
+
+/// Schema version 7: the run's end stores its probe, and every lookup that a before/after
+/// comparison makes hands it back with the result (a run that ended without one, none); a
+/// probe that cannot be read is no probe, not an unreadable result; a merge carries it.
+#[test]
+fn the_machines_probe_is_stored_with_its_run_and_read_back_with_its_results() {
+    let (_dir, path) = temp_history();
+    let mut history = History::open(&path).unwrap();
+    let m = manifest();
+    let key = machine_key(&m);
+    let with = history.begin_run(&m, Some("main")).unwrap();
+    history.record_result(with, &result("q::x", 100.0)).unwrap();
+    history
+        .end_run(with, RunStatus::Complete, Some(&probe(2.5)))
+        .unwrap();
+    let found = history.previous("q::x", &key, None).unwrap().unwrap();
+    assert_eq!(found.run, with);
+    assert_eq!(found.probe, Some(probe(2.5)));
+    let named = history.baseline("main", "q::x", &key, None).unwrap();
+    assert_eq!(named.unwrap().probe, Some(probe(2.5)));
+
+    let without = history.begin_run(&m, None).unwrap();
+    history
+        .record_result(without, &result("q::x", 110.0))
+        .unwrap();
+    history.end_run(without, RunStatus::Complete, None).unwrap();
+    let found = history.previous("q::x", &key, None).unwrap().unwrap();
+    assert_eq!((found.run, found.probe), (without, None));
+    let medians: Vec<Option<f64>> = history
+        .medians("q::x", &key, None, 10)
+        .unwrap()
+        .iter()
+        .map(|m| m.probe_ns_per_step)
+        .collect();
+    assert_eq!(medians, vec![Some(2.5), None], "oldest first");
+
+    // A damaged probe: the result and its median are still read, without a probe.
+    rusqlite::Connection::open(&path)
+        .unwrap()
+        .execute(
+            "UPDATE runs SET probe = '{not json' WHERE id = ?1",
+            [with.0],
+        )
+        .unwrap();
+    let found = history
+        .previous("q::x", &key, Some(without))
+        .unwrap()
+        .unwrap();
+    assert_eq!((found.run, found.probe), (with, None));
+    let medians = history.medians("q::x", &key, Some(without), 10).unwrap();
+    assert_eq!(medians[0].probe_ns_per_step, None);
+    history
+        .end_run(with, RunStatus::Complete, Some(&probe(2.5)))
+        .unwrap();
+
+    // Merged into another history, the run keeps its probe.
+    let (_other_dir, other_path) = temp_history();
+    let mut other = History::open(&other_path).unwrap();
+    other.merge(&[history]).unwrap();
+    let merged = other
+        .previous("q::x", &key, Some(RunId(2)))
+        .unwrap()
+        .unwrap();
+    assert_eq!(merged.probe, Some(probe(2.5)));
 }

@@ -218,7 +218,7 @@ fn a_run_copied_while_it_was_measuring_is_completed_by_a_later_merge() {
         let mut compared = result("q::a", 10.0);
         compared.comparison = rich_result("q::a", 10.0, Verdict::Faster).comparison;
         history.record_verdicts(run, &[compared]).unwrap();
-        history.end_run(run, RunStatus::Complete).unwrap();
+        history.end_run(run, RunStatus::Complete, None).unwrap();
     }
     let mut history = History::open(&into).unwrap();
     let first = history.merge(&readers(&[&early])).unwrap();

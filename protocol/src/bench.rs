@@ -325,6 +325,12 @@ pub struct Comparison {
     /// builds (`knotmeter compare`). Absent from engines that predate the field.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kind: Option<ComparisonKind>,
+    /// A before/after comparison taken relative to the machine's probe (both runs measured
+    /// it): the probe's time in this run over its time in the run compared against, 1.05 when
+    /// the machine ran 5% slower now. `ratio` and its interval are then the case's change
+    /// less the machine's. Absent otherwise, and from engines that predate the field.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub machine: Option<f64>,
 }
 
 /// What a [`Comparison`] compares.

@@ -177,6 +177,7 @@ fn history_lists_the_stored_comparisons_newest_first_with_each_cases_change() {
             base: None,
             head: None,
             comparison: Some(Comparison {
+                machine: None,
                 against: "main".to_owned(),
                 ratio: 1.031,
                 low: 1.026,

@@ -24,6 +24,33 @@ fn every_run_is_recorded_and_the_next_one_compares_with_it() {
         .all(|r| r.status == RunStatus::Complete && r.results == 1));
 }
 
+/// Issue 20: each run stores the machine's probe with it, and the next run's before/after
+/// ratio is taken relative to it: its comparison carries the probe's ratio between the two
+/// runs, which is what the stored probes say.
+#[test]
+fn each_run_stores_the_machines_probe_and_the_next_compares_relative_to_it() {
+    let h = TempHistory::new();
+    let first = h.json(&h.fixture(&["--exact", "plain"]));
+    let second = h.json(&h.fixture(&["--exact", "plain"]));
+    let per_step = |report: &serde_json::Value| report["probe"]["ns_per_step"].as_f64().unwrap();
+    let conn = rusqlite::Connection::open(&h.path).unwrap();
+    let stored: Vec<f64> = conn
+        .prepare("SELECT json_extract(probe, '$.ns_per_step') FROM runs ORDER BY id")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    assert_eq!(stored, [per_step(&first), per_step(&second)]);
+    let comparison = &second["results"][0]["comparison"];
+    let machine = comparison["machine"].as_f64().unwrap_or(f64::NAN);
+    let expected = per_step(&second) / per_step(&first);
+    assert!(
+        (machine / expected - 1.0).abs() < 1e-6,
+        "{machine} vs {expected}: {comparison}"
+    );
+}
+
 /// Issue 20: a history that opens but cannot answer the lookup of a case's earlier medians
 /// (here a run whose manifest is not JSON) read as a history without earlier runs, "0 of 5
 /// runs", instead of saying that it could not be read.

@@ -1027,7 +1027,14 @@ verdict: Verdict,
  * What was compared: a group member with its baseline, a case with the history, or two
  * builds (`knotmeter compare`). Absent from engines that predate the field.
  */
-kind?: ComparisonKind | null, };
+kind?: ComparisonKind | null, 
+/**
+ * A before/after comparison taken relative to the machine's probe (both runs measured
+ * it): the probe's time in this run over its time in the run compared against, 1.05 when
+ * the machine ran 5% slower now. `ratio` and its interval are then the case's change
+ * less the machine's. Absent otherwise, and from engines that predate the field.
+ */
+machine?: number | null, };
 
 /**
  * What a [`Comparison`] compares.

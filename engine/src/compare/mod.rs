@@ -54,6 +54,8 @@ pub(crate) struct Pending {
     pub(crate) threshold: f64,
     /// What is compared.
     pub(crate) kind: ComparisonKind,
+    /// A before/after estimate's machine's probe ratio, when it is relative to it.
+    pub(crate) machine_ratio: Option<f64>,
 }
 
 /// The verdict: `slower` (or `faster`) when the corrected p-value is below [`ALPHA`] and the
@@ -98,6 +100,7 @@ pub(crate) fn finalize(pending: &[Pending]) -> Vec<(String, Comparison)> {
                 p_value: p_adjusted,
                 verdict: verdict(&c.estimate, p_adjusted, c.threshold),
                 kind: Some(c.kind),
+                machine: c.machine_ratio,
             };
             (c.id.clone(), comparison)
         })
@@ -180,6 +183,7 @@ mod tests {
             .iter()
             .enumerate()
             .map(|(i, &p)| Pending {
+                machine_ratio: None,
                 id: format!("c{i}"),
                 against: "base".into(),
                 estimate: RatioEstimate {
@@ -216,6 +220,7 @@ mod tests {
 
     fn decide(estimate: RatioEstimate) -> Verdict {
         let pending = [Pending {
+            machine_ratio: None,
             id: "c".into(),
             against: "b".into(),
             estimate,

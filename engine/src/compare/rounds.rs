@@ -34,30 +34,63 @@ pub(crate) fn paired(log_ratios: &[f64]) -> Option<RatioEstimate> {
     ratio_of(&mean.widened_to(RATIO_SHARE_OF_ROUND_SD * round_sd))
 }
 
+/// How far a case's move between two runs may stray from the machine's probe's move, as a
+/// share of the probe's move. The machine's speed moves every case of a run at once, but not
+/// every case by the same share: over 14 runs of the calibration suite, the chain-like cases
+/// moved by 3.3–5.0% between runs and by 1.6–2.5% relative to a chain measured in the same
+/// rounds, whose own runs moved by 3.6% (docs/calibration.md, "What moves whole runs"). Half
+/// the probe's move, as a standard deviation, is what is left of that, and it grows with the
+/// move: the further the machine moved, the less surely its move can be taken out.
+const SHARE_OF_THE_MACHINES_MOVE: f64 = 0.5;
+
+/// The machine's move between two runs, from the probe's rounds in each: the difference of
+/// their mean log medians (after − before) with Welch's standard error over the rounds (a
+/// chain whose code is the same in both runs has nothing else to show). `None` unless both
+/// runs have two positive probe rounds or more.
+pub(crate) fn machine_move(before: &Rounds, after: &Rounds) -> Option<Mean> {
+    let run = |r: &Rounds| Mean::of(&logs(r));
+    welch(&run(before)?, &run(after)?)
+}
+
 /// The ratio of `after` over `before` from both runs' rounds: Welch's difference of the mean
 /// log medians, each run's standard error as a rerun sees it (`across_runs`: what moves whole
-/// runs, which neither run's rounds see), the difference's widened to at least `history_sd` (the spread between runs
-/// of this case learnt from the history, as a standard deviation of a log step), when known.
-/// `None` unless both runs have two positive round medians or more.
+/// runs, which neither run's rounds see).
+///
+/// With `machine`, the machine's move between the two runs ([`machine_move`]), the ratio is
+/// relative to it: the case's move less the machine's, its variance the sum of both and of
+/// [`SHARE_OF_THE_MACHINES_MOVE`] of the machine's move (how far a case may stray from it).
+///
+/// The difference's standard error is widened to at least `history_sd` (the spread between
+/// runs of this case learnt from the history, as a standard deviation of a log step, itself
+/// relative to the probe where the history's runs had one), when known. `None` unless both
+/// runs have two positive round medians or more.
 pub(crate) fn before_after(
     before: &Rounds,
     after: &Rounds,
+    machine: Option<&Mean>,
     history_sd: Option<f64>,
 ) -> Option<RatioEstimate> {
-    let logs = |r: &Rounds| -> Vec<f64> {
-        r.medians_ns
-            .iter()
-            .filter(|m| **m > 0.0 && m.is_finite())
-            .map(|m| m.ln())
-            .collect()
-    };
     let run = |r: &Rounds| Mean::of(&logs(r)).map(across_runs);
-    let difference = welch(&run(before)?, &run(after)?)?;
+    let mut difference = welch(&run(before)?, &run(after)?)?;
+    if let Some(machine) = machine.filter(|m| m.has_interval()) {
+        let relative = welch(machine, &difference)?;
+        let strays = SHARE_OF_THE_MACHINES_MOVE * machine.mean;
+        difference = relative.widened_to(relative.se.hypot(strays));
+    }
     let difference = match history_sd {
         Some(sd) => difference.widened_to(sd),
         None => difference,
     };
     ratio_of(&difference)
+}
+
+/// The logs of a run's positive, finite round medians.
+fn logs(r: &Rounds) -> Vec<f64> {
+    r.medians_ns
+        .iter()
+        .filter(|m| **m > 0.0 && m.is_finite())
+        .map(|m| m.ln())
+        .collect()
 }
 
 /// A log-scale mean as a ratio with its interval and p-value.
@@ -76,7 +109,10 @@ fn ratio_of(mean: &Mean) -> Option<RatioEstimate> {
 
 #[cfg(test)]
 mod tests {
+    use knotmeter_protocol::Verdict;
+
     use super::*;
+    use crate::compare::{finalize, Pending};
 
     fn rounds(medians: &[f64]) -> Rounds {
         Rounds {
@@ -120,14 +156,14 @@ mod tests {
     fn before_after_takes_both_runs_spread_and_the_history_widens_it() {
         let before = rounds(&[100.0, 104.0, 97.0, 101.0, 99.0]);
         let after = rounds(&[103.0, 107.0, 100.0, 104.0, 102.0]);
-        let plain = before_after(&before, &after, None).unwrap();
+        let plain = before_after(&before, &after, None, None).unwrap();
         assert!((plain.ratio - 1.0296).abs() < 0.002, "{plain:?}");
-        let widened = before_after(&before, &after, Some(0.05)).unwrap();
+        let widened = before_after(&before, &after, None, Some(0.05)).unwrap();
         assert!(widened.low < plain.low && widened.high > plain.high);
         assert!(widened.p_value > plain.p_value);
         // A history spread narrower than the runs' own leaves the interval alone.
-        assert_eq!(before_after(&before, &after, Some(1e-6)), Some(plain));
-        assert_eq!(before_after(&rounds(&[1.0]), &after, None), None);
+        assert_eq!(before_after(&before, &after, None, Some(1e-6)), Some(plain));
+        assert_eq!(before_after(&rounds(&[1.0]), &after, None, None), None);
     }
 
     /// Two runs of unchanged code whose rounds each agree within 0.2%, the second 2% slower
@@ -138,11 +174,73 @@ mod tests {
     fn a_drift_between_runs_that_neither_runs_rounds_see_is_not_a_change() {
         let before = rounds(&[100.0, 100.2, 99.9, 100.1, 99.8, 100.0, 100.1, 99.9]);
         let drifted: Vec<f64> = before.medians_ns.iter().map(|m| m * 1.02).collect();
-        let r = before_after(&before, &rounds(&drifted), None).unwrap();
+        let r = before_after(&before, &rounds(&drifted), None, None).unwrap();
         assert!((r.ratio - 1.02).abs() < 1e-9, "{r:?}");
         assert!(r.low < 1.005, "{r:?}");
         let changed: Vec<f64> = before.medians_ns.iter().map(|m| m * 1.10).collect();
-        let r = before_after(&before, &rounds(&changed), None).unwrap();
+        let r = before_after(&before, &rounds(&changed), None, None).unwrap();
         assert!(r.low > 1.05, "{r:?}");
+    }
+
+    /// Rounds of a probe (or a case) around `center`, each within 0.3% of it.
+    fn steady(center: f64) -> Rounds {
+        let wobble = [1.0, 1.002, 0.998, 1.003, 0.999, 1.001, 0.997, 1.0];
+        rounds(&wobble.map(|w| center * w))
+    }
+
+    fn verdict_of(estimate: RatioEstimate) -> Verdict {
+        let pending = [Pending {
+            id: "c".into(),
+            against: "run 1".into(),
+            estimate,
+            threshold: 0.01,
+            kind: knotmeter_protocol::ComparisonKind::History,
+            machine_ratio: None,
+        }];
+        finalize(&pending)[0].1.verdict
+    }
+
+    /// The machine ran 6% slower in the second run, and so did the unchanged case: alone, the
+    /// case's rounds call that slower; relative to the probe, measured in the same rounds, it
+    /// is the same.
+    #[test]
+    fn a_move_of_the_whole_machine_is_taken_out_by_the_probe() {
+        let (case_before, case_after) = (steady(2_000.0), steady(2_120.0));
+        let machine = machine_move(&steady(2_500.0), &steady(2_650.0)).unwrap();
+        assert!((machine.mean - 1.06f64.ln()).abs() < 1e-3, "{machine:?}");
+        let alone = before_after(&case_before, &case_after, None, None).unwrap();
+        assert_eq!(verdict_of(alone), Verdict::Slower, "{alone:?}");
+        let relative = before_after(&case_before, &case_after, Some(&machine), None).unwrap();
+        assert!((relative.ratio - 1.0).abs() < 0.002, "{relative:?}");
+        assert_eq!(verdict_of(relative), Verdict::Same, "{relative:?}");
+    }
+
+    /// A change of the code, the machine steady: the probe changes nothing but adds its own
+    /// little uncertainty, and a 10% change is still called.
+    #[test]
+    fn a_change_of_the_code_stands_out_when_the_machine_held_still() {
+        let machine = machine_move(&steady(2_500.0), &steady(2_500.0)).unwrap();
+        let r = before_after(&steady(2_000.0), &steady(2_200.0), Some(&machine), None).unwrap();
+        assert!((r.ratio - 1.10).abs() < 0.003, "{r:?}");
+        assert_eq!(verdict_of(r), Verdict::Slower, "{r:?}");
+    }
+
+    /// The further the machine moved, the less surely its move is taken out: how far a case
+    /// strays from the probe grows with the probe's move, and with it the interval.
+    #[test]
+    fn the_interval_widens_with_the_machines_move() {
+        let width = |machine_after: f64| {
+            let machine = machine_move(&steady(2_500.0), &steady(machine_after)).unwrap();
+            let case_after = 2_000.0 * machine_after / 2_500.0;
+            let r = before_after(&steady(2_000.0), &steady(case_after), Some(&machine), None);
+            let r = r.unwrap();
+            assert!((r.ratio - 1.0).abs() < 0.002, "{machine_after}: {r:?}");
+            assert_eq!(verdict_of(r), Verdict::Same, "{machine_after}: {r:?}");
+            (r.high / r.low).ln()
+        };
+        let (still, two, ten) = (width(2_500.0), width(2_550.0), width(2_750.0));
+        assert!(still < two && two < ten, "{still} {two} {ten}");
+        // Ten percent of move: ±1.96 × half of it, about ±9%.
+        assert!(ten > 0.15 && ten < 0.25, "{ten}");
     }
 }

@@ -157,6 +157,7 @@ mod tests {
 
     fn at(commit: Option<&str>, dirty: Option<bool>, median_ns: f64) -> StoredMedian {
         StoredMedian {
+            probe_ns_per_step: None,
             median_ns,
             git_commit: commit.map(str::to_owned),
             git_dirty: dirty,
@@ -261,6 +262,7 @@ mod tests {
         let after = samples(103.0, 8);
         let estimate = unpaired_ratio(&before, &after).unwrap();
         let pending = [super::super::Pending {
+            machine_ratio: None,
             id: "q::a".into(),
             against: "run 20".into(),
             estimate,

@@ -25,6 +25,7 @@ impl Driven<'_> {
                 },
                 threshold: e.threshold,
                 kind: ComparisonKind::Builds,
+                machine_ratio: None,
             })
             .collect();
         let comparisons: Vec<CaseComparison> = compare::finalize(&pending)

@@ -12,7 +12,9 @@ use std::collections::HashMap;
 
 use knotmeter_protocol::{Comparison, Verdict};
 
-use knotmeter_format::text::{case_label, change_text, p_value_text, ratio_text, verdict_text};
+use knotmeter_format::text::{
+    case_label, change_text, machine_text, p_value_text, ratio_text, verdict_text,
+};
 
 use super::style::{Painter, Tone};
 use super::table::{Align, Column, Table, GAP};
@@ -81,6 +83,10 @@ pub(crate) fn section(
     for section in sections {
         lines.push(String::new());
         lines.push(painter.paint(Tone::Bold, &section.title));
+        // Every ratio against one run is relative to the same move of the machine.
+        if let Some(text) = section.rows.iter().find_map(|(_, c)| machine_text(c)) {
+            lines.push(format!("{INDENT}{}", painter.paint(Tone::Dim, &text)));
+        }
         lines.extend(table_lines(&section.rows, painter));
     }
     lines

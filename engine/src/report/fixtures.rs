@@ -170,6 +170,7 @@ pub(crate) fn results() -> Vec<BenchResult> {
 /// A comparison against `against` with the given ratio, interval, p-value and verdict.
 fn comparison(against: &str, ratio: [f64; 3], p_value: f64, verdict: Verdict) -> Comparison {
     Comparison {
+        machine: None,
         against: against.to_owned(),
         ratio: ratio[0],
         low: ratio[1],

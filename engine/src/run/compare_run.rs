@@ -8,8 +8,8 @@
 //! no verdict, and the store never offers a partial result as a baseline. Every measured case
 //! that gets no comparison at all is listed with the reason, for the gate.
 
-use knotmeter_history::machine_key;
-use knotmeter_protocol::{BenchResult, Comparison, ComparisonKind, Reproducibility};
+use knotmeter_history::{machine_key, StoredMedian, StoredResult};
+use knotmeter_protocol::{BenchResult, Comparison, ComparisonKind, MachineProbe, Reproducibility};
 
 use super::Run;
 use crate::analysis::{corrected, optimized_away};
@@ -41,20 +41,78 @@ pub(super) fn reproducibility(
     Some(compare::reproducibility(&medians))
 }
 
-/// The before/after ratio of `result` against `stored`: from both runs' rounds (Welch), their
-/// uncertainty widened to what the history says runs of this case move by, once it knows; from
-/// the samples (Mann–Whitney, Hodges–Lehmann) when either side was measured in one stretch (a
-/// result stored by an engine without rounds), with the history's spread, or the default
-/// while it is not known, as the noise floor those samples cannot see.
-fn before_after(stored: &BenchResult, result: &BenchResult) -> Option<(RatioEstimate, f64)> {
+/// The spread between runs of case `case_id` relative to the machine's probe, learnt from
+/// its earlier runs that have one (the same rule as [`reproducibility`], on each median over
+/// its run's probe), or `None` until enough of them do.
+fn spread_relative_to_the_probe(store: &Store, case_id: &str, machine_key: &str) -> Option<f64> {
+    let medians = store.medians(case_id, machine_key, NOISE_HISTORY)?;
+    let relative: Vec<StoredMedian> = medians
+        .into_iter()
+        .filter_map(|m| {
+            let probe = m.probe_ns_per_step?;
+            Some(StoredMedian {
+                median_ns: m.median_ns / probe,
+                ..m
+            })
+        })
+        .collect();
+    compare::reproducibility(&relative).spread
+}
+
+/// The before/after ratio of `result` against `stored`, and the noise floor for its verdict.
+///
+/// From both runs' rounds (Welch), their uncertainty widened to what the history says runs of
+/// this case move by, once it knows. When both runs have the machine's probe, relative to it
+/// (`machine_ratio` is then the probe's ratio) and widened to the spread learnt relative to
+/// the probe, or the plain spread until that is known. From the samples (Mann–Whitney,
+/// Hodges–Lehmann) when either side was measured in one stretch (a result stored by an engine
+/// without rounds), with the history's spread, or the default while it is not known, as the
+/// noise floor those samples cannot see.
+fn before_after(
+    store: &Store,
+    machine_key: &str,
+    stored: &StoredResult,
+    result: &BenchResult,
+    probe: Option<&MachineProbe>,
+) -> Option<Estimate> {
     let spread = result.reproducibility.and_then(|r| r.spread);
-    if let (Some(before), Some(after)) = (&stored.rounds, &result.rounds) {
-        let history_sd = spread.map(step_sd);
-        return compare::rounds::before_after(before, after, history_sd).map(|e| (e, 0.0));
+    if let (Some(before), Some(after)) = (&stored.result.rounds, &result.rounds) {
+        let machine = match (&stored.probe, probe) {
+            (Some(then), Some(now)) => compare::rounds::machine_move(&then.rounds, &now.rounds),
+            _ => None,
+        };
+        let spread = match machine {
+            Some(_) => spread_relative_to_the_probe(store, &result.id, machine_key).or(spread),
+            None => spread,
+        };
+        let estimate =
+            compare::rounds::before_after(before, after, machine.as_ref(), spread.map(step_sd))?;
+        return Some(Estimate {
+            estimate,
+            noise: 0.0,
+            machine_ratio: machine.map(|m| m.mean.exp()),
+        });
     }
-    let before = corrected(&stored.raw.workload_ns, &stored.raw.baseline_ns).samples;
+    let before = corrected(
+        &stored.result.raw.workload_ns,
+        &stored.result.raw.baseline_ns,
+    )
+    .samples;
     let after = corrected(&result.raw.workload_ns, &result.raw.baseline_ns).samples;
-    unpaired_ratio(&before, &after).map(|e| (e, spread.unwrap_or(DEFAULT_RUN_TO_RUN_NOISE)))
+    unpaired_ratio(&before, &after).map(|estimate| Estimate {
+        estimate,
+        noise: spread.unwrap_or(DEFAULT_RUN_TO_RUN_NOISE),
+        machine_ratio: None,
+    })
+}
+
+/// A before/after estimate with what its verdict needs besides.
+struct Estimate {
+    estimate: RatioEstimate,
+    /// The noise floor below which a change is not called.
+    noise: f64,
+    /// The machine's probe's ratio between the two runs, when the estimate is relative to it.
+    machine_ratio: Option<f64>,
 }
 
 /// Decides every comparison of the run.
@@ -119,7 +177,12 @@ pub(super) fn finish(run: &Run<'_>) -> Compared {
                 continue;
             }
         };
-        let Some((estimate, noise)) = before_after(&stored.result, result) else {
+        let Some(Estimate {
+            estimate,
+            noise,
+            machine_ratio,
+        }) = before_after(store, &key, &stored, result, run.probe.as_ref())
+        else {
             not_compared.push((
                 result.id.clone(),
                 "too few rounds or positive samples to compare".to_owned(),
@@ -136,6 +199,7 @@ pub(super) fn finish(run: &Run<'_>) -> Compared {
             estimate,
             threshold: run.options.noise_threshold.max(noise),
             kind: ComparisonKind::History,
+            machine_ratio,
         });
     }
     // Report in run order, whichever kind each comparison is.
@@ -179,6 +243,7 @@ mod tests {
             estimate,
             threshold: crate::cli::DEFAULT_NOISE_PERCENT / 100.0,
             kind: knotmeter_protocol::ComparisonKind::History,
+            machine_ratio: None,
         }];
         finalize(&pending)[0].1.verdict
     }

@@ -206,7 +206,8 @@ impl Run<'_> {
         } else {
             RunStatus::Complete
         };
-        self.store.finish(status, self.results.len());
+        self.store
+            .finish(status, self.probe.as_ref(), self.results.len());
         let partial_results = self.results.iter().filter(|r| r.partial).count() as u64;
         let summary = RunSummary {
             passed: self.results.len() as u64 - partial_results,
@@ -338,6 +339,7 @@ impl rounds::Sink for Run<'_> {
                 estimate,
                 threshold: self.options.noise_threshold,
                 kind: ComparisonKind::Group,
+                machine_ratio: None,
             });
         }
     }

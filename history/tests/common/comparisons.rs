@@ -30,6 +30,7 @@ pub fn case(id: &str, status: CompareStatus) -> ComparedCase {
         head: (both || status == CompareStatus::Added)
             .then(|| result_with_samples(id, 103.0, 3_000)),
         comparison: (status == CompareStatus::Compared).then(|| Comparison {
+            machine: None,
             against: "main".to_owned(),
             ratio: 1.031,
             low: 1.026,
@@ -68,11 +69,13 @@ pub fn report() -> CompareReport {
     }
 }
 
-/// Turns a new history back into what an older knotmeter wrote: version 5 (comparisons
-/// without uids), version 4 (run uids and the large-history indexes, no comparison tables) or
-/// version 3 (neither).
+/// Turns a new history back into what an older knotmeter wrote: version 6 (no probe of each
+/// run), version 5 (nor comparisons' uids), version 4 (run uids and the large-history indexes,
+/// no comparison tables) or version 3 (neither).
 pub fn downgrade(path: &std::path::Path, version: i64) {
     let conn = Connection::open(path).unwrap();
+    conn.execute_batch("ALTER TABLE runs DROP COLUMN probe;")
+        .unwrap();
     if version == 5 {
         conn.execute_batch(
             "DROP INDEX comparisons_by_uid;
@@ -80,7 +83,7 @@ pub fn downgrade(path: &std::path::Path, version: i64) {
             ALTER TABLE comparisons DROP COLUMN uid;",
         )
         .unwrap();
-    } else {
+    } else if version < 5 {
         conn.execute_batch("DROP TABLE compared_cases; DROP TABLE comparisons;")
             .unwrap();
     }

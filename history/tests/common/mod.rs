@@ -154,6 +154,7 @@ pub fn rich_result(id: &str, median_ns: f64, verdict: Verdict) -> BenchResult {
         "use black_box on the result",
     )];
     result.comparison = Some(Comparison {
+        machine: None,
         against: "run 1".to_owned(),
         ratio: 0.83,
         low: 0.8,

@@ -115,6 +115,7 @@ mod tests {
                     "q::chain",
                     CompareStatus::Compared,
                     Some(Comparison {
+                        machine: None,
                         against: "main".to_owned(),
                         ratio: 1.031,
                         low: 1.026,

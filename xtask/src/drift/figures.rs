@@ -10,6 +10,9 @@
 //!   just after the run (no knotmeter code runs in it);
 //! * **the probe**: one case of the same bench binary (`chain_long`), measured in the same
 //!   rounds and processes as every other case, as a built-in probe of the engine would be;
+//! * **the engine's probe**: the machine's probe the engine measures in a slot of every round
+//!   of every run (`engine/src/probe.rs`), as the run's JSON document reports it: what
+//!   before/after comparisons take their ratios relative to;
 //! * **the common shift**: the median, over the *other* cases of the run, of each one's log
 //!   estimate less its mean over the runs: what the run did to nearly every case at once.
 
@@ -23,6 +26,8 @@ pub(super) struct Run {
     pub(super) estimates: BTreeMap<String, f64>,
     /// The reference: the geometric mean of its calls just before and just after the run.
     pub(super) reference_ns: f64,
+    /// The engine's probe of the run, nanoseconds per step.
+    pub(super) engine_probe_ns: f64,
 }
 
 /// How far one case moves between runs, and what is left of it once each measure of the
@@ -39,6 +44,8 @@ pub(super) struct CaseMovement {
     pub(super) less_reference: f64,
     /// The same, less the probe's log (NaN for the probe itself, which has nothing left).
     pub(super) less_probe: f64,
+    /// The same, less the engine's probe's log.
+    pub(super) less_engine_probe: f64,
     /// The same, less the run's common shift from the other cases.
     pub(super) less_common: f64,
     /// The correlation of its log estimate with the reference's, over the runs.
@@ -56,6 +63,8 @@ pub(super) struct RunShift {
     pub(super) reference: f64,
     /// The probe case.
     pub(super) probe: f64,
+    /// The engine's probe.
+    pub(super) engine_probe: f64,
 }
 
 /// Every figure of the section.
@@ -71,13 +80,24 @@ pub(super) struct Figures {
     pub(super) reference_sd: f64,
     /// The correlation of the common shift with the reference.
     pub(super) common_with_reference: f64,
+    /// The standard deviation of the engine's probe's log over the runs.
+    pub(super) engine_probe_sd: f64,
+    /// The correlation of the common shift with the engine's probe.
+    pub(super) common_with_engine_probe: f64,
 }
 
 /// The figures of `runs`, with `probe` the case that stands for an in-process probe. An error
-/// with fewer than three runs, or when a run lacks a case of the first one or the probe.
+/// with fewer than three runs, when a run lacks a case of the first one or the probe, or when
+/// a run's engine's probe is not a positive number.
 pub(super) fn compute(runs: &[Run], probe: &str) -> Result<Figures, String> {
     if runs.len() < 3 {
         return Err(format!("{} runs: at least 3 are needed", runs.len()));
+    }
+    if let Some(k) = runs
+        .iter()
+        .position(|r| !(r.engine_probe_ns.is_finite() && r.engine_probe_ns > 0.0))
+    {
+        return Err(format!("run {} reported no probe of the machine", k + 1));
     }
     let names: Vec<String> = runs[0].estimates.keys().cloned().collect();
     if !names.iter().any(|n| n == probe) {
@@ -100,6 +120,12 @@ pub(super) fn compute(runs: &[Run], probe: &str) -> Result<Figures, String> {
         deviations.insert(name, centred(&logs));
     }
     let reference = centred(&runs.iter().map(|r| r.reference_ns.ln()).collect::<Vec<_>>());
+    let engine_probe = centred(
+        &runs
+            .iter()
+            .map(|r| r.engine_probe_ns.ln())
+            .collect::<Vec<_>>(),
+    );
     let probe_deviation = deviations[probe].clone();
     let common_without = |skip: Option<&str>| -> Vec<f64> {
         (0..runs.len())
@@ -130,6 +156,7 @@ pub(super) fn compute(runs: &[Run], probe: &str) -> Result<Figures, String> {
                 } else {
                     sd(&less(own, &probe_deviation))
                 },
+                less_engine_probe: sd(&less(own, &engine_probe)),
                 less_common: sd(&less(own, &others)),
                 with_reference: correlation(own, &reference),
                 with_common: correlation(own, &others),
@@ -143,11 +170,14 @@ pub(super) fn compute(runs: &[Run], probe: &str) -> Result<Figures, String> {
                 common: common[k],
                 reference: reference[k],
                 probe: probe_deviation[k],
+                engine_probe: engine_probe[k],
             })
             .collect(),
         common_sd: sd(&common),
         reference_sd: sd(&reference),
         common_with_reference: correlation(&common, &reference),
+        engine_probe_sd: sd(&engine_probe),
+        common_with_engine_probe: correlation(&common, &engine_probe),
     })
 }
 
@@ -201,6 +231,7 @@ mod tests {
                     .map(|(name, base, noise)| ((*name).to_owned(), base * m * noise[k]))
                     .collect(),
                 reference_ns: 2.0 * m,
+                engine_probe_ns: 2.5 * m,
             })
             .collect()
     }
@@ -226,9 +257,12 @@ mod tests {
         assert!((figures.reference_sd - machine_sd).abs() < 1e-12);
         assert!((figures.common_sd - machine_sd).abs() < 1e-12);
         assert!((figures.common_with_reference - 1.0).abs() < 1e-12);
+        assert!((figures.engine_probe_sd - machine_sd).abs() < 1e-12);
+        assert!((figures.common_with_engine_probe - 1.0).abs() < 1e-12);
         for case in &figures.cases {
             assert!((case.raw - machine_sd).abs() < 1e-12, "{case:?}");
             assert!(case.less_reference < 1e-12, "{case:?}");
+            assert!(case.less_engine_probe < 1e-12, "{case:?}");
             assert!(case.less_common < 1e-12, "{case:?}");
             assert!((case.with_reference - 1.0).abs() < 1e-12, "{case:?}");
         }
@@ -272,6 +306,7 @@ mod tests {
             case.raw,
             case.less_reference,
             case.less_probe,
+            case.less_engine_probe,
             case.less_common,
         ] {
             assert!((left - wild_sd).abs() < 1e-12, "{case:?}");
@@ -293,5 +328,10 @@ mod tests {
         );
         gap[2].estimates.remove("x");
         assert!(compute(&gap, "chain_long").unwrap_err().contains("run 3"));
+        let mut no_probe = three;
+        no_probe[1].engine_probe_ns = f64::NAN;
+        assert!(compute(&no_probe, "chain_long")
+            .unwrap_err()
+            .contains("run 2 reported no probe"));
     }
 }

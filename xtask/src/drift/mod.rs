@@ -70,12 +70,16 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
     let mut measured = Vec::with_capacity(runs);
     for i in 1..=runs {
         let before = reference_ns(&reference)?;
-        let estimates = estimates(&bench)?;
+        let (estimates, engine_probe_ns) = estimates(&bench)?;
         let after = reference_ns(&reference)?;
-        eprintln!("run {i}/{runs}: reference {before:.4} and {after:.4} ns per step");
+        eprintln!(
+            "run {i}/{runs}: reference {before:.4} and {after:.4} ns per step, the engine's \
+             probe {engine_probe_ns:.4}"
+        );
         measured.push(Run {
             estimates,
             reference_ns: (before * after).sqrt(),
+            engine_probe_ns,
         });
     }
     let figures = figures::compute(&measured, PROBE)?;
@@ -108,8 +112,9 @@ fn reference_ns(reference: &Path) -> Result<f64, String> {
         .ok_or_else(|| format!("{} printed {text:?}", reference.display()))
 }
 
-/// One fresh run of the bench binary: each case's estimate, by its name after the last `::`.
-fn estimates(bench: &Path) -> Result<std::collections::BTreeMap<String, f64>, String> {
+/// One fresh run of the bench binary: each case's estimate, by its name after the last `::`,
+/// and the engine's probe of the run in nanoseconds per step (NaN when it reported none).
+fn estimates(bench: &Path) -> Result<(std::collections::BTreeMap<String, f64>, f64), String> {
     let out = Command::new(bench)
         .args(["--bench", "--format", "json", "--no-history"])
         .output()
@@ -124,12 +129,14 @@ fn estimates(bench: &Path) -> Result<std::collections::BTreeMap<String, f64>, St
     }
     let report: Report = serde_json::from_slice(&out.stdout)
         .map_err(|e| format!("{} printed no report: {e}", bench.display()))?;
-    Ok(report
+    let estimates = report
         .results
         .iter()
         .map(|r| {
             let name = r.id.rsplit("::").next().unwrap_or(&r.id).to_owned();
             (name, r.estimate.median_ns)
         })
-        .collect())
+        .collect();
+    let probe = report.probe.as_ref().map_or(f64::NAN, |p| p.ns_per_step);
+    Ok((estimates, probe))
 }

@@ -84,26 +84,31 @@ pub(super) fn section(started: &Started, figures: &Figures, probe: &str) -> Stri
         s,
         "What moved whole runs: the runs' common shift (each run's median, over the cases, of \
          each case's log estimate less its mean) had a standard deviation of **{}**; the \
-         reference's, **{}**; they correlate at **{}**.\n",
+         reference's, **{}**; they correlate at **{}**. The engine's probe of the machine \
+         (measured in a slot of every round, what before/after comparisons are taken relative \
+         to) moved by **{}** and correlates with the common shift at **{}**.\n",
         pct(figures.common_sd),
         pct(figures.reference_sd),
         corr(figures.common_with_reference),
+        pct(figures.engine_probe_sd),
+        corr(figures.common_with_engine_probe),
     );
     s.push_str(
-        "| case | median | moves by | less the reference | less the probe | less the common shift \
-         of the other cases | correlation with the reference | with the common shift |\n\
-         |---|---|---|---|---|---|---|---|\n",
+        "| case | median | moves by | less the reference | less the probe | less the engine's \
+         probe | less the common shift of the other cases | correlation with the reference | \
+         with the common shift |\n|---|---|---|---|---|---|---|---|---|\n",
     );
     for c in &figures.cases {
         let _ = writeln!(
             s,
-            "| {}{} | {} | {} | {} | {} | {} | {} | {} |",
+            "| {}{} | {} | {} | {} | {} | {} | {} | {} | {} |",
             c.name,
             if c.name == probe { " (the probe)" } else { "" },
             time(c.median_ns),
             pct(c.raw),
             pct(c.less_reference),
             pct(c.less_probe),
+            pct(c.less_engine_probe),
             pct(c.less_common),
             corr(c.with_reference),
             corr(c.with_common),
@@ -120,24 +125,26 @@ pub(super) fn section(started: &Started, figures: &Figures, probe: &str) -> Stri
     };
     let _ = writeln!(
         s,
-        "| **median over the cases but the probe** | | {} | {} | {} | {} | | |\n",
+        "| **median over the cases but the probe** | | {} | {} | {} | {} | {} | | |\n",
         medians(|c| c.raw),
         medians(|c| c.less_reference),
         medians(|c| c.less_probe),
+        medians(|c| c.less_engine_probe),
         medians(|c| c.less_common),
     );
     s.push_str(
         "Each run's shift, as its log deviation from the mean over the runs:\n\n\
-         | run | common shift | reference | probe |\n|---|---|---|---|\n",
+         | run | common shift | reference | probe | engine's probe |\n|---|---|---|---|---|\n",
     );
     for (k, r) in figures.runs.iter().enumerate() {
         let _ = writeln!(
             s,
-            "| {} | {} | {} | {} |",
+            "| {} | {} | {} | {} | {} |",
             k + 1,
             signed(r.common),
             signed(r.reference),
-            signed(r.probe)
+            signed(r.probe),
+            signed(r.engine_probe)
         );
     }
     s

@@ -143,6 +143,7 @@ mod tests {
 
     fn comparison(ratio: f64, low: f64, high: f64, verdict: Verdict) -> Comparison {
         Comparison {
+            machine: None,
             against: "main".into(),
             ratio,
             low,
