@@ -39,7 +39,7 @@
 use knotmeter_protocol::{BenchResult, BenchSummary, Comparison, ListEntry, Outcome};
 
 use crate::shown::shown;
-use crate::text::{optimized_away, rounds_of, verdict_word};
+use crate::text::{optimized_away, rounds_of};
 use crate::units::ops_per_sec;
 
 /// The header row.
@@ -240,7 +240,7 @@ fn comparison_fields(comparison: Option<&Comparison>) -> [String; 6] {
         } else {
             String::new()
         },
-        verdict_word(comparison.verdict).to_owned(),
+        comparison.verdict.as_str().to_owned(),
     ]
 }
 

@@ -126,15 +126,6 @@ pub fn ratio_text(comparison: &Comparison) -> String {
     )
 }
 
-/// The word the machine formats use for a verdict: `faster`, `slower`, `same`.
-pub fn verdict_word(verdict: Verdict) -> &'static str {
-    match verdict {
-        Verdict::Faster => "faster",
-        Verdict::Slower => "slower",
-        Verdict::Same => "same",
-    }
-}
-
 /// What a comparison was against, as people name it: a baseline case's label (`sort_std`),
 /// `run 12`, or `baseline main`.
 pub fn against_label(against: &str) -> &str {
@@ -600,7 +591,7 @@ mod tests {
                 "same as run 12",
             ]
         );
-        let words = [Verdict::Faster, Verdict::Slower, Verdict::Same].map(verdict_word);
+        let words = [Verdict::Faster, Verdict::Slower, Verdict::Same].map(Verdict::as_str);
         assert_eq!(words, ["faster", "slower", "same"]);
     }
 

@@ -12,7 +12,7 @@ use knotmeter_protocol::{CompareReport, ComparedCase};
 use rusqlite::params;
 
 use crate::uid::new_uid;
-use crate::write::{now, stored_form, verdict_text, write};
+use crate::write::{now, stored_form, write};
 use crate::{machine_key, History, HistoryError};
 
 /// The statement that adds a comparison, for new ones and merged ones alike: timestamp, base
@@ -92,7 +92,7 @@ impl History {
                         c.map(|c| c.ratio),
                         c.map(|c| c.low),
                         c.map(|c| c.high),
-                        c.map(|c| verdict_text(c.verdict)),
+                        c.map(|c| c.verdict.as_str()),
                         json
                     ])
                 })

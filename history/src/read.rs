@@ -6,7 +6,7 @@
 //! [`History::medians`] skip it. A run whose status is `running` but whose process is gone
 //! reads as `interrupted`.
 
-use knotmeter_protocol::{BenchResult, HistoryRun, Manifest, RunStatus, Verdict};
+use knotmeter_protocol::{BenchResult, HistoryRun, Manifest, RunStatus};
 use std::path::Path;
 
 use rusqlite::{params, OptionalExtension, Row};
@@ -160,7 +160,7 @@ impl History {
                     verdict: row
                         .get::<_, Option<String>>(8)?
                         .as_deref()
-                        .and_then(verdict),
+                        .and_then(|word| word.parse().ok()),
                     status: Some(status(row, 9, 10, &self.path)?),
                     partial: Some(row.get(11)?),
                     budget_ms: Some(seconds(row.get(12)?)),
@@ -375,15 +375,6 @@ fn limit_of(limit: usize) -> i64 {
 /// A count or a time in seconds read from SQLite; negative values (never written) read as 0.
 pub(crate) fn seconds(value: i64) -> u64 {
     u64::try_from(value).unwrap_or(0)
-}
-
-fn verdict(text: &str) -> Option<Verdict> {
-    match text {
-        "faster" => Some(Verdict::Faster),
-        "slower" => Some(Verdict::Slower),
-        "same" => Some(Verdict::Same),
-        _ => None,
-    }
 }
 
 #[cfg(test)]

@@ -12,7 +12,7 @@
 use std::collections::HashSet;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use knotmeter_protocol::{BenchResult, MachineProbe, Manifest, RawSamples, RunStatus, Verdict};
+use knotmeter_protocol::{BenchResult, MachineProbe, Manifest, RawSamples, RunStatus};
 use std::path::Path;
 
 use rusqlite::{params, Connection, Transaction, TransactionBehavior};
@@ -343,15 +343,7 @@ pub(crate) fn stored_form(result: &BenchResult) -> BenchResult {
 }
 
 fn verdict_of(result: &BenchResult) -> Option<&'static str> {
-    result.comparison.as_ref().map(|c| verdict_text(c.verdict))
-}
-
-pub(crate) fn verdict_text(verdict: Verdict) -> &'static str {
-    match verdict {
-        Verdict::Faster => "faster",
-        Verdict::Slower => "slower",
-        Verdict::Same => "same",
-    }
+    result.comparison.as_ref().map(|c| c.verdict.as_str())
 }
 
 /// Seconds since the Unix epoch.

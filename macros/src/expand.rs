@@ -16,7 +16,8 @@
 //! ```
 
 use crate::attr::BenchAttr;
-use crate::signature::{classify, BenchFn, Passing, Shape, ValueParam};
+use crate::signature::{classify, BenchFn, Shape, ValueParam};
+use crate::types::Passing;
 use proc_macro2::{Span, TokenStream};
 use quote::{quote, quote_spanned, ToTokens};
 use syn::ext::IdentExt;

@@ -3,7 +3,7 @@
 use crate::attr::Args;
 use crate::types::{
     contains_impl_trait, erase_lifetimes, is_mut_ref_bencher, is_unit, names_bencher, passing,
-    strip,
+    strip, Passing,
 };
 use syn::{FnArg, Ident, PatType, ReturnType, Signature, Type};
 
@@ -38,15 +38,6 @@ pub(crate) struct ValueParam {
     pub ty: Type,
     /// How the value reaches each timed call.
     pub passing: Passing,
-}
-
-/// How an `args` value reaches each timed call.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Passing {
-    /// The type is trivially `Copy` (scalar, shared reference, tuple or array of those).
-    Copy,
-    /// Any other type: cloned for each call.
-    Clone,
 }
 
 /// Checks that `sig` is a benchmark the engine can run, given the `args` option.

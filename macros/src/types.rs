@@ -1,9 +1,17 @@
 //! Syntactic questions about parameter types: is it the `Bencher`, is it trivially `Copy`,
 //! does it hide a generic (`impl Trait`), and its lifetimes made usable elsewhere.
 
-use crate::signature::Passing;
 use syn::visit_mut::VisitMut;
 use syn::{Ident, Lifetime, Type};
+
+/// How an `args` value reaches each timed call.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Passing {
+    /// The type is trivially `Copy` (scalar, shared reference, tuple or array of those).
+    Copy,
+    /// Any other type: cloned for each call.
+    Clone,
+}
 
 /// Whether values of `ty` are copied (trivially `Copy` types) or cloned.
 pub(crate) fn passing(ty: &Type) -> Passing {

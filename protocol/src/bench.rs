@@ -1,5 +1,8 @@
 //! The result of measuring one benchmark case.
 
+use std::fmt;
+use std::str::FromStr;
+
 use serde::{Deserialize, Serialize};
 
 /// Everything measured for one case. The same object appears in `--format json`'s `results`,
@@ -362,6 +365,48 @@ pub enum Verdict {
     Same,
 }
 
+impl Verdict {
+    /// The verdict as one lowercase word, as the wire, the history and the machine formats
+    /// spell it: `faster`, `slower`, `same`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Faster => "faster",
+            Verdict::Slower => "slower",
+            Verdict::Same => "same",
+        }
+    }
+}
+
+impl fmt::Display for Verdict {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A word that is not a verdict.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnknownVerdict(pub String);
+
+impl fmt::Display for UnknownVerdict {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "unknown verdict `{}` (faster, slower or same)", self.0)
+    }
+}
+
+impl std::error::Error for UnknownVerdict {}
+
+impl FromStr for Verdict {
+    type Err = UnknownVerdict;
+
+    /// The verdict [`Verdict::as_str`] spells `word`.
+    fn from_str(word: &str) -> Result<Self, Self::Err> {
+        [Verdict::Faster, Verdict::Slower, Verdict::Same]
+            .into_iter()
+            .find(|v| v.as_str() == word)
+            .ok_or_else(|| UnknownVerdict(word.to_owned()))
+    }
+}
+
 impl Warning {
     /// A warning with the given code and message.
     pub fn new(code: impl Into<String>, message: impl Into<String>) -> Self {
@@ -378,5 +423,26 @@ impl Warning {
             severity: Severity::Info,
             ..Self::new(code, message)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// One spelling of a verdict, wherever it is written: the wire's (serde), `as_str`'s and
+    /// what `parse` reads back.
+    #[test]
+    fn a_verdict_is_spelt_one_way_and_read_back() {
+        for verdict in [Verdict::Faster, Verdict::Slower, Verdict::Same] {
+            let wire = serde_json::to_string(&verdict).unwrap();
+            assert_eq!(wire, format!("\"{}\"", verdict.as_str()));
+            assert_eq!(verdict.to_string(), verdict.as_str());
+            assert_eq!(verdict.as_str().parse::<Verdict>(), Ok(verdict));
+        }
+        assert_eq!(
+            "Faster".parse::<Verdict>().unwrap_err().to_string(),
+            "unknown verdict `Faster` (faster, slower or same)"
+        );
     }
 }

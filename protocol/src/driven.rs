@@ -21,7 +21,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::editor::SourceLocation;
+use crate::location::SourceLocation;
 use crate::{Allocations, BenchResult, CaseFailure, Comparison, ListEntry, Manifest};
 
 /// The version of the driven-mode exchange.

@@ -21,6 +21,7 @@ mod event;
 mod history;
 mod ids;
 mod list;
+mod location;
 mod manifest;
 mod output_marks;
 mod partition;
@@ -32,7 +33,7 @@ mod typescript;
 pub use bench::{
     Allocations, BenchResult, Comparison, ComparisonKind, Estimate, Overhead, Quantiles,
     RawSamples, Reproducibility, Rounds, Severity, SpreadSource, Throughput, ThroughputUnit,
-    Verdict, Warning,
+    UnknownVerdict, Verdict, Warning,
 };
 pub use driven::{
     CaseComparison, CompareReport, CompareSide, CompareStatus, ComparedCase, DrivenCommand,

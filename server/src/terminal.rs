@@ -9,7 +9,7 @@ use knotmeter_format::csv::{self, Row};
 use knotmeter_format::markdown::{self, Run};
 use knotmeter_format::text::{
     bench_id, complexity_text, interval_cell, interval_legend, interval_mark, optimized_away,
-    verdict_text, verdict_word, warning_mark, EMPTY_ESTIMATE,
+    verdict_text, warning_mark, EMPTY_ESTIMATE,
 };
 use knotmeter_format::units::{format_duration_ns, MISSING};
 use knotmeter_format::{shown, Tally};
@@ -266,7 +266,11 @@ pub fn history_table(points: &[HistoryPoint]) -> String {
                 // The verdict with what it was against (`4.9% slower than run 1`); the bare
                 // word from stores that kept no comparison.
                 p.comparison.as_ref().map_or_else(
-                    || p.verdict.map_or(MISSING, verdict_word).to_owned(),
+                    || {
+                        p.verdict
+                            .map_or(MISSING, knotmeter_protocol::Verdict::as_str)
+                            .to_owned()
+                    },
                     verdict_text,
                 ),
                 p.status.map_or(MISSING, |s| s.as_str()).to_owned(),

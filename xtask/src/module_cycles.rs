@@ -3,7 +3,9 @@
 //!
 //! A module is a file of `src/` (`a/mod.rs` is `a`). Module `x` depends on module `y` when its
 //! code (not its comments, not its `#[cfg(test)] mod tests`) names a path into `y`:
-//! `crate::y::…`, or `super::…` that lands in `y`. Under each module, its child modules with
+//! `crate::y::…`, or `super::…` that lands in `y`, each path of a brace group
+//! (`crate::{y::A, z::B}`) counted, and a name another module imports or re-exports followed to
+//! the module it comes from (`crate::Name` where the root says `pub use y::Name` is `y`). Under each module, its child modules with
 //! everything below each are the nodes; a cycle among them is a knot a reader cannot follow
 //! one way. A parent and its own children are not compared (the parent declares them).
 //!
@@ -25,9 +27,7 @@ mod tests {
         // criterion's own API: `Criterion::benchmark_group` returns a group that holds the
         // `Criterion` it came from.
         "compat/criterion/src: criterion group",
-        "engine/src: analysis bencher compare measure registry",
         "engine/src: cli manifest rounds run",
-        "macros/src: signature types",
     ];
 
     /// The crates checked.
@@ -88,7 +88,8 @@ mod tests {
     }
 
     /// The paths `code` names: after `crate::` (from the root), or after `super::` (from the
-    /// module's parent, one level up per `super`).
+    /// module's parent, one level up per `super`); a brace group (`crate::{a::X, b::{Y, Z}}`)
+    /// names each of its paths.
     fn named_paths(module: &Module, code: &str) -> Vec<Module> {
         let mut paths = Vec::new();
         let bytes = code.as_bytes();
@@ -99,7 +100,7 @@ mod tests {
             .match_indices("crate::")
             .filter(|(at, _)| word_start(*at))
         {
-            paths.push(segments(&code[at + "crate::".len()..]));
+            paths.extend(tree(&code[at + "crate::".len()..]));
         }
         for (at, _) in code
             .match_indices("super::")
@@ -114,10 +115,113 @@ mod tests {
                 anchor.pop();
                 rest = after;
             }
-            anchor.extend(segments(rest));
-            paths.push(anchor);
+            for path in tree(rest) {
+                let mut full = anchor.clone();
+                full.extend(path);
+                paths.push(full);
+            }
         }
         paths
+    }
+
+    /// The paths of a use tree at the start of `text`: `a::b::C` is one; `a::{b::C, D, self}`
+    /// is `a::b::C`, `a::D` and `a`; `X as Y` is `X`.
+    fn tree(text: &str) -> Vec<Module> {
+        let text = text.trim_start();
+        let head = segments(text);
+        let mut rest = text.trim_start();
+        for segment in &head {
+            rest = rest[segment.len()..].trim_start();
+            rest = rest.strip_prefix("::").unwrap_or(rest).trim_start();
+        }
+        let Some(group) = rest.strip_prefix('{') else {
+            return vec![head];
+        };
+        let mut paths = Vec::new();
+        for item in split_group(group) {
+            for tail in tree(item) {
+                let mut path = head.clone();
+                if tail.first().is_some_and(|s| s != "self") {
+                    path.extend(tail);
+                }
+                paths.push(path);
+            }
+        }
+        paths
+    }
+
+    /// The comma-separated items of a brace group whose opening brace was just read, up to its
+    /// closing brace (nested groups kept whole).
+    fn split_group(text: &str) -> Vec<&str> {
+        let (mut items, mut depth, mut start) = (Vec::new(), 0usize, 0usize);
+        for (at, c) in text.char_indices() {
+            match c {
+                '{' => depth += 1,
+                '}' if depth == 0 => {
+                    items.push(&text[start..at]);
+                    break;
+                }
+                '}' => depth -= 1,
+                ',' if depth == 0 => {
+                    items.push(&text[start..at]);
+                    start = at + 1;
+                }
+                _ => {}
+            }
+        }
+        items.into_iter().filter(|i| !i.trim().is_empty()).collect()
+    }
+
+    /// The names each module imports or re-exports (`use`, `pub use`, `pub(crate) use`), each
+    /// with the path it names: a path to `crate::x::Name` where `x` re-exports `Name` from its
+    /// child `y` is a dependency on `x::y`, not on `x` alone (and so is `super::Name` from a
+    /// child of `x`, which sees `x`'s private imports too).
+    fn reexports(modules: &BTreeMap<Module, String>) -> BTreeMap<(Module, String), Module> {
+        let mut found = BTreeMap::new();
+        for (module, text) in modules {
+            let code = code_of(text);
+            for line_start in code.match_indices("use ").map(|(at, _)| at) {
+                // A `use` at the start of a line or after `pub…`: a private import is seen by
+                // the module's children too (`super::Name`).
+                let before = code[..line_start].trim_end_matches([' ', '\t']);
+                let item = before.is_empty()
+                    || before.ends_with('\n')
+                    || before.ends_with("pub")
+                    || before.ends_with(')');
+                if !item {
+                    continue;
+                }
+                let statement = &code[line_start + "use ".len()..];
+                let statement = &statement[..statement.find(';').unwrap_or(statement.len())];
+                for path in tree(statement) {
+                    let Some(name) = path.last().cloned() else {
+                        continue;
+                    };
+                    let full = match path.first().map(String::as_str) {
+                        Some("crate") => path[1..].to_vec(),
+                        Some("self") => module
+                            .iter()
+                            .cloned()
+                            .chain(path[1..].iter().cloned())
+                            .collect(),
+                        Some("super") => {
+                            let mut anchor = module.clone();
+                            let mut rest = path.as_slice();
+                            while rest.first().is_some_and(|s| s == "super") {
+                                anchor.pop();
+                                rest = &rest[1..];
+                            }
+                            anchor.extend(rest.iter().cloned());
+                            anchor
+                        }
+                        // A child module of this one, or another crate (left alone).
+                        _ => module.iter().cloned().chain(path.iter().cloned()).collect(),
+                    };
+                    found.insert((module.clone(), name), full);
+                }
+            }
+        }
+        found
     }
 
     /// `a::b::C` of `a::b::C…` (identifiers joined by `::`).
@@ -140,15 +244,37 @@ mod tests {
         out
     }
 
-    /// Module → the modules its code (not comments or tests) depends on.
+    /// Module → the modules its code (not comments or tests) depends on: where each path it
+    /// names lands, following re-exports to the module that defines the name.
     fn dependencies(modules: &BTreeMap<Module, String>) -> BTreeMap<Module, BTreeSet<Module>> {
+        let reexported = reexports(modules);
+        let longest_module = |path: &[String]| -> Option<usize> {
+            (0..=path.len())
+                .rev()
+                .find(|k| modules.contains_key(&path[..*k].to_vec()))
+        };
         let mut edges: BTreeMap<Module, BTreeSet<Module>> = BTreeMap::new();
         for (module, code) in modules {
-            for path in named_paths(module, &code_of(code)) {
-                let target = (0..=path.len())
-                    .rev()
-                    .map(|k| path[..k].to_vec())
-                    .find(|prefix| modules.contains_key(prefix));
+            for mut path in named_paths(module, &code_of(code)) {
+                // A chain of re-exports is short; the bound only guards against a loop.
+                for _ in 0..8 {
+                    let Some(k) = longest_module(&path) else {
+                        break;
+                    };
+                    let Some(source) = path
+                        .get(k)
+                        .and_then(|name| reexported.get(&(path[..k].to_vec(), name.clone())))
+                    else {
+                        break;
+                    };
+                    let mut next = source.clone();
+                    next.extend(path[k + 1..].iter().cloned());
+                    if next == path {
+                        break;
+                    }
+                    path = next;
+                }
+                let target = longest_module(&path).map(|k| path[..k].to_vec());
                 if let Some(target) = target.filter(|t| t != module) {
                     edges.entry(module.clone()).or_default().insert(target);
                 }
@@ -263,5 +389,34 @@ mod tests {
         );
         let all: Vec<Module> = modules.keys().cloned().collect();
         assert!(cycles(&dependencies(&modules), &all).is_empty());
+    }
+
+    /// Issue 25: the check missed cycles that went through a brace group of imports or
+    /// through a name the parent re-exports (`use crate::{Name}` where the root says
+    /// `pub use child::Name`): the protocol's `driven` → `editor` → `shown` → `driven`.
+    #[test]
+    fn a_cycle_through_grouped_imports_and_reexports_is_found() {
+        let m = |s: &str| -> Module { s.split("::").map(str::to_owned).collect() };
+        let mut modules = BTreeMap::new();
+        modules.insert(
+            Vec::new(),
+            "mod a; mod b; mod c;\npub use a::Alpha;\npub use c::{Gamma, Other as Renamed};"
+                .to_owned(),
+        );
+        modules.insert(m("a"), "use crate::{b::Beta, x::y};".to_owned());
+        modules.insert(
+            m("b"),
+            "use crate::{\n    Gamma,\n    Unrelated,\n};".to_owned(),
+        );
+        modules.insert(m("c"), "use super::{Alpha, self as root};".to_owned());
+        let all: Vec<Module> = modules.keys().cloned().collect();
+        assert_eq!(
+            cycles(&dependencies(&modules), &all),
+            vec![vec![m("a"), m("b"), m("c")]]
+        );
+        assert_eq!(
+            tree("a::{b::C, D as E, self, f::{g, h}}"),
+            vec![m("a::b::C"), m("a::D"), m("a"), m("a::f::g"), m("a::f::h")]
+        );
     }
 }

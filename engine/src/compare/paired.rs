@@ -11,6 +11,22 @@ use crate::analysis::corrected;
 use crate::measure::Measurement;
 use crate::stats;
 
+/// A pair's ratio interval must be this many times narrower than the precision target, so
+/// that a difference of the target's size is resolved, not merely bracketed: in one stretch
+/// ([`pair_is_precise`]) and over rounds (`rounds`).
+pub(crate) const PAIRED_PRECISION_DIVISOR: f64 = 4.0;
+
+/// The stop rule of a pair measured in one stretch: whether its samples so far give a ratio
+/// whose interval's half-width is within [`PAIRED_PRECISION_DIVISOR`]th of `target_precision`.
+pub(crate) fn pair_is_precise(
+    base: &Measurement,
+    member: &Measurement,
+    target_precision: f64,
+) -> bool {
+    paired_ratio(base, member)
+        .is_some_and(|r| (r.high - r.low) / 2.0 <= target_precision / PAIRED_PRECISION_DIVISOR)
+}
+
 /// The member's time over the baseline's, from index-aligned paired samples; `None` when
 /// fewer than two rounds have positive times on both sides.
 pub(crate) fn paired_ratio(base: &Measurement, member: &Measurement) -> Option<RatioEstimate> {

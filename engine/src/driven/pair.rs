@@ -26,7 +26,7 @@ use super::remote::{PeerEnd, RemoteSampler};
 use super::Driven;
 use crate::analysis::optimized_away;
 use crate::analysis::rounds::{analyse_rounds, Plan, Round};
-use crate::compare::paired_ratio;
+use crate::compare::{pair_is_precise, paired_ratio};
 use crate::measure::{measure_pair, MeasureConfig, Measurement, Progress, Sampler};
 use crate::registry::Case;
 use crate::rounds::{from_wire, to_wire};
@@ -54,7 +54,15 @@ impl Driven<'_> {
                 });
             };
             let mut consume = |local: &mut dyn Sampler| {
-                measured = Some(measure_pair(&cfg, &mut progress, &mut remote, local));
+                let precise =
+                    |b: &Measurement, m: &Measurement| pair_is_precise(b, m, cfg.target_precision);
+                measured = Some(measure_pair(
+                    &cfg,
+                    &mut progress,
+                    &mut remote,
+                    local,
+                    &precise,
+                ));
             };
             run::with_sampler(case, self.timer, &mut consume)
         };

@@ -17,11 +17,6 @@ use super::schedule::{
 };
 use super::{MeasureConfig, Measurement, Progress};
 use crate::alloc;
-use crate::compare::paired_ratio;
-
-/// The ratio's interval must be this many times narrower than the precision target, so that
-/// a difference of the target's size is resolved, not merely bracketed.
-const PAIRED_PRECISION_DIVISOR: f64 = 4.0;
 /// Sides whose per-operation times differ by more than this factor do not simply share the
 /// larger operation count (see [`shared_ops`]).
 const DISPARATE_SPEEDS: f64 = 10.0;
@@ -51,12 +46,18 @@ fn shared_ops(base: Tuned, member: Tuned, budget: Duration) -> u64 {
     larger.min(fits).max(base.ops.min(member.ops))
 }
 
-/// Measures `base` and `member` paired; returns their measurements, index-aligned by round.
+/// Whether a pair's samples so far resolve its ratio well enough to stop (the caller's rule:
+/// `compare::pair_is_precise`; this module measures, it does not compare).
+pub(crate) type PairPrecise<'a> = &'a dyn Fn(&Measurement, &Measurement) -> bool;
+
+/// Measures `base` and `member` paired, until `precise` says their ratio is resolved or the
+/// budget is spent; returns their measurements, index-aligned by round.
 pub(crate) fn measure_pair(
     cfg: &MeasureConfig,
     progress: &mut dyn FnMut(&Progress),
     base: &mut dyn Sampler,
     member: &mut dyn Sampler,
+    precise: PairPrecise<'_>,
 ) -> (Measurement, Measurement) {
     let started = Instant::now();
     let mut pace = Pace::new(cfg, progress);
@@ -104,12 +105,7 @@ pub(crate) fn measure_pair(
     loop {
         let round = m.workload_ns.len();
         if round > 0 {
-            let precise = || {
-                paired_ratio(&b, &m).is_some_and(|r| {
-                    (r.high - r.low) / 2.0 <= cfg.target_precision / PAIRED_PRECISION_DIVISOR
-                })
-            };
-            match schedule.stop(cfg, &pace, round, precise) {
+            match schedule.stop(cfg, &pace, round, || precise(&b, &m)) {
                 Stop::No => {}
                 Stop::Precise | Stop::Full => break,
                 Stop::Budget => {

@@ -33,7 +33,7 @@ pub(crate) use slot::{from_wire, measure_slot, stray_panics, to_wire};
 use crate::analysis::rounds::{estimate, round_median, Round};
 use crate::analysis::LEVEL;
 use crate::cancel;
-use crate::compare::paired_ratio;
+use crate::compare::{paired_ratio, PAIRED_PRECISION_DIVISOR};
 use crate::measure::schedule::{SplitMix64, MAX_SAMPLES};
 use crate::measure::{Progress, Timer};
 use crate::registry::Case;
@@ -47,8 +47,6 @@ pub(crate) use knotmeter_protocol::{DEFAULT_ROUNDS, MIN_ROUNDS, QUICK_ROUNDS};
 pub(crate) const MIN_ROUNDS_TO_STOP: u32 = 8;
 /// The next round still fits when it would end within this share past the budget.
 const BUDGET_SLACK: f64 = 1.1;
-/// A pair's ratio must be this many times more precise than the target, as before rounds.
-const PAIRED_PRECISION_DIVISOR: f64 = 4.0;
 
 /// How a worker's slot ended when it did not answer: its process crashed, hung, or was
 /// stopped by the cancel.

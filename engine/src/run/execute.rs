@@ -79,11 +79,15 @@ pub(crate) fn pair(
     let mut consume_base = |base_sampler: &mut dyn Sampler| {
         in_member.set(true);
         let mut consume_member = |member_sampler: &mut dyn Sampler| {
+            let precise = |b: &measure::Measurement, m: &measure::Measurement| {
+                crate::compare::pair_is_precise(b, m, cfg.target_precision)
+            };
             *measured.borrow_mut() = Some(measure::measure_pair(
                 cfg,
                 progress,
                 base_sampler,
                 member_sampler,
+                &precise,
             ));
         };
         let mut bencher = Bencher::new(cfg.timer, &mut consume_member);

@@ -5,49 +5,12 @@ use std::path::Path;
 
 use super::busy::Busy;
 use super::experiment::{self, Experiment};
+use super::options::Scenario;
 use super::report::Run;
 use super::run::{Binary, FreshHistory, Invocation};
 use super::trials::{self, Trials};
 use super::Options;
 use crate::docs;
-
-/// What else runs on the machine while a scenario is measured.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Scenario {
-    /// Nothing the calibration starts.
-    Quiet,
-    /// One thread of the calibration spinning for the whole scenario.
-    Busy,
-}
-
-impl Scenario {
-    /// Both, in the order they run.
-    pub(super) const ALL: [Self; 2] = [Self::Quiet, Self::Busy];
-
-    /// The scenario's name on the command line and in the report.
-    pub(super) fn name(self) -> &'static str {
-        match self {
-            Self::Quiet => "quiet",
-            Self::Busy => "busy",
-        }
-    }
-
-    /// The scenario named `name`.
-    pub(super) fn named(name: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|s| s.name() == name)
-    }
-
-    /// What the machine does meanwhile, for the report.
-    pub(super) fn described(self) -> &'static str {
-        match self {
-            Self::Quiet => "nothing else started by the calibration",
-            Self::Busy => {
-                "one core kept busy for the whole scenario by a thread of the calibration that \
-                 computes without pause (not pinned: the scheduler places it)"
-            }
-        }
-    }
-}
 
 /// Everything measured under one scenario.
 pub(super) struct Measured {

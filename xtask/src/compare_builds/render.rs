@@ -10,14 +10,6 @@ use super::{cases, expected, Answer, Run, Scenario, Settings};
 /// The share of false verdicts on identical code the issue sets as the target.
 const TARGET: f64 = 0.05;
 
-fn word(verdict: Verdict) -> &'static str {
-    match verdict {
-        Verdict::Slower => "slower",
-        Verdict::Faster => "faster",
-        Verdict::Same => "same",
-    }
-}
-
 fn median(mut values: Vec<f64>) -> f64 {
     values.retain(|v| v.is_finite());
     if values.is_empty() {
@@ -198,7 +190,7 @@ fn detection_table(out: &mut String, s: &Scenario) {
             "| `{case}` | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
             body(case).name(),
             true_change(case),
-            word(want),
+            want.as_str(),
             right(&s.ab, case, want),
             change(&s.ab, case),
             right(&s.before_after, case, want),

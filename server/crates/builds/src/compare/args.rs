@@ -2,14 +2,18 @@
 //! comparison builds directly and `knotmeter compare`'s command line ([`CompareArgs`], parsed
 //! by clap) turns into with [`CompareArgs::request`]. Everything that measures reads the
 //! request; only the command line's output format and gate stay with the command line.
+//!
+//! `[REV] [PATH] [FILTER]` ([`Words`]): the first word is REV unless it is an existing path and
+//! names no commit; the next is PATH when it exists (with three words it must), else FILTER.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use anyhow::bail;
 use clap::ValueEnum;
 use knotmeter_format::values;
 
-use super::sides::Words;
+use super::git;
 
 /// A two-build comparison, typed: which sides, which cases, how long.
 #[derive(Debug, Clone, PartialEq)]
@@ -114,4 +118,60 @@ pub enum CompareFormat {
     Markdown,
     /// The `CompareReport` document (docs/json-format.md).
     Json,
+}
+
+/// The command line's `[REV] [PATH] [FILTER]`, told apart.
+pub(super) struct Words {
+    /// The base's revision, as given.
+    pub(super) rev: Option<String>,
+    /// The package or workspace to compare.
+    pub(super) path: Option<PathBuf>,
+    /// Only cases whose id contains this.
+    pub(super) filter: Option<String>,
+}
+
+impl Words {
+    /// Tells REV, PATH and FILTER apart in `words`: the first is REV unless it is an existing
+    /// path and names no commit; the next is PATH when it exists (with three words it must),
+    /// else FILTER.
+    pub(super) fn parse(words: &[String]) -> anyhow::Result<Words> {
+        let cwd_root = git::toplevel(Path::new("."));
+        let is_rev = |word: &str| {
+            cwd_root
+                .as_ref()
+                .ok()
+                .and_then(|root| git::commit_of(root, word).ok().flatten())
+                .is_some()
+        };
+        let mut words = words.iter();
+        let (mut rev, mut path, mut filter) = (None, None, None);
+        if let Some(first) = words.next() {
+            if Path::new(first).exists() && !is_rev(first) {
+                path = Some(PathBuf::from(first));
+            } else {
+                rev = Some(first.clone());
+            }
+        }
+        let rest: Vec<&String> = words.collect();
+        match (path.is_some(), rest.as_slice()) {
+            (_, []) => {}
+            (true, [f]) => filter = Some((*f).clone()),
+            (false, [p]) if Path::new(p.as_str()).exists() => path = Some(PathBuf::from(p)),
+            (false, [f]) => filter = Some((*f).clone()),
+            (false, [p, f]) => {
+                if !Path::new(p.as_str()).exists() {
+                    bail!(
+                        "the PATH `{p}` does not exist (knotmeter compare [REV] [PATH] [FILTER])"
+                    );
+                }
+                path = Some(PathBuf::from(p));
+                filter = Some((*f).clone());
+            }
+            _ => bail!(
+                "too many words: knotmeter compare [REV] [PATH] [FILTER], and a first word that \
+                 is a path leaves room for one more"
+            ),
+        }
+        Ok(Words { rev, path, filter })
+    }
 }

@@ -9,7 +9,6 @@ use std::fmt::Write as _;
 use knotmeter_protocol::{CompareReport, ComparedCase, Comparison, Verdict};
 
 use knotmeter_format::compared::compared;
-use knotmeter_format::text::verdict_word;
 
 /// The change as a percentage with its 95% interval and the verdict, against the base's
 /// label: `+3.1% [2.6, 3.7] slower than main`, `-5.0% [-5.4, -4.6] faster than main`,
@@ -35,9 +34,7 @@ pub fn pretty(report: &CompareReport) -> String {
         .rows
         .into_iter()
         .map(|row| {
-            let verdict = row
-                .verdict
-                .map_or(row.outcome, |v| verdict_word(v).to_owned());
+            let verdict = row.verdict.map_or(row.outcome, |v| v.as_str().to_owned());
             [row.id, row.base, row.head, row.change, verdict]
         })
         .collect();
@@ -99,8 +96,8 @@ pub fn markdown(report: &CompareReport) -> String {
     let _ = writeln!(out, "|---|---:|---:|---|---|");
     for row in compared(report).rows {
         let (figures, verdict) = match row.verdict {
-            Some(Verdict::Same) => (row.change, verdict_word(Verdict::Same).to_owned()),
-            Some(v) => (format!("**{}**", row.change), verdict_word(v).to_owned()),
+            Some(Verdict::Same) => (row.change, Verdict::Same.as_str().to_owned()),
+            Some(v) => (format!("**{}**", row.change), v.as_str().to_owned()),
             None => (String::new(), row.outcome),
         };
         let _ = writeln!(

@@ -1,8 +1,5 @@
 //! The two sides of a comparison: which code each one is (the working tree or a commit in a
 //! worktree), where its workspace is, and how to start its bench binaries.
-//!
-//! `[REV] [PATH] [FILTER]`: the first word is REV unless it is an existing path and names no
-//! commit; the next is PATH when it exists (with three words it must), else FILTER.
 
 use std::path::{Path, PathBuf};
 
@@ -182,62 +179,6 @@ pub fn resolve(request: &CompareRequest) -> anyhow::Result<Sides> {
         history,
         notes,
     })
-}
-
-/// The command line's `[REV] [PATH] [FILTER]`, told apart.
-pub(super) struct Words {
-    /// The base's revision, as given.
-    pub(super) rev: Option<String>,
-    /// The package or workspace to compare.
-    pub(super) path: Option<PathBuf>,
-    /// Only cases whose id contains this.
-    pub(super) filter: Option<String>,
-}
-
-impl Words {
-    /// Tells REV, PATH and FILTER apart in `words`: the first is REV unless it is an existing
-    /// path and names no commit; the next is PATH when it exists (with three words it must),
-    /// else FILTER.
-    pub(super) fn parse(words: &[String]) -> anyhow::Result<Words> {
-        let cwd_root = git::toplevel(Path::new("."));
-        let is_rev = |word: &str| {
-            cwd_root
-                .as_ref()
-                .ok()
-                .and_then(|root| git::commit_of(root, word).ok().flatten())
-                .is_some()
-        };
-        let mut words = words.iter();
-        let (mut rev, mut path, mut filter) = (None, None, None);
-        if let Some(first) = words.next() {
-            if Path::new(first).exists() && !is_rev(first) {
-                path = Some(PathBuf::from(first));
-            } else {
-                rev = Some(first.clone());
-            }
-        }
-        let rest: Vec<&String> = words.collect();
-        match (path.is_some(), rest.as_slice()) {
-            (_, []) => {}
-            (true, [f]) => filter = Some((*f).clone()),
-            (false, [p]) if Path::new(p.as_str()).exists() => path = Some(PathBuf::from(p)),
-            (false, [f]) => filter = Some((*f).clone()),
-            (false, [p, f]) => {
-                if !Path::new(p.as_str()).exists() {
-                    bail!(
-                        "the PATH `{p}` does not exist (knotmeter compare [REV] [PATH] [FILTER])"
-                    );
-                }
-                path = Some(PathBuf::from(p));
-                filter = Some((*f).clone());
-            }
-            _ => bail!(
-                "too many words: knotmeter compare [REV] [PATH] [FILTER], and a first word that \
-                 is a path leaves room for one more"
-            ),
-        }
-        Ok(Words { rev, path, filter })
-    }
 }
 
 /// The head side, resolved: the working tree, or a worktree of `--head`.
