@@ -100,7 +100,7 @@ mod report;
 mod rounds;
 mod run;
 mod runner;
-mod stats;
+use knotmeter_stats as stats;
 mod store;
 
 pub use alloc::CountingAlloc;

@@ -39,6 +39,7 @@ mod tests {
         "server/crates/runs/src",
         "server/crates/builds/src",
         "format/src",
+        "stats/src",
         "history/src",
         "protocol/src",
         "macros/src",

@@ -59,7 +59,7 @@ impl Section {
 const BUILD: &[&str] = &["Cargo.toml", "Cargo.lock", ".cargo"];
 
 /// What a bench binary links besides its own code: the engine (with its build script), the
-/// `#[bench]` macro, the protocol, knotmeter-format and the history store (which the engine
+/// `#[bench]` macro, the protocol, knotmeter-format, knotmeter-stats and the history store (which the engine
 /// writes during a run). Sources and manifests only: their tests measure nothing here.
 const ENGINE: &[&str] = &[
     "engine/src",
@@ -71,6 +71,8 @@ const ENGINE: &[&str] = &[
     "protocol/Cargo.toml",
     "format/src",
     "format/Cargo.toml",
+    "stats/src",
+    "stats/Cargo.toml",
     "history/src",
     "history/Cargo.toml",
 ];

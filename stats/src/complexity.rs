@@ -21,7 +21,7 @@
 
 /// A candidate complexity class g(n).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub(crate) enum Complexity {
+pub enum Complexity {
     /// g(n) = 1: intercept only.
     Constant,
     /// g(n) = ln n.
@@ -40,7 +40,7 @@ pub(crate) enum Complexity {
 
 impl Complexity {
     /// Every candidate, simplest first (also the final tie-break order).
-    pub(crate) const ALL: [Complexity; 7] = [
+    pub const ALL: [Complexity; 7] = [
         Complexity::Constant,
         Complexity::Log,
         Complexity::Linear,
@@ -51,7 +51,7 @@ impl Complexity {
     ];
 
     /// Big-O label for reports, e.g. "O(n log n)".
-    pub(crate) fn label(self) -> &'static str {
+    pub fn label(self) -> &'static str {
         match self {
             Complexity::Constant => "O(1)",
             Complexity::Log => "O(log n)",
@@ -65,7 +65,7 @@ impl Complexity {
 
     /// The basis function g(n) (natural log; the base only rescales the
     /// coefficient). May be non-finite (ln 0, 2¹⁰²⁴); callers check.
-    pub(crate) fn basis(self, n: f64) -> f64 {
+    pub fn basis(self, n: f64) -> f64 {
         match self {
             Complexity::Constant => 1.0,
             Complexity::Log => n.ln(),
@@ -88,50 +88,50 @@ impl Complexity {
 
 /// One fitted model time ≈ intercept + coefficient·g(n).
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub(crate) struct Fit {
+pub struct Fit {
     /// The model's g.
-    pub(crate) complexity: Complexity,
+    pub complexity: Complexity,
     /// Slope on g(n), ≥ 0 (0 when the unconstrained slope was negative and
     /// the intercept-only fit was used; 0 for O(1) and for unfit models).
-    pub(crate) coefficient: f64,
+    pub coefficient: f64,
     /// Intercept (0 for unfit models).
-    pub(crate) intercept: f64,
+    pub intercept: f64,
     /// Weighted residual sum of squares Σ wᵢ·rᵢ², weights rescaled to mean
     /// 1 (the plain RSS for equal weights); +∞ marks a model that could not
     /// be fitted because g(n) was not finite for some point.
-    pub(crate) rss: f64,
+    pub rss: f64,
     /// AICc (lower is better); +∞ when undefined (N − k − 1 ≤ 0) or unfit.
     /// Never NaN.
-    pub(crate) aicc: f64,
+    pub aicc: f64,
 }
 
 impl Fit {
     /// Whether the model could be fitted at all (finite g(n) everywhere).
-    pub(crate) fn is_fitted(&self) -> bool {
+    pub fn is_fitted(&self) -> bool {
         self.rss.is_finite()
     }
 }
 
 /// All candidate fits ranked by AICc, with the class reported and its closest rival.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) struct ComplexityReport {
+pub struct ComplexityReport {
     /// The reported model: the simplest of the `candidates`.
-    pub(crate) best: Fit,
+    pub best: Fit,
     /// The best-ranked fitted model other than `best`, if any.
-    pub(crate) runner_up: Option<Fit>,
+    pub runner_up: Option<Fit>,
     /// Whether `best` is the only candidate, i.e. every other model's AICc is at
     /// least 2 above the lowest ("considerably less" support, Burnham & Anderson
     /// 2002, §2.6: Δ ≤ 2 means substantial support for both). When some model's
     /// AICc is undefined (too few points), the ranking uses plain AIC and the
     /// margin is 10. With three points it is false whenever another model could
     /// be fitted.
-    pub(crate) distinguishable: bool,
+    pub distinguishable: bool,
     /// The classes within the margin of the lowest criterion, simplest first: the
     /// ones the data cannot tell apart.
-    pub(crate) candidates: Vec<Complexity>,
+    pub candidates: Vec<Complexity>,
     /// Every model: `best` first, then ascending AICc (or AIC when any AICc is
     /// undefined), ties broken by simplicity; unfit models last.
-    pub(crate) fits: Vec<Fit>,
+    pub fits: Vec<Fit>,
 }
 
 /// Minimum AICc gap for the best model to be called distinguishable.
@@ -157,7 +157,7 @@ const RSS_FLOOR: f64 = 1e-20;
 /// = +∞, never best or runner-up. Points with non-finite n or time, or with
 /// weight not finite and positive, are ignored. Returns None when fewer
 /// than 3 distinct n values remain.
-pub(crate) fn fit_complexity(points: &[(f64, f64, f64)]) -> Option<ComplexityReport> {
+pub fn fit_complexity(points: &[(f64, f64, f64)]) -> Option<ComplexityReport> {
     let pts: Vec<(f64, f64, f64)> = points
         .iter()
         .copied()
@@ -332,8 +332,8 @@ fn fit_one(c: Complexity, pts: &[(f64, f64, f64)], floor: f64) -> Fit {
 
 #[cfg(test)]
 mod tests {
-    use super::super::testutil::SplitMix64;
     use super::*;
+    use crate::testutil::SplitMix64;
 
     /// (n, t·(1 + noise·u), 1/t²) with u uniform on [−1, 1]: relative noise,
     /// so the weight is the inverse variance up to a constant.

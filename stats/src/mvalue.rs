@@ -33,11 +33,11 @@ use super::outliers::without_outliers;
 use super::summary::std_dev;
 
 /// Above this BenchmarkDotNet warns the distribution "can have several modes".
-pub(crate) const MVALUE_SEVERAL_MODES: f64 = 2.8;
+pub const MVALUE_SEVERAL_MODES: f64 = 2.8;
 /// Above this BenchmarkDotNet says the distribution "is bimodal".
-pub(crate) const MVALUE_BIMODAL: f64 = 3.2;
+pub const MVALUE_BIMODAL: f64 = 3.2;
 /// Above this BenchmarkDotNet says the distribution "is multimodal".
-pub(crate) const MVALUE_MULTIMODAL: f64 = 4.2;
+pub const MVALUE_MULTIMODAL: f64 = 4.2;
 
 /// Safety cap on histogram bins per width (the Tukey trimming already keeps
 /// range/width near 4·IQR·n^(1/3)/σ, far below this).
@@ -47,7 +47,7 @@ const MAX_BINS: usize = 1 << 20;
 /// for the exact procedure). Returns 2.0 when all values (after outlier
 /// removal) are equal — one bin, one mode — and 0.0 for empty input.
 /// Non-finite values make the result meaningless; filter them first.
-pub(crate) fn mvalue(sorted: &[f64]) -> f64 {
+pub fn mvalue(sorted: &[f64]) -> f64 {
     let s = without_outliers(sorted);
     let (Some(&min), Some(&max)) = (s.first(), s.last()) else {
         return 0.0;
@@ -96,7 +96,7 @@ fn fill_histogram(s: &[f64], width: f64, counts: &mut Vec<u64>) -> bool {
 
 /// mValue of histogram bin heights: with a zero bin added on both ends,
 /// Σ|hᵢ − hᵢ₋₁| / max h (Gregg 2014). 0 for an empty or all-zero histogram.
-pub(crate) fn mvalue_of_counts(counts: &[u64]) -> f64 {
+pub fn mvalue_of_counts(counts: &[u64]) -> f64 {
     let max = counts.iter().copied().max().unwrap_or(0);
     if max == 0 {
         return 0.0;
@@ -112,9 +112,9 @@ pub(crate) fn mvalue_of_counts(counts: &[u64]) -> f64 {
 
 #[cfg(test)]
 mod tests {
-    use super::super::summary::sorted;
-    use super::super::testutil::SplitMix64;
     use super::*;
+    use crate::summary::sorted;
+    use crate::testutil::SplitMix64;
 
     #[test]
     fn counts_formula_matches_hand_computation() {

@@ -22,13 +22,13 @@ use super::summary::sorted;
 
 /// A location-shift estimate with its confidence interval.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub(crate) struct Shift {
+pub struct Shift {
     /// Point estimate (Hodges–Lehmann).
-    pub(crate) estimate: f64,
+    pub estimate: f64,
     /// Lower confidence bound.
-    pub(crate) low: f64,
+    pub low: f64,
     /// Upper confidence bound.
-    pub(crate) high: f64,
+    pub high: f64,
 }
 
 /// Hodges–Lehmann estimate of the shift a − b (median of all pairwise
@@ -37,7 +37,7 @@ pub(crate) struct Shift {
 /// [min(a) − max(b), max(a) − min(b)]). Exact selection, O(64·(n + m)) time
 /// after an O(n log n + m log m) sort, O(n + m) memory. Returns None if
 /// either side is empty or contains a non-finite value.
-pub(crate) fn hodges_lehmann(a: &[f64], b: &[f64], level: f64) -> Option<Shift> {
+pub fn hodges_lehmann(a: &[f64], b: &[f64], level: f64) -> Option<Shift> {
     if a.is_empty() || b.is_empty() || !a.iter().chain(b).all(|v| v.is_finite()) {
         return None;
     }
@@ -57,7 +57,7 @@ pub(crate) fn hodges_lehmann(a: &[f64], b: &[f64], level: f64) -> Option<Shift> 
 /// Lower rank C = ⌊total/2 − z·σ⌋ of a distribution-free interval for a
 /// Walsh-type statistic, clamped to [1, ⌈total/2⌉] (an infinite or NaN z
 /// gives 1, the widest interval). Shared with the one-sample version.
-pub(crate) fn moses_rank(total: u64, z: f64, sigma: f64) -> u64 {
+pub fn moses_rank(total: u64, z: f64, sigma: f64) -> u64 {
     let c = (total as f64 / 2.0 - z * sigma).floor();
     if c.is_nan() || c < 1.0 {
         return 1;
@@ -67,8 +67,8 @@ pub(crate) fn moses_rank(total: u64, z: f64, sigma: f64) -> u64 {
 
 #[cfg(test)]
 mod tests {
-    use super::super::testutil::SplitMix64;
     use super::*;
+    use crate::testutil::SplitMix64;
 
     #[test]
     fn moses_rank_matches_tables() {

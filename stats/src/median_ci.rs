@@ -17,16 +17,16 @@ const EXACT_MAX_N: usize = 1000;
 
 /// A confidence interval for the median.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub(crate) struct MedianCi {
+pub struct MedianCi {
     /// Lower bound: the order statistic x₍ₖ₎.
-    pub(crate) low: f64,
+    pub low: f64,
     /// Upper bound: the order statistic x₍ₙ₊₁₋ₖ₎.
-    pub(crate) high: f64,
+    pub high: f64,
     /// Confidence level: the requested level when the interval attains it
     /// (exact coverage is then ≥ level), otherwise — for tiny samples where
     /// even [min, max] falls short — the actual coverage 1 − 2^(1−n) of
     /// [min, max]. 0 for empty input.
-    pub(crate) level: f64,
+    pub level: f64,
 }
 
 /// Distribution-free CI for the median of ascending-sorted data at
@@ -38,7 +38,7 @@ pub(crate) struct MedianCi {
 /// correction). When even [min, max] does not reach `level` (n small),
 /// returns [min, max] with its achieved level. `level` is clamped to [0, 1]
 /// (NaN → 0.95). Empty input gives NaN bounds and level 0.
-pub(crate) fn median_ci(sorted: &[f64], level: f64) -> MedianCi {
+pub fn median_ci(sorted: &[f64], level: f64) -> MedianCi {
     let n = sorted.len();
     if n == 0 {
         return MedianCi {
@@ -116,7 +116,7 @@ fn normal_rank(n: usize, level: f64) -> Option<usize> {
 /// Relative half-width of an interval around `median`:
 /// (high − low) / 2 / |median|. +∞ when the median is 0 and the width is
 /// positive; 0 when both are 0. NaN only if an input is NaN.
-pub(crate) fn relative_half_width(ci: &MedianCi, median: f64) -> f64 {
+pub fn relative_half_width(ci: &MedianCi, median: f64) -> f64 {
     let half = (ci.high - ci.low) / 2.0;
     if median == 0.0 {
         if half > 0.0 {
@@ -133,9 +133,9 @@ pub(crate) fn relative_half_width(ci: &MedianCi, median: f64) -> f64 {
 
 #[cfg(test)]
 mod tests {
-    use super::super::summary::{median, sorted};
-    use super::super::testutil::SplitMix64;
     use super::*;
+    use crate::summary::{median, sorted};
+    use crate::testutil::SplitMix64;
 
     fn one_to(n: usize) -> Vec<f64> {
         (1..=n).map(|i| i as f64).collect()

@@ -24,7 +24,7 @@ use super::summary::sorted;
 /// 1, i.e. the range of the data when `level` is unattainable). `level` is
 /// clamped to [0, 1] (NaN → 0.95). None if `xs` is empty or contains a
 /// non-finite value.
-pub(crate) fn one_sample_location(xs: &[f64], level: f64) -> Option<Shift> {
+pub fn one_sample_location(xs: &[f64], level: f64) -> Option<Shift> {
     if xs.is_empty() || !xs.iter().all(|v| v.is_finite()) {
         return None;
     }
@@ -48,7 +48,7 @@ pub(crate) fn one_sample_location(xs: &[f64], level: f64) -> Option<Shift> {
 /// ∓ ½)/σ (continuity correction), p = 2·Φ(−|z|). Normal approximation
 /// only; fine for the n ≥ 20 the engine uses. None if no non-zero values
 /// remain, the variance is zero, or an input is non-finite.
-pub(crate) fn wilcoxon_signed_rank_p(xs: &[f64]) -> Option<f64> {
+pub fn wilcoxon_signed_rank_p(xs: &[f64]) -> Option<f64> {
     if !xs.iter().all(|v| v.is_finite()) {
         return None;
     }
@@ -82,8 +82,8 @@ pub(crate) fn wilcoxon_signed_rank_p(xs: &[f64]) -> Option<f64> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::testutil::SplitMix64;
     use super::*;
+    use crate::testutil::SplitMix64;
 
     /// Hollander & Wolfe's depression data (R's ?wilcox.test): x − y.
     #[allow(clippy::approx_constant)] // 3.14 is a measurement, not π

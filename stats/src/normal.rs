@@ -110,7 +110,7 @@ fn upper_tail(y: f64) -> f64 {
 /// approximation (Cody 1969; SPECFUN ANORM; as in R's `pnorm`). Relative
 /// error ≈ 1e-16, also in the lower tail (Φ(−37.5) ≈ 5e-308; below that 0).
 /// Returns NaN for NaN, 0 for −∞ and 1 for +∞.
-pub(crate) fn normal_cdf(x: f64) -> f64 {
+pub fn normal_cdf(x: f64) -> f64 {
     if x.is_nan() {
         return f64::NAN;
     }
@@ -185,7 +185,7 @@ fn acklam_lower(p: f64) -> f64 {
 /// The upper half uses the symmetry Φ⁻¹(p) = −Φ⁻¹(1 − p) (1 − p is exact
 /// for p ≥ 1/2), so the refinement always works in the accurate lower tail.
 /// Returns −∞ for p ≤ 0, +∞ for p ≥ 1 and NaN for NaN.
-pub(crate) fn normal_quantile(p: f64) -> f64 {
+pub fn normal_quantile(p: f64) -> f64 {
     if p.is_nan() {
         return f64::NAN;
     }
@@ -213,13 +213,13 @@ pub(crate) fn normal_quantile(p: f64) -> f64 {
 /// Φ⁻¹(1 − (1 − level)/2). `level` is clamped to [0, 1] and NaN is treated
 /// as 0.95 (a documented default rather than a panic). Level 1 gives +∞,
 /// which callers turn into the widest possible interval.
-pub(crate) fn z_for_level(level: f64) -> f64 {
+pub fn z_for_level(level: f64) -> f64 {
     let level = sanitize_level(level);
     -normal_quantile((1.0 - level) / 2.0)
 }
 
 /// Confidence level clamped to [0, 1]; NaN becomes the conventional 0.95.
-pub(crate) fn sanitize_level(level: f64) -> f64 {
+pub fn sanitize_level(level: f64) -> f64 {
     if level.is_nan() {
         0.95
     } else {

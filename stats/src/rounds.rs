@@ -10,20 +10,20 @@ use super::student::{t_critical, t_two_sided_p};
 
 /// The mean of a few values with its standard error and degrees of freedom.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub(crate) struct Mean {
+pub struct Mean {
     /// The mean.
-    pub(crate) mean: f64,
+    pub mean: f64,
     /// Its standard error: the sample standard deviation over √n; NaN with one value.
-    pub(crate) se: f64,
+    pub se: f64,
     /// Degrees of freedom of the t distribution the interval uses (n − 1, or Welch's).
-    pub(crate) df: f64,
+    pub df: f64,
     /// How many values.
-    pub(crate) n: usize,
+    pub n: usize,
 }
 
 impl Mean {
     /// The mean of `values` (finite ones only); `None` when there are none.
-    pub(crate) fn of(values: &[f64]) -> Option<Mean> {
+    pub fn of(values: &[f64]) -> Option<Mean> {
         let finite: Vec<f64> = values.iter().copied().filter(|v| v.is_finite()).collect();
         let n = finite.len();
         if n == 0 {
@@ -45,12 +45,12 @@ impl Mean {
     }
 
     /// Whether the mean has an interval at all (two values or more).
-    pub(crate) fn has_interval(&self) -> bool {
+    pub fn has_interval(&self) -> bool {
         self.se.is_finite() && self.df > 0.0
     }
 
     /// The `level` interval of the mean (NaN bounds without one).
-    pub(crate) fn interval(&self, level: f64) -> (f64, f64) {
+    pub fn interval(&self, level: f64) -> (f64, f64) {
         if !self.has_interval() {
             return (f64::NAN, f64::NAN);
         }
@@ -60,7 +60,7 @@ impl Mean {
 
     /// The two-sided p-value of "the true mean is 0"; 1 without an interval, 0 for a nonzero
     /// mean with no spread at all.
-    pub(crate) fn p_value(&self) -> f64 {
+    pub fn p_value(&self) -> f64 {
         if !self.has_interval() {
             return 1.0;
         }
@@ -72,7 +72,7 @@ impl Mean {
 
     /// The same mean with its standard error widened to at least `se` (degrees of freedom
     /// kept): an uncertainty known from elsewhere that the values themselves may not show.
-    pub(crate) fn widened_to(self, se: f64) -> Mean {
+    pub fn widened_to(self, se: f64) -> Mean {
         if se.is_finite() && se > self.se {
             Mean { se, ..self }
         } else {
@@ -83,7 +83,7 @@ impl Mean {
 
 /// `after − before` for two independent means, with Welch's standard error and
 /// Welch–Satterthwaite degrees of freedom; `None` unless both have an interval.
-pub(crate) fn welch(before: &Mean, after: &Mean) -> Option<Mean> {
+pub fn welch(before: &Mean, after: &Mean) -> Option<Mean> {
     if !before.has_interval() || !after.has_interval() {
         return None;
     }

@@ -8,7 +8,7 @@
 /// Copy of `xs` sorted ascending with [`f64::total_cmp`] (a total order, so
 /// it never panics; NaNs, which callers should filter out beforehand, end up
 /// at the ends).
-pub(crate) fn sorted(xs: &[f64]) -> Vec<f64> {
+pub fn sorted(xs: &[f64]) -> Vec<f64> {
     let mut v = xs.to_vec();
     v.sort_unstable_by(f64::total_cmp);
     v
@@ -17,7 +17,7 @@ pub(crate) fn sorted(xs: &[f64]) -> Vec<f64> {
 /// Sample median of ascending-sorted data: the middle value, or the mean of
 /// the two middle values for even n (equal to type-7 [`quantile`] at 0.5).
 /// NaN for empty input.
-pub(crate) fn median(sorted: &[f64]) -> f64 {
+pub fn median(sorted: &[f64]) -> f64 {
     let n = sorted.len();
     match n {
         0 => f64::NAN,
@@ -30,7 +30,7 @@ pub(crate) fn median(sorted: &[f64]) -> f64 {
 /// definition 7, R's default `quantile(type = 7)`: with h = (n − 1)·q,
 /// x[⌊h⌋] + (h − ⌊h⌋)·(x[⌊h⌋+1] − x[⌊h⌋]) (0-based). `q` is clamped to
 /// [0, 1]; NaN for empty input or NaN `q`.
-pub(crate) fn quantile(sorted: &[f64], q: f64) -> f64 {
+pub fn quantile(sorted: &[f64], q: f64) -> f64 {
     if sorted.is_empty() || q.is_nan() {
         return f64::NAN;
     }
@@ -47,7 +47,7 @@ pub(crate) fn quantile(sorted: &[f64], q: f64) -> f64 {
 }
 
 /// Arithmetic mean; NaN for empty input.
-pub(crate) fn mean(xs: &[f64]) -> f64 {
+pub fn mean(xs: &[f64]) -> f64 {
     if xs.is_empty() {
         return f64::NAN;
     }
@@ -57,7 +57,7 @@ pub(crate) fn mean(xs: &[f64]) -> f64 {
 /// Sample standard deviation with Bessel's correction (divisor n − 1),
 /// computed in two passes (mean first, then squared deviations) to avoid the
 /// cancellation of the one-pass Σx² formula. 0 for n < 2.
-pub(crate) fn std_dev(xs: &[f64]) -> f64 {
+pub fn std_dev(xs: &[f64]) -> f64 {
     if xs.len() < 2 {
         return 0.0;
     }

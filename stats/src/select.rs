@@ -50,7 +50,7 @@ fn smallest_reaching(lo: f64, hi: f64, k: u64, count_le: impl Fn(f64) -> u64) ->
 /// The k-th smallest (1-based, clamped to [1, n·m]) of aᵢ − bⱼ over all
 /// pairs, for non-empty ascending-sorted finite `a` and `b`. NaN if either
 /// is empty.
-pub(crate) fn kth_difference(a: &[f64], b: &[f64], k: u64) -> f64 {
+pub fn kth_difference(a: &[f64], b: &[f64], k: u64) -> f64 {
     if a.is_empty() || b.is_empty() {
         return f64::NAN;
     }
@@ -77,7 +77,7 @@ pub(crate) fn kth_difference(a: &[f64], b: &[f64], k: u64) -> f64 {
 /// The k-th smallest (1-based, clamped to [1, n(n+1)/2]) Walsh average
 /// (xᵢ + xⱼ)/2, i ≤ j, for non-empty ascending-sorted finite `x`. NaN if
 /// `x` is empty.
-pub(crate) fn kth_walsh(x: &[f64], k: u64) -> f64 {
+pub fn kth_walsh(x: &[f64], k: u64) -> f64 {
     let n = x.len();
     if n == 0 {
         return f64::NAN;
@@ -106,13 +106,13 @@ pub(crate) fn kth_walsh(x: &[f64], k: u64) -> f64 {
 
 /// Median of all pairwise differences aᵢ − bⱼ (mean of the two middle
 /// order statistics when n·m is even). NaN if either input is empty.
-pub(crate) fn median_difference(a: &[f64], b: &[f64]) -> f64 {
+pub fn median_difference(a: &[f64], b: &[f64]) -> f64 {
     let total = a.len() as u64 * b.len() as u64;
     middle(total, |k| kth_difference(a, b, k))
 }
 
 /// Median of all Walsh averages (xᵢ + xⱼ)/2, i ≤ j. NaN if `x` is empty.
-pub(crate) fn median_walsh(x: &[f64]) -> f64 {
+pub fn median_walsh(x: &[f64]) -> f64 {
     let n = x.len() as u64;
     middle(n * (n + 1) / 2, |k| kth_walsh(x, k))
 }
@@ -133,9 +133,9 @@ fn middle(total: u64, kth: impl Fn(u64) -> f64) -> f64 {
 
 #[cfg(test)]
 mod tests {
-    use super::super::summary::sorted;
-    use super::super::testutil::SplitMix64;
     use super::*;
+    use crate::summary::sorted;
+    use crate::testutil::SplitMix64;
 
     #[test]
     fn keys_preserve_total_order() {

@@ -11,30 +11,23 @@
 //! O(n + m) memory: pairwise-difference and Walsh-average order statistics
 //! are selected exactly ([`select`]), never materialised or thinned.
 
-// Items are consumed by the engine's analysis and report code, which is
-// written concurrently; until every item is wired up, unused ones must not
-// fail `clippy -D warnings`.
-#![allow(dead_code)]
+pub mod complexity;
+pub mod fdr;
+pub mod hodges_lehmann;
+pub mod mann_whitney;
+pub mod median_ci;
+pub mod mvalue;
+pub mod normal;
+pub mod outliers;
+pub mod paired;
+pub mod ranks;
+pub mod rounds;
+pub mod select;
+pub mod student;
+pub mod summary;
+pub mod testutil;
 
-pub(crate) mod complexity;
-pub(crate) mod fdr;
-pub(crate) mod hodges_lehmann;
-pub(crate) mod mann_whitney;
-pub(crate) mod median_ci;
-pub(crate) mod mvalue;
-pub(crate) mod normal;
-pub(crate) mod outliers;
-pub(crate) mod paired;
-pub(crate) mod ranks;
-pub(crate) mod rounds;
-pub(crate) mod select;
-pub(crate) mod student;
-pub(crate) mod summary;
-#[cfg(test)]
-pub(crate) mod testutil;
-
-#[allow(unused_imports)]
-pub(crate) use self::{
+pub use self::{
     complexity::{fit_complexity, Complexity, ComplexityReport, Fit},
     fdr::benjamini_hochberg,
     hodges_lehmann::{hodges_lehmann, Shift},

@@ -7,7 +7,7 @@
 /// Iterator over maximal runs of equal values in ascending-sorted data,
 /// yielding `(start, end, midrank)` with `end` exclusive and the 1-based
 /// midrank (start + 1 + end) / 2 shared by the run.
-pub(crate) struct TieGroups<'a> {
+pub struct TieGroups<'a> {
     /// The sorted values.
     values: &'a [f64],
     /// Start of the next run.
@@ -17,7 +17,7 @@ pub(crate) struct TieGroups<'a> {
 /// Tie groups of ascending-sorted `values` (see [`TieGroups`]). Equality is
 /// exact `==`; callers should filter NaN beforehand (each NaN forms its own
 /// group).
-pub(crate) fn tie_groups(values: &[f64]) -> TieGroups<'_> {
+pub fn tie_groups(values: &[f64]) -> TieGroups<'_> {
     TieGroups { values, pos: 0 }
 }
 
@@ -42,7 +42,7 @@ impl Iterator for TieGroups<'_> {
 
 /// Σ (t³ − t) over the tie groups of ascending-sorted `values`: the tie
 /// correction term of the rank-statistic variances.
-pub(crate) fn tie_term(values: &[f64]) -> f64 {
+pub fn tie_term(values: &[f64]) -> f64 {
     tie_groups(values)
         .map(|(s, e, _)| {
             let t = (e - s) as f64;

@@ -10,21 +10,21 @@ const TUKEY_K: f64 = 1.5;
 
 /// Tukey fences and the number of observations beyond each.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub(crate) struct Tukey {
+pub struct Tukey {
     /// Q1 − 1.5·IQR (NaN for empty input).
-    pub(crate) low_fence: f64,
+    pub low_fence: f64,
     /// Q3 + 1.5·IQR (NaN for empty input).
-    pub(crate) high_fence: f64,
+    pub high_fence: f64,
     /// Number of observations strictly below `low_fence`.
-    pub(crate) low: u64,
+    pub low: u64,
     /// Number of observations strictly above `high_fence`.
-    pub(crate) high: u64,
+    pub high: u64,
 }
 
 /// Tukey's fences (k = 1.5) on the type-7 quartiles of ascending-sorted
 /// data, with counts of the observations strictly outside them (found by
 /// binary search, O(log n)). Empty input gives NaN fences and zero counts.
-pub(crate) fn tukey(sorted: &[f64]) -> Tukey {
+pub fn tukey(sorted: &[f64]) -> Tukey {
     let q1 = quantile(sorted, 0.25);
     let q3 = quantile(sorted, 0.75);
     let iqr = q3 - q1;
@@ -51,7 +51,7 @@ pub(crate) fn tukey(sorted: &[f64]) -> Tukey {
 /// The sub-slice of ascending-sorted data inside the Tukey fences
 /// (inclusive), i.e. the sample with outliers removed, as BenchmarkDotNet
 /// does before computing its mValue. Empty input gives an empty slice.
-pub(crate) fn without_outliers(sorted: &[f64]) -> &[f64] {
+pub fn without_outliers(sorted: &[f64]) -> &[f64] {
     let t = tukey(sorted);
     let start = t.low as usize;
     let end = sorted.len() - t.high as usize;

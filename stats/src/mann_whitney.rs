@@ -15,15 +15,15 @@ use super::ranks::{tie_groups, tie_term};
 
 /// Result of a two-sided Mann–Whitney test of `a` against `b`.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub(crate) struct MannWhitney {
+pub struct MannWhitney {
     /// U statistic of `a`: Σ ranks(a) − n(n+1)/2 = #{aᵢ > bⱼ} + ½·#{aᵢ = bⱼ}
     /// (R's `W`). Ranges over [0, n·m].
-    pub(crate) u: f64,
+    pub u: f64,
     /// Standardised statistic (U − nm/2 ∓ ½)/σ; positive when `a` tends to
     /// be larger than `b`.
-    pub(crate) z: f64,
+    pub z: f64,
     /// Two-sided p-value 2·Φ(−|z|), in [0, 1].
-    pub(crate) p_value: f64,
+    pub p_value: f64,
 }
 
 /// Two-sided Mann–Whitney U test with midranks for ties, tie-corrected
@@ -33,7 +33,7 @@ pub(crate) struct MannWhitney {
 /// memory. Returns None when either side is empty or the variance is zero
 /// (every value identical). Inputs need not be sorted; NaNs must be
 /// filtered by the caller (they would rank as largest).
-pub(crate) fn mann_whitney(a: &[f64], b: &[f64]) -> Option<MannWhitney> {
+pub fn mann_whitney(a: &[f64], b: &[f64]) -> Option<MannWhitney> {
     if a.is_empty() || b.is_empty() {
         return None;
     }
@@ -71,8 +71,8 @@ pub(crate) fn mann_whitney(a: &[f64], b: &[f64]) -> Option<MannWhitney> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::testutil::SplitMix64;
     use super::*;
+    use crate::testutil::SplitMix64;
 
     #[test]
     fn matches_r_wilcox_test_example() {

@@ -7,7 +7,7 @@
 /// m·p₍ⱼ₎/j, capped at 1 — monotone in p. Declaring every q ≤ α significant
 /// controls the FDR at α for independent or positively dependent tests.
 /// Like R, NaN entries stay NaN and do not count towards m; O(m log m).
-pub(crate) fn benjamini_hochberg(p: &[f64]) -> Vec<f64> {
+pub fn benjamini_hochberg(p: &[f64]) -> Vec<f64> {
     let mut order: Vec<usize> = (0..p.len()).filter(|&i| !p[i].is_nan()).collect();
     order.sort_unstable_by(|&i, &j| p[i].total_cmp(&p[j]));
     let m = order.len() as f64;

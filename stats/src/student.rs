@@ -5,7 +5,7 @@
 //! with four, an 86% one. Degrees of freedom may be fractional (Welch–Satterthwaite).
 
 /// P(T ≤ t) for Student's t with `df` degrees of freedom (`df` > 0); NaN for NaN input.
-pub(crate) fn t_cdf(t: f64, df: f64) -> f64 {
+pub fn t_cdf(t: f64, df: f64) -> f64 {
     if t.is_nan() || df.is_nan() || df <= 0.0 {
         return f64::NAN;
     }
@@ -22,7 +22,7 @@ pub(crate) fn t_cdf(t: f64, df: f64) -> f64 {
 }
 
 /// The two-sided p-value of `t` with `df` degrees of freedom: P(|T| ≥ |t|).
-pub(crate) fn t_two_sided_p(t: f64, df: f64) -> f64 {
+pub fn t_two_sided_p(t: f64, df: f64) -> f64 {
     if t.is_nan() || df.is_nan() || df <= 0.0 {
         return f64::NAN;
     }
@@ -30,7 +30,7 @@ pub(crate) fn t_two_sided_p(t: f64, df: f64) -> f64 {
 }
 
 /// The `p` quantile of Student's t with `df` degrees of freedom (0 < `p` < 1, `df` > 0).
-pub(crate) fn t_quantile(p: f64, df: f64) -> f64 {
+pub fn t_quantile(p: f64, df: f64) -> f64 {
     if !(p > 0.0 && p < 1.0) || df.is_nan() || df <= 0.0 {
         return f64::NAN;
     }
@@ -59,7 +59,7 @@ pub(crate) fn t_quantile(p: f64, df: f64) -> f64 {
 }
 
 /// The two-sided critical value of a `level` interval (0.95: the 97.5% quantile).
-pub(crate) fn t_critical(level: f64, df: f64) -> f64 {
+pub fn t_critical(level: f64, df: f64) -> f64 {
     t_quantile(0.5 + level / 2.0, df)
 }
 
