@@ -100,7 +100,7 @@ pub(super) fn compute(runs: &[Run], probe: &str) -> Result<Figures, String> {
         deviations.insert(name, centred(&logs));
     }
     let reference = centred(&runs.iter().map(|r| r.reference_ns.ln()).collect::<Vec<_>>());
-    let probe_deviation = deviations[probe].clone();
+    let probe_deviation = &deviations[probe];
     let common_without = |skip: Option<&str>| -> Vec<f64> {
         (0..runs.len())
             .map(|k| {
@@ -128,7 +128,7 @@ pub(super) fn compute(runs: &[Run], probe: &str) -> Result<Figures, String> {
                 less_probe: if name == probe {
                     f64::NAN
                 } else {
-                    sd(&less(own, &probe_deviation))
+                    sd(&less(own, probe_deviation))
                 },
                 less_common: sd(&less(own, &others)),
                 with_reference: correlation(own, &reference),
