@@ -39,22 +39,43 @@ export async function startClient(ctx: Ctx, settings: ServerSettings, hooks: Hoo
     isExecutable,
   });
   if (!located.found) {
-    void vscode.window
-      .showErrorMessage(`knotmeter: ${located.reason}. ${installHint}`, "Open Settings", "Copy install command")
-      .then((choice) => {
-        if (choice === "Open Settings") void vscode.commands.executeCommand("workbench.action.openSettings", "knotmeter.server.path");
-        if (choice === "Copy install command") void vscode.env.clipboard.writeText(installCommand);
-      });
+    offerInstall(located.reason);
     return undefined;
   }
-
   const serverOptions: lc.ServerOptions = {
     command: located.command,
     // Plain stdio: with `transport: stdio` the client would append `--stdio`.
     args: ["serve"],
     options: folders[0] ? { cwd: folders[0] } : {},
   };
-  const clientOptions: lc.LanguageClientOptions = {
+  const client = new lc.LanguageClient("knotmeter", "knotmeter", serverOptions, clientOptions(settings, hooks));
+  announceFeatures(client);
+  forwardNotifications(client, ctx);
+  try {
+    await client.start();
+  } catch (e) {
+    void vscode.window.showErrorMessage(`knotmeter: the daemon ${located.command} did not start: ${String(e)}`);
+    return undefined;
+  }
+  // A daemon that exits is restarted by the client itself: its runs end (what they did not
+  // reach is skipped) and the new daemon is asked for the tree, as after `restart()`.
+  ctx.own(watchClientLife(client, lc.State.Running, (up) => ctx.clientState.fire(up)));
+  return client;
+}
+
+/** Says why no daemon was found, with the way to one (the setting, or the install command). */
+function offerInstall(reason: string): void {
+  void vscode.window
+    .showErrorMessage(`knotmeter: ${reason}. ${installHint}`, "Open Settings", "Copy install command")
+    .then((choice) => {
+      if (choice === "Open Settings") void vscode.commands.executeCommand("workbench.action.openSettings", "knotmeter.server.path");
+      if (choice === "Copy install command") void vscode.env.clipboard.writeText(installCommand);
+    });
+}
+
+/** The client's options: the documents it serves and how the extension takes part (`Hooks`). */
+function clientOptions(settings: ServerSettings, hooks: Hooks): lc.LanguageClientOptions {
+  return {
     documentSelector: [
       { scheme: "file", language: "rust" },
       { scheme: "file", pattern: "**/Cargo.toml" },
@@ -87,8 +108,10 @@ export async function startClient(ctx: Ctx, settings: ServerSettings, hooks: Hoo
       },
     },
   };
-  const client = new lc.LanguageClient("knotmeter", "knotmeter", serverOptions, clientOptions);
-  // Tree changes instead of whole trees, run states in batches (docs/protocol.md).
+}
+
+/** Tree changes instead of whole trees, run states in batches (docs/protocol.md). */
+function announceFeatures(client: lc.LanguageClient): void {
   client.registerFeature({
     fillClientCapabilities(capabilities) {
       const features: Features = { treeChanged: true, runStates: true };
@@ -98,6 +121,10 @@ export async function startClient(ctx: Ctx, settings: ServerSettings, hooks: Hoo
     getState: () => ({ kind: "static" }),
     clear() {},
   });
+}
+
+/** The daemon's `knotmeter/*` notifications as the context's events. */
+function forwardNotifications(client: lc.LanguageClient, ctx: Ctx): void {
   client.onNotification(ext.discovered, (p) => ctx.treeMessage.fire({ kind: "whole", items: p.items, version: p.version ?? 0 }));
   client.onNotification(ext.treeChanged, (p) => ctx.treeMessage.fire({ kind: "change", change: p }));
   client.onNotification(ext.runState, (p) => ctx.runState.fire(p));
@@ -118,16 +145,6 @@ export async function startClient(ctx: Ctx, settings: ServerSettings, hooks: Hoo
       if (shown && !ctx.store.get(r.id)) ctx.store.set(r.id, r, shown);
     });
   });
-  try {
-    await client.start();
-  } catch (e) {
-    void vscode.window.showErrorMessage(`knotmeter: the daemon ${located.command} did not start: ${String(e)}`);
-    return undefined;
-  }
-  // A daemon that exits is restarted by the client itself: its runs end (what they did not
-  // reach is skipped) and the new daemon is asked for the tree, as after `restart()`.
-  ctx.own(watchClientLife(client, lc.State.Running, (up) => ctx.clientState.fire(up)));
-  return client;
 }
 
 /** Tells the daemon the effective settings (after a setting, the trust or continuous run changed). */

@@ -35,27 +35,13 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   const explorer: TestExplorer = ctx.own(new TestExplorer(ctx, () => void pushSettings(ctx.client, settings)));
   const annotations = ctx.own(new Annotations(ctx));
   const status = ctx.own(new StatusBar(ctx));
-  const runBench = (id: string, quick = false) => {
-    const item = explorer.item(id);
-    if (item) runItems(explorer, [item], quick);
-  };
-  const panel = ctx.own(new ResultsPanel(ctx, (id) => runBench(id)));
-
-  const hooks: Hooks = {
-    // The daemon's "▶ Run" lens: run its RunParams through the Test Explorer so that the
-    // states show there.
-    run: (params) => {
-      const items = (params?.include ?? []).map((id) => explorer.item(id)).filter((i): i is vscode.TestItem => i !== undefined);
-      const exclude = (params?.exclude ?? []).map((id) => explorer.item(id)).filter((i): i is vscode.TestItem => i !== undefined);
-      // "⇄ Compare with base" is a comparison run, like the "Compare with base" profile.
-      const { mode, compare } = lensRun(params, readConfig().compareBase);
-      const profile = compare !== undefined ? explorer.compareProfile : mode === "quick" ? explorer.quickProfile : explorer.fullProfile;
-      const request = new vscode.TestRunRequest(items.length > 0 ? items : undefined, exclude, profile);
-      const cts = new vscode.CancellationTokenSource();
-      void explorer.run(request, cts.token, mode, false, compare).finally(() => cts.dispose());
-    },
-    codeLenses: (lenses) => resultsLenses(lenses),
-  };
+  const panel = ctx.own(
+    new ResultsPanel(ctx, (id) => {
+      const item = explorer.item(id);
+      if (item) runItems(explorer, [item], false);
+    }),
+  );
+  const hooks = lensHooks(explorer);
   const restart = async () => {
     const old = ctx.client;
     ctx.client = undefined;
@@ -63,23 +49,53 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     const client = await startClient(ctx, settings, hooks);
     ctx.client = client;
     if (client) ctx.own({ dispose: () => void client.stop().catch(() => undefined) });
-    updateProblem();
+    showDaemonProblem(ctx, status);
   };
-  const updateProblem = () => {
-    if (!ctx.client) {
-      status.setProblem({ text: "$(warning) knotmeter: no daemon", tooltip: `The knotmeter daemon is not running. ${installHint}`, command: "knotmeter.installHelp" });
-    } else if (!ctx.trusted) {
-      status.setProblem({ text: "$(workspace-untrusted) knotmeter: discover only", tooltip: "The workspace is not trusted: knotmeter discovers benchmarks but does not build or run them.", command: "knotmeter.explainTrust" });
-    } else {
-      status.setProblem(undefined);
-    }
-  };
+  watchSettings(ctx, restart, () => void pushSettings(ctx.client, settings), annotations);
+  runFullOnSave(ctx, explorer, () => plan().client === "full");
+  registerCommands(ctx, explorer, panel, output, restart);
+  await restart();
+}
 
+/**
+ * How the extension takes part in the daemon's lenses: its "▶ Run" lens runs its RunParams
+ * through the Test Explorer (so that the states show there), and a "Results" lens joins it.
+ */
+function lensHooks(explorer: TestExplorer): Hooks {
+  const items = (ids: string[] | null | undefined) =>
+    (ids ?? []).map((id) => explorer.item(id)).filter((i): i is vscode.TestItem => i !== undefined);
+  return {
+    run: (params) => {
+      const include = items(params?.include);
+      // "⇄ Compare with base" is a comparison run, like the "Compare with base" profile.
+      const { mode, compare } = lensRun(params, readConfig().compareBase);
+      const profile = compare !== undefined ? explorer.compareProfile : mode === "quick" ? explorer.quickProfile : explorer.fullProfile;
+      const request = new vscode.TestRunRequest(include.length > 0 ? include : undefined, items(params?.exclude), profile);
+      const cts = new vscode.CancellationTokenSource();
+      void explorer.run(request, cts.token, mode, false, compare).finally(() => cts.dispose());
+    },
+    codeLenses: (lenses) => resultsLenses(lenses),
+  };
+}
+
+/** The status bar's word on the daemon: none running, or a workspace it may not build in. */
+function showDaemonProblem(ctx: Ctx, status: StatusBar): void {
+  if (!ctx.client) {
+    status.setProblem({ text: "$(warning) knotmeter: no daemon", tooltip: `The knotmeter daemon is not running. ${installHint}`, command: "knotmeter.installHelp" });
+  } else if (!ctx.trusted) {
+    status.setProblem({ text: "$(workspace-untrusted) knotmeter: discover only", tooltip: "The workspace is not trusted: knotmeter discovers benchmarks but does not build or run them.", command: "knotmeter.explainTrust" });
+  } else {
+    status.setProblem(undefined);
+  }
+}
+
+/** A changed setting reaches what it concerns; trust granted restarts the daemon. */
+function watchSettings(ctx: Ctx, restart: () => Promise<void>, push: () => void, annotations: Annotations): void {
   ctx.own(
     onConfigChange((changed) => {
       ctx.config = readConfig();
       if (changed("server.path")) void restart();
-      else if (changed("runOnSave") || changed("problems")) void pushSettings(ctx.client, settings);
+      else if (changed("runOnSave") || changed("problems")) push();
       if (changed("annotations.enabled")) annotations.render();
     }),
   );
@@ -89,14 +105,18 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       void restart();
     }),
   );
+}
 
-  // Full-mode run-on-save: the daemon's own run-on-save measures in quick mode, so after a
-  // save the client asks for a full run of the saved file's benchmarks (or of the continuous
-  // run's selection, or of everything when the file has none: a library change).
+/**
+ * Full-mode run-on-save: the daemon's own run-on-save measures in quick mode, so after a save
+ * the client asks for a full run of the saved file's benchmarks (or of the continuous run's
+ * selection, or of everything when the file has none: a library change).
+ */
+function runFullOnSave(ctx: Ctx, explorer: TestExplorer, full: () => boolean): void {
   let saveRun: vscode.CancellationTokenSource | undefined;
   ctx.own(
     vscode.workspace.onDidSaveTextDocument((doc) => {
-      if (plan().client !== "full" || doc.uri.scheme !== "file") return;
+      if (!full() || doc.uri.scheme !== "file") return;
       if (doc.languageId !== "rust" && !doc.uri.path.endsWith("/Cargo.toml")) return;
       if (!vscode.workspace.getWorkspaceFolder(doc.uri)) return;
       const c = explorer.continuous;
@@ -108,8 +128,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       void explorer.run(request, saveRun.token, "full", true);
     }),
   );
+}
 
-
+/** The extension's commands (package.json's `contributes.commands`). */
+function registerCommands(ctx: Ctx, explorer: TestExplorer, panel: ResultsPanel, output: Output, restart: () => Promise<void>): void {
   const cmd = (id: string, f: (...args: never[]) => unknown) => ctx.own(vscode.commands.registerCommand(id, f));
   cmd("knotmeter.runFile", () => {
     const editor = vscode.window.activeTextEditor;
@@ -126,19 +148,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     runItems(explorer, items, false);
   });
   cmd("knotmeter.showResults", async (arg?: vscode.TestItem | string) => {
-    let id = typeof arg === "string" ? arg : arg?.id;
-    if (!id) {
-      const editor = vscode.window.activeTextEditor;
-      id = editor ? explorer.itemsIn(editor.document.uri, editor.selection.active.line)[0]?.id : undefined;
-    }
-    if (!id) {
-      const benches = ctx.items.filter((i) => i.kind === "bench");
-      const pick = await vscode.window.showQuickPick(
-        benches.map((b) => ({ label: b.label, description: b.id, id: b.id })),
-        { placeHolder: "Show the results of which benchmark?" },
-      );
-      id = pick?.id;
-    }
+    const id = (typeof arg === "string" ? arg : arg?.id) || benchAtCursor(explorer) || (await pickBench(ctx));
     if (id) panel.show(id);
   });
   cmd("knotmeter.cancel", () => explorer.cancelAll());
@@ -149,8 +159,22 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     if (choice) await vscode.commands.executeCommand("workbench.action.openSettings", "knotmeter.server.path");
   });
   cmd("knotmeter.explainTrust", () => requestTrust());
+}
 
-  await restart();
+/** The benchmark at the active editor's cursor, if any. */
+function benchAtCursor(explorer: TestExplorer): string | undefined {
+  const editor = vscode.window.activeTextEditor;
+  return editor ? explorer.itemsIn(editor.document.uri, editor.selection.active.line)[0]?.id : undefined;
+}
+
+/** Asks which benchmark to show. */
+async function pickBench(ctx: Ctx): Promise<string | undefined> {
+  const benches = ctx.items.filter((i) => i.kind === "bench");
+  const pick = await vscode.window.showQuickPick(
+    benches.map((b) => ({ label: b.label, description: b.id, id: b.id })),
+    { placeHolder: "Show the results of which benchmark?" },
+  );
+  return pick?.id;
 }
 
 /** Runs items through the Test Explorer's profile, exactly as the gutter button would. */

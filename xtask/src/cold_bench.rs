@@ -65,6 +65,15 @@ fn harnesses() -> Vec<Harness> {
     ]
 }
 
+/// When and where the builds ran, as the section states it.
+struct Sitting {
+    date: String,
+    commit: String,
+    cores: String,
+    load_at_start: String,
+    load_at_end: String,
+}
+
 /// One cold build.
 struct Build {
     harness: &'static str,
@@ -92,11 +101,9 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
         }
     }
     let stamp = write.then(|| stamp::take(&COLD_BENCH)).transpose()?;
-    let started = (
-        docs::shell("date -u '+%Y-%m-%d %H:%M UTC'")?,
-        docs::shell("git rev-parse --short HEAD")?,
-        docs::loadavg(),
-    );
+    let date = docs::shell("date -u '+%Y-%m-%d %H:%M UTC'")?;
+    let commit = docs::shell("git rev-parse --short HEAD")?;
+    let load_at_start = docs::loadavg();
     let harnesses = harnesses();
     let mut builds = Vec::new();
     for round in 0..rounds {
@@ -115,7 +122,14 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
             builds.push(build);
         }
     }
-    let text = render(&started, rounds, &harnesses, &builds);
+    let sitting = Sitting {
+        date,
+        commit,
+        cores: docs::shell("nproc")?,
+        load_at_start,
+        load_at_end: docs::loadavg(),
+    };
+    let text = render(&sitting, rounds, &harnesses, &builds);
     print!("{text}");
     if let Some(stamp) = stamp {
         docs::write_section(
@@ -157,7 +171,7 @@ fn measure_in(root: &Path, harness: &Harness) -> Result<Build, String> {
     write(&root.join("benches/one.rs"), harness.bench)?;
     // The lock file and the downloads, before the clock starts.
     for step in [&["generate-lockfile"][..], &["fetch", "--locked"]] {
-        let out = cargo_in(root)
+        let out = isolated(Command::new(cargo::program()), root)
             .args(step)
             .output()
             .map_err(|e| e.to_string())?;
@@ -172,23 +186,12 @@ fn measure_in(root: &Path, harness: &Harness) -> Result<Build, String> {
     }
     let load = docs::loadavg();
     let times = root.join("time.txt");
-    let out = Command::new("/usr/bin/time")
+    let out = isolated(Command::new("/usr/bin/time"), root)
         .arg("-o")
         .arg(&times)
-        .args([
-            "-f",
-            "%e %U %S",
-            "cargo",
-            "bench",
-            "--no-run",
-            "--locked",
-            "--offline",
-        ])
-        .current_dir(root)
-        .env_remove("CARGO_TARGET_DIR")
-        .env_remove("CARGO_BUILD_TARGET_DIR")
-        .env_remove("RUSTC_WRAPPER")
-        .env("CARGO_TERM_COLOR", "never")
+        .args(["-f", "%e %U %S"])
+        .arg(cargo::program())
+        .args(["bench", "--no-run", "--locked", "--offline"])
         .output()
         .map_err(|e| format!("cannot run /usr/bin/time cargo bench: {e}"))?;
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -213,13 +216,16 @@ fn measure_in(root: &Path, harness: &Harness) -> Result<Build, String> {
     })
 }
 
-/// Cargo in `dir`, with its own target directory whatever the environment says.
-fn cargo_in(dir: &Path) -> Command {
-    let mut command = Command::new("cargo");
+/// `command` run in `dir`, where cargo builds into the crate's own target directory and
+/// compiles with rustc itself, whatever the environment says (a shared target directory or a
+/// compiler cache would make the build warm).
+fn isolated(mut command: Command, dir: &Path) -> Command {
     command
         .current_dir(dir)
         .env_remove("CARGO_TARGET_DIR")
-        .env_remove("CARGO_BUILD_TARGET_DIR");
+        .env_remove("CARGO_BUILD_TARGET_DIR")
+        .env_remove("RUSTC_WRAPPER")
+        .env("CARGO_TERM_COLOR", "never");
     command
 }
 
@@ -247,22 +253,23 @@ fn parse_times(text: &str) -> Option<(f64, f64)> {
 }
 
 /// The section, from its begin marker to its end marker.
-fn render(
-    (date, commit, load): &(String, String, String),
-    rounds: usize,
-    harnesses: &[Harness],
-    builds: &[Build],
-) -> String {
+fn render(sitting: &Sitting, rounds: usize, harnesses: &[Harness], builds: &[Build]) -> String {
+    let Sitting {
+        date,
+        commit,
+        cores,
+        load_at_start,
+        load_at_end,
+    } = sitting;
     let mut s = format!("{}\n", MARKERS.0);
     let _ = writeln!(
         s,
         "Measured with `cargo xtask cold-bench --rounds {rounds}` at commit `{commit}`, {date}, \
-         load average {load} at the start and {} at the end ({} cores). Each build is a fresh \
+         load average {load_at_start} at the start and {load_at_end} at the end ({cores} cores). \
+         Each build is a fresh \
          one-file crate with one benchmark and the harness as its only dev-dependency, `cargo \
          bench --no-run` from an empty target directory, its crates downloaded beforehand; the \
          harnesses took turns, in the reverse order every other round. Medians of {rounds}:\n",
-        docs::loadavg(),
-        docs::shell("nproc").unwrap_or_default(),
     );
     let of = |name: &str, pick: fn(&Build) -> f64| {
         median(
@@ -349,12 +356,14 @@ mod tests {
             build("knotmeter", 96.0),
             build("knotmeter", 96.0),
         ];
-        let text = render(
-            &("2026-12-03".into(), "abc1234".into(), "1 1 1".into()),
-            2,
-            &harnesses,
-            &builds,
-        );
+        let sitting = Sitting {
+            date: "2026-12-03".into(),
+            commit: "abc1234".into(),
+            cores: "2".into(),
+            load_at_start: "1 1 1".into(),
+            load_at_end: "2 2 2".into(),
+        };
+        let text = render(&sitting, 2, &harnesses, &builds);
         assert!(text.starts_with(MARKERS.0) && text.trim_end().ends_with(MARKERS.1));
         assert!(
             text.contains("| divan | 17.0 s | 30.6 s | 20 | 1.00× |"),

@@ -32,6 +32,8 @@
 //!
 //! Every section of `docs/` these commands write is stamped with the commit measured, and
 //! `cargo test` fails when a later commit changed what its figures depend on (`stamp`).
+//! `cargo xtask stale` lists the sections that are, each with the command that measures it
+//! again; `cargo xtask stale --run` runs those commands one after another.
 
 mod build_time;
 mod calibration;
@@ -63,11 +65,12 @@ fn main() -> ExitCode {
         Some("save-loop") => save_loop::run(&args[1..]),
         Some("drift") => drift::run(&args[1..]),
         Some("cold-bench") => cold_bench::run(&args[1..]),
+        Some("stale") => stamp::stale::run(&args[1..]),
         _ => Err(
             "usage: cargo xtask perf [--rounds N] [--pair-runs N] | compare [--rounds N] \
              [--comparisons N] | compare rerun [--runs N] [--quick] [--write] | package \
              | compare-builds [--runs N] [--time SECS] [--no-load] \
-             [--no-before-after] [--write] | build-time --before REV [--rounds N] | calibration [--runs N] [--trials T] [--plus10 CASE[,CASE…]] [--scenario quiet|busy] [--no-experiment] [--quick] [--write] | save-loop --before REV [--saves N] [--write] | drift [--runs N] [--write] | cold-bench [--rounds N] [--write]"
+             [--no-before-after] [--write] | build-time --before REV [--rounds N] | calibration [--runs N] [--trials T] [--plus10 CASE[,CASE…]] [--scenario quiet|busy] [--no-experiment] [--quick] [--write] | save-loop --before REV [--saves N] [--write] | drift [--runs N] [--write] | cold-bench [--rounds N] [--write] | stale [--run]"
                 .to_owned(),
         ),
     };

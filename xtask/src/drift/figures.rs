@@ -126,7 +126,7 @@ pub(super) fn compute(runs: &[Run], probe: &str) -> Result<Figures, String> {
             .map(|r| r.engine_probe_ns.ln())
             .collect::<Vec<_>>(),
     );
-    let probe_deviation = deviations[probe].clone();
+    let probe_deviation = &deviations[probe];
     let common_without = |skip: Option<&str>| -> Vec<f64> {
         (0..runs.len())
             .map(|k| {
@@ -154,7 +154,7 @@ pub(super) fn compute(runs: &[Run], probe: &str) -> Result<Figures, String> {
                 less_probe: if name == probe {
                     f64::NAN
                 } else {
-                    sd(&less(own, &probe_deviation))
+                    sd(&less(own, probe_deviation))
                 },
                 less_engine_probe: sd(&less(own, &engine_probe)),
                 less_common: sd(&less(own, &others)),

@@ -66,7 +66,7 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
         "chain_reference",
     ])?;
     let reference = cargo::find(&examples, "chain_reference")?;
-    let started = render::Started::now(runs);
+    let sitting = render::Sitting::begin(runs)?;
     let mut measured = Vec::with_capacity(runs);
     for i in 1..=runs {
         let before = reference_ns(&reference)?;
@@ -85,7 +85,7 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
     let figures = figures::compute(&measured, PROBE)?;
     let text = format!(
         "{SECTION_BEGIN}\n{}{SECTION_END}\n",
-        render::section(&started, &figures, PROBE)
+        render::section(&sitting.end(), &figures, PROBE)
     );
     print!("{text}");
     if let Some(stamp) = stamp {

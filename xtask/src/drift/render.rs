@@ -5,25 +5,36 @@ use std::fmt::Write as _;
 use super::figures::Figures;
 use crate::docs;
 
-/// Where and when the runs started.
-pub(super) struct Started {
+/// When and where the runs were measured, as the section states it.
+pub(super) struct Sitting {
     runs: usize,
     date: String,
     commit: String,
     cpu: String,
-    load: String,
+    cores: String,
+    load_at_start: String,
+    load_at_end: String,
 }
 
-impl Started {
-    /// The facts at the start of `runs` runs.
-    pub(super) fn now(runs: usize) -> Self {
-        let fact = |command: &str| docs::shell(command).unwrap_or_else(|e| e);
-        Self {
+impl Sitting {
+    /// The facts at the start of `runs` runs; an error when one cannot be read.
+    pub(super) fn begin(runs: usize) -> Result<Self, String> {
+        Ok(Self {
             runs,
-            date: fact("date -u '+%Y-%m-%d %H:%M UTC'"),
-            commit: fact("git rev-parse --short HEAD"),
-            cpu: fact("grep -m1 'model name' /proc/cpuinfo | cut -d: -f2"),
-            load: docs::loadavg(),
+            date: docs::shell("date -u '+%Y-%m-%d %H:%M UTC'")?,
+            commit: docs::shell("git rev-parse --short HEAD")?,
+            cpu: docs::shell("grep -m1 'model name' /proc/cpuinfo | cut -d: -f2")?,
+            cores: docs::shell("nproc")?,
+            load_at_start: docs::loadavg(),
+            load_at_end: String::new(),
+        })
+    }
+
+    /// The same, with the load average once the runs are over.
+    pub(super) fn end(self) -> Self {
+        Self {
+            load_at_end: docs::loadavg(),
+            ..self
         }
     }
 }
@@ -61,7 +72,7 @@ fn time(ns: f64) -> String {
 }
 
 /// The section between its markers (without them).
-pub(super) fn section(started: &Started, figures: &Figures, probe: &str) -> String {
+pub(super) fn section(sitting: &Sitting, figures: &Figures, probe: &str) -> String {
     let mut s = String::new();
     let _ = writeln!(
         s,
@@ -71,14 +82,14 @@ pub(super) fn section(started: &Started, figures: &Figures, probe: &str) -> Stri
          between two calls of the harness-free chain reference (`chain_reference`, a process \
          of its own). Each figure is a standard deviation of log estimates over the runs \
          (0.05: about 5%).\n",
-        started.runs,
-        started.commit,
-        started.date,
-        started.cpu,
-        docs::shell("nproc").unwrap_or_default(),
-        started.load,
-        docs::loadavg(),
-        started.runs,
+        sitting.runs,
+        sitting.commit,
+        sitting.date,
+        sitting.cpu,
+        sitting.cores,
+        sitting.load_at_start,
+        sitting.load_at_end,
+        sitting.runs,
     );
     let _ = writeln!(
         s,

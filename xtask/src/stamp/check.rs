@@ -3,7 +3,9 @@
 
 use std::path::Path;
 
-use super::sections::{Section, SECTIONS};
+use super::sections::Section;
+#[cfg(test)]
+use super::sections::SECTIONS;
 use super::{block, git, read, short};
 
 /// Commits a failure lists, at most.
@@ -126,6 +128,7 @@ fn truncated(line: &str) -> String {
 }
 
 /// The repository root.
+#[cfg(test)]
 fn root() -> std::path::PathBuf {
     crate::cargo::root()
 }

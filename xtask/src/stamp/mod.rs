@@ -19,11 +19,10 @@
 //! only `docs/` keeps the stamp fresh). A section measured on fresh clones of committed code
 //! (`Measures::Clones`) never builds the working tree, and is stamped whatever its state.
 
+mod check;
 pub(crate) mod git;
 pub(crate) mod sections;
-
-#[cfg(test)]
-mod check;
+pub(crate) mod stale;
 #[cfg(test)]
 mod tests;
 
@@ -106,7 +105,6 @@ fn line(commit: &str) -> String {
 
 /// The commit the stamp line inside `block` names: `None` when there is no stamp line, an error
 /// when there are several or the commit is not a full hash. (Only the check reads stamps.)
-#[cfg(test)]
 fn read(block: &str) -> Result<Option<&str>, String> {
     let stamps: Vec<&str> = block
         .lines()
@@ -130,7 +128,6 @@ fn read(block: &str) -> Result<Option<&str>, String> {
 }
 
 /// The section's text in `page`, from its begin marker to its end marker, or `None`.
-#[cfg(test)]
 fn block<'p>(page: &'p str, section: &Section) -> Option<&'p str> {
     let (begin, end) = (section.begin(), section.end());
     let start = page.find(&begin)?;

@@ -26,7 +26,8 @@ pub(crate) struct Section {
     pub(crate) page: &'static str,
     /// The name in its markers, `<!-- xtask NAME: begin -->` … `<!-- xtask NAME: end -->`.
     pub(crate) name: &'static str,
-    /// The command that measures it again and rewrites it.
+    /// The command that measures it again and rewrites it, with the flags its figures were
+    /// measured with (what `cargo xtask stale --run` runs).
     pub(crate) command: &'static str,
     /// What it measures: the working tree or fresh clones.
     pub(crate) measures: Measures,
@@ -132,7 +133,7 @@ pub(crate) const BUILD_TIME: Section = Section {
 pub(crate) const COLD_BENCH: Section = Section {
     page: "docs/performance.md",
     name: "cold-bench",
-    command: "cargo xtask cold-bench --write",
+    command: "cargo xtask cold-bench --rounds 2 --write",
     measures: Measures::WorkingTree,
     depends_on: &[
         BUILD,
@@ -146,7 +147,7 @@ pub(crate) const COLD_BENCH: Section = Section {
 pub(crate) const CALIBRATION: Section = Section {
     page: "docs/calibration.md",
     name: "calibration",
-    command: "cargo xtask calibration --write",
+    command: "cargo xtask calibration --runs 8 --trials 8 --write",
     measures: Measures::WorkingTree,
     depends_on: &[
         BUILD,
@@ -165,7 +166,7 @@ pub(crate) const CALIBRATION: Section = Section {
 pub(crate) const DRIFT: Section = Section {
     page: "docs/calibration.md",
     name: "drift",
-    command: "cargo xtask drift --write",
+    command: "cargo xtask drift --runs 14 --write",
     measures: Measures::WorkingTree,
     depends_on: &[
         BUILD,
@@ -185,7 +186,7 @@ pub(crate) const DRIFT: Section = Section {
 pub(crate) const COMPARE_BUILDS: Section = Section {
     page: "docs/compare.md",
     name: "compare-builds",
-    command: "cargo xtask compare-builds --write",
+    command: "cargo xtask compare-builds --runs 5 --write",
     measures: Measures::WorkingTree,
     depends_on: &[
         BUILD,
@@ -202,7 +203,7 @@ pub(crate) const COMPARE_BUILDS: Section = Section {
 pub(crate) const COMPARISON: Section = Section {
     page: "docs/comparison.md",
     name: "compare",
-    command: "cargo xtask compare",
+    command: "cargo xtask compare --rounds 3 --comparisons 7",
     measures: Measures::WorkingTree,
     depends_on: &[
         &["Cargo.toml", ".cargo"],
@@ -223,7 +224,7 @@ pub(crate) const COMPARISON: Section = Section {
 pub(crate) const COMPARISON_RERUN: Section = Section {
     page: "docs/comparison.md",
     name: "compare rerun",
-    command: "cargo xtask compare rerun --write",
+    command: "cargo xtask compare rerun --runs 7 --write",
     measures: Measures::WorkingTree,
     depends_on: COMPARISON.depends_on,
 };
@@ -250,7 +251,6 @@ pub(crate) const SAVE_LOOP: Section = Section {
 };
 
 /// Every generated section of `docs/` (what the check reads).
-#[cfg(test)]
 pub(crate) const SECTIONS: [&Section; 9] = [
     &PERF,
     &BUILD_TIME,

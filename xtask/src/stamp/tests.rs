@@ -298,3 +298,31 @@ fn a_stamp_is_one_line_naming_a_full_commit() {
     let two = format!("{}\n{}", line(full), line(full));
     assert!(read(&two).unwrap_err().contains("2 stamp lines"));
 }
+
+/// `cargo xtask stale --run` runs each section's command: each must be a `cargo xtask`
+/// command of this repository, with the flags the section says it was measured with where the
+/// section names them.
+#[test]
+fn every_sections_command_is_the_xtask_command_its_figures_name() {
+    let root = crate::cargo::root();
+    for section in super::sections::SECTIONS {
+        let words: Vec<&str> = section.command.split_whitespace().collect();
+        assert_eq!(words[..2], ["cargo", "xtask"], "{}", section.command);
+        let page = std::fs::read_to_string(root.join(section.page)).unwrap();
+        let begin = page.find(&section.begin()).unwrap();
+        let body = &page[begin..page[begin..].find(&section.end()).unwrap() + begin];
+        // A section that names its flags (`Measured with `cargo xtask drift --runs 14``) names
+        // the same ones (a commit may be abbreviated to more or fewer digits).
+        if let Some(named) = body.split("Measured with `").nth(1) {
+            let named = &named[..named.find('`').unwrap()];
+            let same = |a: &str, b: &str| a.starts_with(b) || b.starts_with(a);
+            let given: Vec<&str> = named.split_whitespace().collect();
+            assert!(
+                given.len() <= words.len() && given.iter().zip(&words).all(|(a, b)| same(a, b)),
+                "{}: the section says it was measured with `{named}`, the table says `{}`",
+                section.name,
+                section.command
+            );
+        }
+    }
+}
