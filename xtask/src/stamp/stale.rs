@@ -13,8 +13,9 @@ use crate::cargo;
 
 const USAGE: &str = "usage: cargo xtask stale [--run]";
 
-/// Lists the stale sections, and with `--run` measures each again; an error when a command
-/// fails (the others still run) or when the sections cannot be checked.
+/// Lists the stale sections, each with why (a section that cannot be checked, in a shallow
+/// clone for one, is listed with that reason too), and with `--run` measures each again; an
+/// error when a command fails (the others still run).
 pub(crate) fn run(args: &[String]) -> Result<(), String> {
     let measure = match args {
         [] => false,
