@@ -14,7 +14,7 @@
 
 use std::time::Duration;
 
-use knotmeter_protocol::{MachineProbe, Rounds};
+use knotmeter_protocol::{MachineProbe, Manifest, Rounds};
 
 use crate::analysis::rounds::{estimate, RoundEstimate};
 use crate::bencher::Bencher;
@@ -75,25 +75,43 @@ pub(crate) fn budget(case_budget: Duration) -> Duration {
     (case_budget / SHARE_OF_A_CASE).max(LEAST_BUDGET)
 }
 
-/// The probe's figure from its rounds: nanoseconds per step, with the interval over the rounds
-/// (their geometric mean, as for a case); `None` without a positive round median.
-pub(crate) fn figure(medians_ns: &[f64]) -> Option<MachineProbe> {
+/// What compiled the probe's chain, from the run's manifest: two runs' probes measure the same
+/// code only when this is the same.
+pub(crate) fn build(manifest: &Manifest) -> String {
+    format!(
+        "knotmeter {}, {}, opt-level {}",
+        manifest.knotmeter_version, manifest.rustc, manifest.opt_level
+    )
+}
+
+/// The probe's figure from its rounds' medians (those that are positive numbers: a round
+/// that measured nothing is left out), measured in `processes` processes by the chain `build`
+/// compiled: nanoseconds per step, with the interval made as a case's is (their geometric
+/// mean); `None` without two such rounds.
+pub(crate) fn figure(medians_ns: &[f64], processes: u32, build: String) -> Option<MachineProbe> {
+    let medians: Vec<f64> = medians_ns
+        .iter()
+        .copied()
+        .filter(|m| m.is_finite() && *m > 0.0)
+        .collect();
     let RoundEstimate {
         estimate,
         low,
         high,
         ..
-    } = estimate(medians_ns)?;
+    } = estimate(&medians)?;
     let per_step = |ns: f64| ns / STEPS as f64;
     (estimate > 0.0).then(|| MachineProbe {
         ns_per_step: per_step(estimate),
         low_ns: per_step(low),
         high_ns: per_step(high),
         rounds: Rounds {
-            medians_ns: medians_ns.to_vec(),
-            processes: medians_ns.len() as u32,
+            processes: processes.min(medians.len() as u32).max(1),
+            medians_ns: medians,
             widened: false,
+            machine_sd: None,
         },
+        build,
     })
 }
 
@@ -113,10 +131,42 @@ mod tests {
     #[test]
     fn its_figure_is_per_step_with_the_rounds_kept() {
         let medians = [2_500.0, 2_600.0, 2_400.0, 2_550.0, 2_450.0];
-        let probe = figure(&medians).unwrap();
+        let probe = figure(&medians, 5, "b".into()).unwrap();
         assert!((probe.ns_per_step - 2.5).abs() < 0.01, "{probe:?}");
         assert!(probe.low_ns < probe.ns_per_step && probe.ns_per_step < probe.high_ns);
         assert_eq!(probe.rounds.medians_ns, medians);
-        assert_eq!(figure(&[]), None);
+        assert_eq!((probe.rounds.processes, probe.build.as_str()), (5, "b"));
+        assert_eq!(figure(&[], 1, "b".into()), None);
+        // In one process (`--in-process`), it says so.
+        assert_eq!(figure(&medians, 1, "b".into()).unwrap().rounds.processes, 1);
+    }
+
+    /// A round that measured nothing (a NaN median) is left out, so the probe still reads
+    /// back from JSON as it was written: the history stores it with the run's end, and a probe
+    /// it cannot store must not keep the run from ending.
+    #[test]
+    fn a_round_without_a_figure_is_left_out_and_the_probe_reads_back_as_written() {
+        let probe = figure(&[2_500.0, f64::NAN, 2_600.0, 0.0, 2_550.0], 5, "b".into()).unwrap();
+        assert_eq!(probe.rounds.medians_ns, [2_500.0, 2_600.0, 2_550.0]);
+        assert_eq!(probe.rounds.processes, 3);
+        let json = serde_json::to_string(&probe).unwrap();
+        assert_eq!(serde_json::from_str::<MachineProbe>(&json).unwrap(), probe);
+        assert_eq!(figure(&[2_500.0, f64::NAN], 2, "b".into()), None);
+    }
+
+    #[test]
+    fn its_build_names_the_engine_the_compiler_and_the_optimisation() {
+        let manifest: Manifest = serde_json::from_value(serde_json::json!({
+            "knotmeter_version": "0.1.0", "rustc": "rustc 1.91.0", "profile": "bench",
+            "opt_level": "3", "debug_assertions": false, "target": "x86_64", "cpu": "c",
+            "cores": 2, "timer": {"kind": "instant", "precision_ns": 1.0, "read_cost_ns": 1.0},
+            "timestamp": 0, "seed": 0, "budget_ms": 1000, "target_precision": 0.01,
+            "git_commit": null, "warnings": [],
+        }))
+        .unwrap();
+        assert_eq!(
+            build(&manifest),
+            "knotmeter 0.1.0, rustc 1.91.0, opt-level 3"
+        );
     }
 }

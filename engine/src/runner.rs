@@ -115,6 +115,14 @@ fn all_cases(declare: impl FnOnce() -> Result<Vec<Case>, String>) -> Result<Vec<
         );
         return Err(ExitCode::from(2));
     }
+    if let Some(case) = all.iter().find(|case| probe::is_probe(case)) {
+        eprintln!(
+            "knotmeter: the benchmark at {}:{} has the id `{}`, which is the engine's own probe \
+             of the machine; rename it",
+            case.file, case.line, case.id
+        );
+        return Err(ExitCode::from(2));
+    }
     // The machine's probe, last: a round's worker measures it by its id like any case.
     all.push(probe::case());
     Ok(all)
@@ -233,4 +241,20 @@ fn list(cases: &[Case], format: Format, out: &mut ReportOut) -> io::Result<()> {
         writeln!(out, "\n0 tests, {} benchmarks", cases.len())?;
     }
     out.flush()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A declared case (criterion's API names its own) with the probe's id would be taken for
+    /// the probe and quietly never measured as itself: the binary refuses it, naming it.
+    #[test]
+    fn a_case_with_the_probes_id_is_refused() {
+        let refused = all_cases(|| Ok(vec![probe::case()]));
+        assert_eq!(refused.err(), Some(ExitCode::from(2)));
+        let all = all_cases(|| Ok(Vec::new())).unwrap();
+        assert_eq!(all.iter().filter(|c| probe::is_probe(c)).count(), 1);
+        assert!(probe::is_probe(all.last().unwrap()), "the probe comes last");
+    }
 }

@@ -315,6 +315,23 @@ impl Store {
         }
     }
 
+    /// The machine's probe figures of up to `limit` runs stored on this machine, profile and
+    /// budget before this one whose probe `build` compiled, oldest first; `None` when no
+    /// history is open, or when it could not answer (recorded and said at the end of the run,
+    /// as for [`Store::medians`]).
+    pub(crate) fn probes(&self, machine_key: &str, build: &str, limit: usize) -> Option<Vec<f64>> {
+        let history = self.history.as_ref()?;
+        match history.probes(machine_key, build, self.run, limit) {
+            Ok(probes) => Some(probes),
+            Err(error) => {
+                self.lookup_failures
+                    .borrow_mut()
+                    .push(("the machine's probes".to_owned(), error.to_string()));
+                None
+            }
+        }
+    }
+
     /// The latest run of each baseline name on each machine key, or why they cannot be read.
     pub(crate) fn baselines(&self) -> Result<Vec<BaselineRun>, String> {
         match &self.history {

@@ -12,13 +12,13 @@
 //! Case labels are code spans; in table cells `|` is escaped as `\|` (GitHub honours that
 //! inside code spans too) and line breaks become `<br>`. List items keep to one line.
 
-use knotmeter_protocol::{BenchSummary, Manifest, Outcome, Severity};
+use knotmeter_protocol::{BenchSummary, Comparison, Manifest, Outcome, Severity};
 
 use crate::csv::Row;
 use crate::shown::shown;
 use crate::tally::Tally;
 use crate::text::{
-    allocations_text, case_label, complexity_text, interval_cell, machine_text, manifest_line,
+    allocations_text, case_label, complexity_text, interval_cell, machine_moves, manifest_line,
     optimized_away, ratio_text, samples_text, warning_mark,
 };
 use crate::units::{format_duration_ns, format_rate, ops_per_sec, MISSING};
@@ -86,17 +86,21 @@ pub fn document(run: &Run<'_>) -> String {
         doc.push_str(&results_table(&measured));
         doc.push('\n');
     }
-    // What the before/after ratios are relative to, once per run compared against.
-    let mut relative: Vec<String> = Vec::new();
-    for (result, _) in &measured {
-        if let Some(text) = result.comparison.as_ref().and_then(machine_text) {
-            if !relative.contains(&text) {
-                relative.push(text);
+    // What the before/after ratios are relative to, once per run compared against, naming
+    // the cases unless it holds for every ratio against that run.
+    let compared: Vec<(&str, &Comparison)> = measured
+        .iter()
+        .filter_map(|(result, _)| Some((result.id.as_str(), result.comparison.as_ref()?)))
+        .collect();
+    for (text, ids) in machine_moves(&compared) {
+        let sentence = match ids {
+            None => format!("Before/after ratios are {text}."),
+            Some(ids) => {
+                let cases: Vec<String> = ids.iter().map(|id| code(case_label(id))).collect();
+                format!("The before/after ratio of {} is {text}.", cases.join(", "))
             }
-        }
-    }
-    for text in relative {
-        doc.push_str(&one_line(&format!("Before/after ratios are {text}.")));
+        };
+        doc.push_str(&one_line(&sentence));
         doc.push_str("\n\n");
     }
     doc.push_str(&scaling_section(run.benches));

@@ -175,6 +175,37 @@ pub fn machine_text(comparison: &Comparison) -> Option<String> {
     ))
 }
 
+/// Which of `compared` (case ids with their comparisons) were taken relative to the machine,
+/// once per move of the machine ([`machine_text`]): each move with the ids of the cases whose
+/// ratio is relative to it, or with `None` when that is every comparison against the same run
+/// (a run of an engine without the probe, or a case stored before it had one, is compared
+/// without it: a sentence about the run must not claim it for them).
+pub fn machine_moves<'a>(
+    compared: &[(&'a str, &Comparison)],
+) -> Vec<(String, Option<Vec<&'a str>>)> {
+    let mut moves: Vec<(String, &str, Vec<&'a str>)> = Vec::new();
+    for (id, comparison) in compared {
+        let Some(text) = machine_text(comparison) else {
+            continue;
+        };
+        match moves.iter_mut().find(|(t, _, _)| *t == text) {
+            Some((_, _, ids)) => ids.push(id),
+            None => moves.push((text, &comparison.against, vec![id])),
+        }
+    }
+    moves
+        .into_iter()
+        .map(|(text, against, ids)| {
+            let all = compared
+                .iter()
+                .filter(|(_, c)| c.against == against)
+                .count();
+            let ids = (ids.len() < all).then_some(ids);
+            (text, ids)
+        })
+        .collect()
+}
+
 /// A comparison of the same case in two builds (`knotmeter compare`), as every surface
 /// words it: the head's change over the base, its 95% interval, the verdict and the base:
 /// `+3.1% [2.6, 3.7] slower than main`.
@@ -352,10 +383,18 @@ pub fn interval_sentence(result: &BenchResult) -> String {
              fresh process, widened to how far whole runs of it move on this machine (learnt \
              from the history): where a rerun on this machine should land"
         ),
-        (Some(mark), Some(r)) if r.processes > 1 => format!(
-            "{mark}: the 95% interval of the estimate, {span}, over {rounds} rounds, each in a \
-             fresh process: where a rerun on this machine should land"
-        ),
+        (Some(mark), Some(r)) if r.processes > 1 => match r.machine_sd {
+            Some(sd) => format!(
+                "{mark}: the 95% interval of the estimate, {span}, over {rounds} rounds, each in \
+                 a fresh process, with how far this machine's speed moves between runs \
+                 ({:.1}%, learnt from the history): where a rerun on this machine should land",
+                sd * 100.0
+            ),
+            None => format!(
+                "{mark}: the 95% interval of the estimate, {span}, over {rounds} rounds, each in \
+                 a fresh process: where a rerun on this machine should land"
+            ),
+        },
         (Some(mark), _) => format!(
             "{mark}: the 95% interval of the estimate, {span}, over {rounds} rounds in one \
              process: what differs between processes is not in it"
@@ -508,6 +547,27 @@ mod tests {
         );
         c.machine = Some(f64::NAN);
         assert_eq!(machine_text(&c), None);
+    }
+
+    /// A sentence about the run's ratios names the cases it holds for unless it holds for
+    /// every comparison against that run: a case compared without the probe is not relative
+    /// to the machine.
+    #[test]
+    fn a_move_of_the_machine_names_its_cases_unless_it_is_every_ratio_against_that_run() {
+        let mut relative = comparison("run 7", 1.0, Verdict::Same);
+        relative.machine = Some(1.049);
+        let plain = comparison("run 7", 0.97, Verdict::Faster);
+        let group = comparison("q::base", 1.01, Verdict::Slower);
+        let said = "relative to the machine, which ran 4.9% slower than in run 7".to_owned();
+        assert_eq!(
+            machine_moves(&[("q::a", &relative), ("q::b", &relative), ("q::g", &group)]),
+            [(said.clone(), None)]
+        );
+        assert_eq!(
+            machine_moves(&[("q::a", &relative), ("q::b", &plain)]),
+            [(said, Some(vec!["q::a"]))]
+        );
+        assert!(machine_moves(&[("q::b", &plain), ("q::g", &group)]).is_empty());
     }
 
     #[test]

@@ -184,6 +184,18 @@ fn the_headline_interval_is_the_rounds_never_one_process_samples() {
          fresh process, widened to how far whole runs of it move on this machine (learnt from \
          the history): where a rerun on this machine should land"
     ));
+    // With the machine's move learnt from the history's probes, it says how far it moves.
+    let mut learnt = cases()
+        .into_iter()
+        .find(|case| case.name == "first_run")
+        .unwrap()
+        .result;
+    learnt.rounds.as_mut().unwrap().machine_sd = Some(0.0213);
+    assert!(shown(&learnt, None).detail.contains(
+        "±1.8%: the 95% interval of the estimate, [1.51 µs, 1.56 µs], over 10 rounds, each in a \
+         fresh process, with how far this machine's speed moves between runs (2.1%, learnt from \
+         the history): where a rerun on this machine should land"
+    ));
     // The history's spread stays in the details, once known.
     assert!(all["faster_than_history"]
         .detail

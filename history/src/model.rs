@@ -50,6 +50,9 @@ pub struct StoredMedian {
     pub git_dirty: Option<bool>,
     /// The machine's probe of the run, nanoseconds per step, when the run has one.
     pub probe_ns_per_step: Option<f64>,
+    /// What compiled that probe (`MachineProbe::build`): only probes of the same build measure
+    /// the same code. Empty when the probe does not say.
+    pub probe_build: String,
 }
 
 impl StoredMedian {

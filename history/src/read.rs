@@ -38,9 +38,18 @@ const BASELINE: &str = concat!(
 
 /// [`History::medians`]: the results from the index, each one's run by its primary key.
 const MEDIANS: &str = "SELECT r.median_ns, u.git_commit, json_extract(u.manifest, '$.git_dirty'), \
-     CASE WHEN json_valid(u.probe) THEN json_extract(u.probe, '$.ns_per_step') END \
+     CASE WHEN json_valid(u.probe) THEN json_extract(u.probe, '$.ns_per_step') END, \
+     CASE WHEN json_valid(u.probe) THEN json_extract(u.probe, '$.build') END \
      FROM results r JOIN runs u ON u.id = r.run_id WHERE r.case_id = ?1 AND r.machine_key = ?2 \
      AND r.run_id < ?3 AND r.partial = 0 ORDER BY r.run_id DESC LIMIT ?4";
+
+/// [`History::probes`]: the runs of one machine key whose probe one build compiled, newest
+/// first. A probe that is not JSON, or whose figure is not a number, reads as none.
+const PROBES: &str = "SELECT json_extract(probe, '$.ns_per_step') FROM runs \
+     WHERE machine_key = ?1 AND id < ?2 AND json_valid(probe) \
+     AND typeof(json_extract(probe, '$.ns_per_step')) IN ('real', 'integer') \
+     AND json_extract(probe, '$.build') = ?4 \
+     ORDER BY id DESC LIMIT ?3";
 
 /// [`History::points`].
 const POINTS: &str = "SELECT r.run_id, u.timestamp, u.git_commit, r.machine_key, u.baseline, \
@@ -129,6 +138,11 @@ impl History {
                             .ok()
                             .flatten()
                             .filter(|v| v.is_finite() && *v > 0.0),
+                        probe_build: r
+                            .get::<_, Option<String>>(4)
+                            .ok()
+                            .flatten()
+                            .unwrap_or_default(),
                     })
                 },
             )
@@ -136,6 +150,34 @@ impl History {
             .map_err(|e| self.sqlite(e))?;
         medians.reverse();
         Ok(medians)
+    }
+
+    /// The machine's probe figures (nanoseconds per step of its fixed chain) of up to `limit`
+    /// runs with the same `machine_key` whose probe `build` compiled (`MachineProbe::build`),
+    /// recorded before run `before` (when given), **oldest first**, whatever they measured and
+    /// however they ended: how far the machine's speed moves between runs. A run without a
+    /// readable, positive probe is left out.
+    pub fn probes(
+        &self,
+        machine_key: &str,
+        build: &str,
+        before: Option<RunId>,
+        limit: usize,
+    ) -> Result<Vec<f64>, HistoryError> {
+        let mut statement = self
+            .conn
+            .prepare_cached(PROBES)
+            .map_err(|e| self.sqlite(e))?;
+        let mut probes = statement
+            .query_map(
+                params![machine_key, before_id(before), limit_of(limit), build],
+                |r| r.get::<_, f64>(0),
+            )
+            .and_then(Iterator::collect::<rusqlite::Result<Vec<_>>>)
+            .map_err(|e| self.sqlite(e))?;
+        probes.retain(|p| p.is_finite() && *p > 0.0);
+        probes.reverse();
+        Ok(probes)
     }
 
     /// Up to `limit` results of `case_id` on any machine, **newest first** (reverse for a

@@ -210,6 +210,7 @@ fn medians_say_which_commit_each_measured_and_whether_it_had_uncommitted_changes
         .unwrap();
     let median = |median_ns: f64, commit: Option<&str>, dirty: Option<bool>| StoredMedian {
         probe_ns_per_step: None,
+        probe_build: String::new(),
         median_ns,
         git_commit: commit.map(str::to_owned),
         git_dirty: dirty,
@@ -244,7 +245,9 @@ fn probe(ns_per_step: f64) -> knotmeter_protocol::MachineProbe {
             medians_ns: vec![ns_per_step * 1_000.0; 3],
             processes: 3,
             widened: false,
+            machine_sd: None,
         },
+        build: "b".to_owned(),
     }
 }
 
@@ -311,4 +314,54 @@ fn the_machines_probe_is_stored_with_its_run_and_read_back_with_its_results() {
         .unwrap()
         .unwrap();
     assert_eq!(merged.probe, Some(probe(2.5)));
+}
+
+/// The machine's probes of its runs, oldest first, whatever each run measured: only runs of
+/// the same machine key, before the given run, with a readable positive figure.
+#[test]
+fn the_machines_probes_are_read_across_runs_of_one_machine_key() {
+    let (_dir, path) = temp_history();
+    let mut history = History::open(&path).unwrap();
+    let m = manifest();
+    let key = machine_key(&m);
+    let mut runs = Vec::new();
+    for (case, figure) in [("q::a", Some(2.5)), ("q::b", None), ("q::c", Some(2.6))] {
+        let run = history.begin_run(&m, None).unwrap();
+        history.record_result(run, &result(case, 100.0)).unwrap();
+        let probe = figure.map(probe);
+        history
+            .end_run(run, RunStatus::Complete, probe.as_ref())
+            .unwrap();
+        runs.push(run);
+    }
+    assert_eq!(history.probes(&key, "b", None, 10).unwrap(), vec![2.5, 2.6]);
+    assert_eq!(
+        history.probes(&key, "b", None, 1).unwrap(),
+        vec![2.6],
+        "the latest"
+    );
+    assert_eq!(
+        history.probes(&key, "b", Some(runs[2]), 10).unwrap(),
+        vec![2.5]
+    );
+    assert!(history
+        .probes("another machine", "b", None, 10)
+        .unwrap()
+        .is_empty());
+    // A probe compiled by another engine or compiler measured other code.
+    assert!(history.probes(&key, "c", None, 10).unwrap().is_empty());
+
+    // A damaged probe, and one whose figure is not a number, are left out.
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    conn.execute(
+        "UPDATE runs SET probe = '{not json' WHERE id = ?1",
+        [runs[0].0],
+    )
+    .unwrap();
+    conn.execute(
+        "UPDATE runs SET probe = '{\"ns_per_step\": \"fast\"}' WHERE id = ?1",
+        [runs[2].0],
+    )
+    .unwrap();
+    assert!(history.probes(&key, "b", None, 10).unwrap().is_empty());
 }

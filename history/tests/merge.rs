@@ -196,6 +196,18 @@ fn the_history_every_shard_started_from_is_not_duplicated() {
 
 #[test]
 fn a_run_copied_while_it_was_measuring_is_completed_by_a_later_merge() {
+    let probe = knotmeter_protocol::MachineProbe {
+        ns_per_step: 2.5,
+        low_ns: 2.4,
+        high_ns: 2.6,
+        rounds: knotmeter_protocol::Rounds {
+            medians_ns: vec![2_500.0; 3],
+            processes: 3,
+            widened: false,
+            machine_sd: None,
+        },
+        build: "b".to_owned(),
+    };
     let (dir, into) = temp_history();
     let later = dir.path().join("later.db");
     let (run, early) = {
@@ -218,7 +230,9 @@ fn a_run_copied_while_it_was_measuring_is_completed_by_a_later_merge() {
         let mut compared = result("q::a", 10.0);
         compared.comparison = rich_result("q::a", 10.0, Verdict::Faster).comparison;
         history.record_verdicts(run, &[compared]).unwrap();
-        history.end_run(run, RunStatus::Complete, None).unwrap();
+        history
+            .end_run(run, RunStatus::Complete, Some(&probe))
+            .unwrap();
     }
     let mut history = History::open(&into).unwrap();
     let first = history.merge(&readers(&[&early])).unwrap();
@@ -231,6 +245,10 @@ fn a_run_copied_while_it_was_measuring_is_completed_by_a_later_merge() {
     assert_eq!(contents(&into), contents(&later), "the run as it ended");
     let points = history.points("q::a", 5).unwrap();
     assert_eq!(points[0].verdict, Some(Verdict::Faster));
+    // The machine's probe, stored with the run's end, comes with it.
+    let key = machine_key(&manifest());
+    let stored = history.previous("q::a", &key, None).unwrap().unwrap();
+    assert_eq!(stored.probe, Some(probe));
 }
 
 #[test]

@@ -124,6 +124,14 @@ pub struct Rounds {
     /// over minutes moves a whole run, and no run's own rounds can see that.
     #[serde(default)]
     pub widened: bool,
+    /// How far the machine's speed moves between whole runs, learnt from the probes of the
+    /// earlier runs stored on this machine (five at least): the standard deviation of one run's
+    /// log figure, which the interval holds beside what the case's own run strays from it.
+    /// Absent while it is assumed (no history, or too few runs with a probe: docs/measurement.md,
+    /// §7), and from engines that predate the field.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "typescript", ts(optional))]
+    pub machine_sd: Option<f64>,
 }
 
 /// What a [`Throughput`] counts.

@@ -112,8 +112,8 @@ pub struct RunSummary {
     /// Wall time of the whole run in nanoseconds.
     pub wall_ns: f64,
     /// The machine's probe: a fixed chain the engine measured in every round of the run, whose
-    /// code is the same in every build (absent from engines that predate it, and from a run
-    /// that measured nothing).
+    /// code is the same in every build made by the same engine and compiler (absent from
+    /// engines that predate it, and from a run that measured nothing).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub probe: Option<MachineProbe>,
 }
@@ -125,10 +125,17 @@ pub struct RunSummary {
 pub struct MachineProbe {
     /// Nanoseconds per step of the chain: the geometric mean of the rounds' medians.
     pub ns_per_step: f64,
-    /// The 95% interval's lower end over the rounds.
+    /// The lower end of its 95% interval, made as a case's is (where a rerun's probe should
+    /// land).
     pub low_ns: f64,
     /// Its upper end.
     pub high_ns: f64,
     /// Each round's median, nanoseconds per operation (a thousand steps).
     pub rounds: Rounds,
+    /// What compiled the chain: the engine's version, the compiler and the optimisation level
+    /// (`knotmeter 0.1.0, rustc 1.91.0 (…), opt-level 3`). Two runs' probes measure the same
+    /// code only when this is the same; a comparison or a learnt spread never puts two
+    /// different ones side by side. Empty from engines that predate it.
+    #[serde(default)]
+    pub build: String,
 }

@@ -25,6 +25,9 @@ pub mod rounds;
 pub mod select;
 pub mod student;
 pub mod summary;
+// Random numbers for the tests and simulations of this crate and the engine's; not part of the
+// statistics a user calls.
+#[doc(hidden)]
 pub mod testutil;
 
 pub use self::{

@@ -51,6 +51,55 @@ fn each_run_stores_the_machines_probe_and_the_next_compares_relative_to_it() {
     );
 }
 
+/// A stored probe compiled by another engine or compiler measured other code: a toolchain
+/// upgrade's change to the chain would read as the machine's move and be taken out of every
+/// case. The next run's comparison then goes without the probe, and the probe's build is
+/// stored with it.
+#[test]
+fn a_probe_of_another_build_is_not_compared_against() {
+    let h = TempHistory::new();
+    let first = h.json(&h.fixture(&["--exact", "plain"]));
+    let build = first["probe"]["build"].as_str().unwrap().to_owned();
+    assert!(
+        build.starts_with("knotmeter ") && build.contains("rustc") && build.contains("opt-level"),
+        "{build}"
+    );
+    let conn = rusqlite::Connection::open(&h.path).unwrap();
+    let stored: String = conn
+        .query_row("SELECT json_extract(probe, '$.build') FROM runs", [], |r| {
+            r.get(0)
+        })
+        .unwrap();
+    assert_eq!(stored, build);
+    conn.execute(
+        "UPDATE runs SET probe = json_set(probe, '$.build', 'knotmeter 0.0.1, rustc 1.0.0')",
+        [],
+    )
+    .unwrap();
+    drop(conn);
+    let second = h.json(&h.fixture(&["--exact", "plain"]));
+    let comparison = &second["results"][0]["comparison"];
+    assert_eq!(comparison["against"], "run 1", "{comparison}");
+    assert!(comparison["machine"].is_null(), "{comparison}");
+}
+
+/// Issue 20: until five runs with a probe are stored, an interval assumes how far the
+/// machine's speed moves between runs; from the sixth on, it holds what the stored probes
+/// show (`rounds.machine_sd`), whatever case those runs measured.
+#[test]
+fn the_machines_move_is_learnt_from_the_probes_of_five_runs() {
+    let h = TempHistory::new();
+    for run in 1..=5 {
+        let case = if run % 2 == 0 { "plain" } else { "explicit" };
+        let report = h.json(&h.fixture(&["--exact", case]));
+        let rounds = &report["results"][0]["rounds"];
+        assert!(rounds["machine_sd"].is_null(), "run {run}: {rounds}");
+    }
+    let report = h.json(&h.fixture(&["--exact", "plain"]));
+    let sd = report["results"][0]["rounds"]["machine_sd"].as_f64();
+    assert!(sd.is_some_and(|sd| sd.is_finite() && sd >= 0.0), "{sd:?}");
+}
+
 /// Issue 20: a history that opens but cannot answer the lookup of a case's earlier medians
 /// (here a run whose manifest is not JSON) read as a history without earlier runs, "0 of 5
 /// runs", instead of saying that it could not be read.

@@ -243,6 +243,14 @@ fn the_machine_probe_is_reported_with_the_run_and_never_as_a_case() {
             .all(|e| !e.to_string().contains("machine_probe")),
         "{stdout}"
     );
+    // Nor do the marks that say which case printed what (the daemon would give what a stray
+    // thread printed meanwhile to a case that does not exist).
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("noisy::no_newline"),
+        "marks were written: {stderr}"
+    );
+    assert!(!stderr.contains("machine_probe"), "{stderr}");
 
     let report: serde_json::Value = serde_json::from_slice(&run("json").stdout).unwrap();
     assert!(

@@ -1107,7 +1107,15 @@ processes: number,
  * machine, learnt from the history ([`Reproducibility`]): a machine whose speed drifts
  * over minutes moves a whole run, and no run's own rounds can see that.
  */
-widened: boolean, };
+widened: boolean, 
+/**
+ * How far the machine's speed moves between whole runs, learnt from the probes of the
+ * earlier runs stored on this machine (five at least): the standard deviation of one run's
+ * log figure, which the interval holds beside what the case's own run strays from it.
+ * Absent while it is assumed (no history, or too few runs with a probe: docs/measurement.md,
+ * §7), and from engines that predate the field.
+ */
+machine_sd?: number, };
 
 /**
  * Which earlier runs the spread between runs was learnt from.
@@ -1372,8 +1380,8 @@ cancelled: boolean,
 wall_ns: number, 
 /**
  * The machine's probe: a fixed chain the engine measured in every round of the run, whose
- * code is the same in every build (absent from engines that predate it, and from a run
- * that measured nothing).
+ * code is the same in every build made by the same engine and compiler (absent from
+ * engines that predate it, and from a run that measured nothing).
  */
 probe?: MachineProbe | null, };
 
@@ -1387,7 +1395,8 @@ export type MachineProbe = {
  */
 ns_per_step: number, 
 /**
- * The 95% interval's lower end over the rounds.
+ * The lower end of its 95% interval, made as a case's is (where a rerun's probe should
+ * land).
  */
 low_ns: number, 
 /**
@@ -1397,7 +1406,14 @@ high_ns: number,
 /**
  * Each round's median, nanoseconds per operation (a thousand steps).
  */
-rounds: Rounds, };
+rounds: Rounds, 
+/**
+ * What compiled the chain: the engine's version, the compiler and the optimisation level
+ * (`knotmeter 0.1.0, rustc 1.91.0 (…), opt-level 3`). Two runs' probes measure the same
+ * code only when this is the same; a comparison or a learnt spread never puts two
+ * different ones side by side. Empty from engines that predate it.
+ */
+build: string, };
 
 /**
  * The analysis of one benchmark function across its `args` cases.

@@ -226,8 +226,10 @@ mod tests {
         let m = measurement(p.ops_per_sample, p.workload_ns, p.baseline_ns);
         let one_tick = p.precision_ns / p.ops_per_sample as f64;
         let shift = stats::hodges_lehmann(&m.workload_ns, &m.baseline_ns, LEVEL).unwrap();
+        // Past the old margin of one tick (the half cycle depends on the host's clock rate,
+        // so it is left out of the test's premise; it only widens the margin).
         assert!(
-            shift.high > one_tick.max(half_cycle_ns()),
+            shift.high > one_tick,
             "the recorded pair is past one tick: {shift:?}"
         );
         assert!(flags(&m, p.precision_ns), "{shift:?}");

@@ -158,6 +158,7 @@ mod tests {
     fn at(commit: Option<&str>, dirty: Option<bool>, median_ns: f64) -> StoredMedian {
         StoredMedian {
             probe_ns_per_step: None,
+            probe_build: String::new(),
             median_ns,
             git_commit: commit.map(str::to_owned),
             git_dirty: dirty,

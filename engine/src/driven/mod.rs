@@ -36,6 +36,7 @@ use crate::cli::Options;
 use crate::manifest::manifest;
 use crate::measure::{MeasureConfig, Timer};
 use crate::output::ReportOut;
+use crate::probe;
 use crate::registry::Case;
 use crate::run::{self, fnv1a, seed};
 use channel::Channel;
@@ -151,9 +152,9 @@ impl Driven<'_> {
     fn case(&self, id: &str) -> Option<&Case> {
         let case = self.cases.iter().find(|c| c.id == id);
         if case.is_none() {
+            let listed = self.cases.iter().filter(|c| !probe::is_probe(c)).count();
             self.error(format!(
-                "this bench binary has no case `{id}` (`ready` listed its {} cases)",
-                self.cases.len()
+                "this bench binary has no case `{id}` (`ready` listed its {listed} cases)"
             ));
         }
         case

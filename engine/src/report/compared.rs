@@ -13,7 +13,7 @@ use std::collections::HashMap;
 use knotmeter_protocol::{Comparison, Verdict};
 
 use knotmeter_format::text::{
-    case_label, change_text, machine_text, p_value_text, ratio_text, verdict_text,
+    case_label, change_text, machine_moves, p_value_text, ratio_text, verdict_text,
 };
 
 use super::style::{Painter, Tone};
@@ -83,8 +83,21 @@ pub(crate) fn section(
     for section in sections {
         lines.push(String::new());
         lines.push(painter.paint(Tone::Bold, &section.title));
-        // Every ratio against one run is relative to the same move of the machine.
-        if let Some(text) = section.rows.iter().find_map(|(_, c)| machine_text(c)) {
+        // Every ratio against one run taken relative to the machine is relative to the same
+        // move of it; a case compared without the probe is named apart.
+        let rows: Vec<(&str, &Comparison)> = section
+            .rows
+            .iter()
+            .map(|(id, c)| (id.as_str(), c))
+            .collect();
+        for (text, ids) in machine_moves(&rows) {
+            let text = match ids {
+                None => text,
+                Some(ids) => {
+                    let cases: Vec<&str> = ids.into_iter().map(case_label).collect();
+                    format!("{}: {text}", cases.join(", "))
+                }
+            };
             lines.push(format!("{INDENT}{}", painter.paint(Tone::Dim, &text)));
         }
         lines.extend(table_lines(&section.rows, painter));

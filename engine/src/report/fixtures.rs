@@ -125,6 +125,7 @@ pub(crate) fn result(case: &ListEntry, median_ns: f64) -> BenchResult {
             medians_ns: vec![median_ns; 10],
             processes: 10,
             widened: false,
+            machine_sd: None,
         }),
         allocations: None,
         raw: RawSamples {

@@ -104,6 +104,9 @@ pub(crate) struct Unit<'c> {
     pub(crate) reports: Vec<bool>,
     /// The unit's whole budget.
     pub(crate) budget: Duration,
+    /// Measured in every round while another unit still is, whatever its budget or its
+    /// precision (the machine's probe, `crate::probe`): its rounds span the whole run.
+    pub(crate) every_round: bool,
 }
 
 /// What the schedule tells the run as it goes.
@@ -289,14 +292,19 @@ fn schedule(
             cancelled = true;
             break;
         }
-        for state in states.iter_mut().filter(|s| !s.done) {
-            let over_budget = state.over_budget();
-            let last_round = round + 1 >= settings.rounds;
+        let last_round = round + 1 >= settings.rounds;
+        for state in states.iter_mut().filter(|s| !s.done && !s.unit.every_round) {
             if state.nothing_left()
                 || last_round
-                || over_budget
+                || state.over_budget()
                 || state.precise(settings.target_precision)
             {
+                finish(state, settings, runner.processes(), false);
+            }
+        }
+        let others_left = states.iter().any(|s| !s.done && !s.unit.every_round);
+        for state in states.iter_mut().filter(|s| !s.done && s.unit.every_round) {
+            if state.nothing_left() || last_round || !others_left {
                 finish(state, settings, runner.processes(), false);
             }
         }
@@ -773,6 +781,7 @@ mod tests {
             cases: vec![case],
             reports: vec![true],
             budget,
+            every_round: false,
         }
     }
 
@@ -851,6 +860,55 @@ mod tests {
         assert_eq!(finished, ["finished noisy", "finished steady"]);
     }
 
+    /// The machine's probe is measured in every round while a case still is, though it is
+    /// precise after eight and its budget is small: its rounds span the whole run, and end
+    /// with the last case's (here the noisy one's ten, then the precise one's eight).
+    #[test]
+    fn a_unit_of_every_round_is_measured_as_long_as_another_unit_is() {
+        let defs: &'static [BenchDef] = Box::leak(Box::new([
+            def("noisy", 1, None, false),
+            def("probe", 2, None, false),
+        ]));
+        let all = cases(defs);
+        fn steady_probe(id: &str) -> Figure {
+            Figure {
+                ns: 100.0,
+                noise: if id.ends_with("probe") { 0.0 } else { 0.1 },
+            }
+        }
+        fn all_steady(_: &str) -> Figure {
+            Figure {
+                ns: 100.0,
+                noise: 0.0,
+            }
+        }
+        type FigureOf = fn(&str) -> Figure;
+        let figures: [(FigureOf, usize); 2] = [
+            (steady_probe, 10),
+            (all_steady, MIN_ROUNDS_TO_STOP as usize),
+        ];
+        for (figure, rounds) in figures {
+            let units = vec![
+                single(&all[0], Duration::from_secs(10)),
+                Unit {
+                    every_round: true,
+                    ..single(&all[1], Duration::from_millis(1))
+                },
+            ];
+            let mut fake = Fake::new(figure);
+            fake.took = Duration::from_millis(5);
+            let mut told = Told::default();
+            schedule(units, &settings(10, 0.01), &mut fake, &mut told);
+            assert_eq!(
+                told.rounds,
+                [
+                    ("noisy".to_owned(), rounds, false),
+                    ("probe".to_owned(), rounds, false)
+                ]
+            );
+        }
+    }
+
     /// A slot that takes more than the case's share of its budget: the case gets the rounds
     /// that fit, not the rounds planned.
     #[test]
@@ -904,6 +962,7 @@ mod tests {
                 cases: vec![&all[1], &all[2]],
                 reports: vec![true, true],
                 budget: Duration::from_secs(20),
+                every_round: false,
             },
         ];
         let mut fake = Fake::new(noisy);

@@ -14,6 +14,7 @@ use knotmeter_protocol::{
 
 use crate::cancel;
 use crate::measure::{MeasureConfig, Measurement, Progress, Timer};
+use crate::probe;
 use crate::registry::Case;
 use crate::run::{execute, panics, Outcome};
 
@@ -47,8 +48,10 @@ pub(crate) fn measure_slot(
     let cfg = config(plan, timer);
     // Threads of an earlier slot's benchmark that panicked since: no case was running.
     let stray_panics = stray_panics();
+    // The machine's probe is no case: what is printed during its slot is printed outside any.
+    let marked = || cases.iter().filter(|case| !probe::is_probe(case));
     if mark_output {
-        for case in cases {
+        for case in marked() {
             mark(OutputMark::CaseStarted(case.id.clone()));
         }
     }
@@ -72,7 +75,7 @@ pub(crate) fn measure_slot(
         _ => Vec::new(),
     };
     if mark_output {
-        for case in cases {
+        for case in marked() {
             mark(OutputMark::CaseEnded(case.id.clone()));
         }
     }

@@ -2,7 +2,10 @@
 //! plus a before/after comparison for every other case that has a stored predecessor (or a
 //! result in the baseline named by `--baseline`), all corrected at once. Also each case's
 //! reproducibility, learnt from the same history: the spread every surface shows beside its
-//! figure is the noise floor its before/after verdict uses.
+//! figure, which a before/after verdict widens to unless both runs have the machine's probe
+//! (then the spread of the case's medians over their runs' probes, which takes the machine's
+//! moves out, is its floor once known); and how far the machine's speed moves between runs,
+//! learnt from the stored runs' probes.
 //!
 //! Only complete results are compared and compared against: a case cut short by a cancel gets
 //! no verdict, and the store never offers a partial result as a baseline. Every measured case
@@ -41,15 +44,41 @@ pub(super) fn reproducibility(
     Some(compare::reproducibility(&medians))
 }
 
+/// How far the machine's speed moves between runs, as the standard deviation of one run's log
+/// figure: learnt from its probe in the last runs stored on this machine whose probe `build`
+/// compiled, whatever they measured (the same rule as a case's spread, on the probe's figures;
+/// one run of several is half a step between two), or `None` until enough of them have one,
+/// or when no history can be read.
+pub(super) fn machine_sd(store: &Store, machine_key: &str, build: &str) -> Option<f64> {
+    let probes: Vec<StoredMedian> = store
+        .probes(machine_key, build, NOISE_HISTORY)?
+        .into_iter()
+        .map(|ns_per_step| StoredMedian {
+            median_ns: ns_per_step,
+            git_commit: None,
+            git_dirty: None,
+            probe_ns_per_step: None,
+            probe_build: String::new(),
+        })
+        .collect();
+    let spread = compare::reproducibility(&probes).spread?;
+    Some(compare::step_sd(spread) / std::f64::consts::SQRT_2)
+}
+
 /// The spread between runs of case `case_id` relative to the machine's probe, learnt from
-/// its earlier runs that have one (the same rule as [`reproducibility`], on each median over
-/// its run's probe), or `None` until enough of them do.
-fn spread_relative_to_the_probe(store: &Store, case_id: &str, machine_key: &str) -> Option<f64> {
+/// its earlier runs that have one `build` compiled (the same rule as [`reproducibility`], on
+/// each median over its run's probe), or `None` until enough of them do.
+fn spread_relative_to_the_probe(
+    store: &Store,
+    case_id: &str,
+    machine_key: &str,
+    build: &str,
+) -> Option<f64> {
     let medians = store.medians(case_id, machine_key, NOISE_HISTORY)?;
     let relative: Vec<StoredMedian> = medians
         .into_iter()
         .filter_map(|m| {
-            let probe = m.probe_ns_per_step?;
+            let probe = m.probe_ns_per_step.filter(|_| m.probe_build == build)?;
             Some(StoredMedian {
                 median_ns: m.median_ns / probe,
                 ..m
@@ -62,9 +91,10 @@ fn spread_relative_to_the_probe(store: &Store, case_id: &str, machine_key: &str)
 /// The before/after ratio of `result` against `stored`, and the noise floor for its verdict.
 ///
 /// From both runs' rounds (Welch), their uncertainty widened to what the history says runs of
-/// this case move by, once it knows. When both runs have the machine's probe, relative to it
-/// (`machine_ratio` is then the probe's ratio) and widened to the spread learnt relative to
-/// the probe, or the plain spread until that is known. From the samples (Mann–Whitney,
+/// this case move by, once it knows. When both runs have the machine's probe, compiled by the
+/// same build (the same code), relative to it (`machine_ratio` is then the probe's ratio) and
+/// widened to the spread learnt relative to the probe, or the plain spread until that is
+/// known. From the samples (Mann–Whitney,
 /// Hodges–Lehmann) when either side was measured in one stretch (a result stored by an engine
 /// without rounds), with the history's spread, or the default while it is not known, as the
 /// noise floor those samples cannot see.
@@ -77,12 +107,17 @@ fn before_after(
 ) -> Option<Estimate> {
     let spread = result.reproducibility.and_then(|r| r.spread);
     if let (Some(before), Some(after)) = (&stored.result.rounds, &result.rounds) {
-        let machine = match (&stored.probe, probe) {
-            (Some(then), Some(now)) => compare::rounds::machine_move(&then.rounds, &now.rounds),
-            _ => None,
+        let (machine, build) = match (&stored.probe, probe) {
+            (Some(then), Some(now)) if then.build == now.build => (
+                compare::rounds::machine_move(&then.rounds, &now.rounds),
+                now.build.as_str(),
+            ),
+            _ => (None, ""),
         };
         let spread = match machine {
-            Some(_) => spread_relative_to_the_probe(store, &result.id, machine_key).or(spread),
+            Some(_) => {
+                spread_relative_to_the_probe(store, &result.id, machine_key, build).or(spread)
+            }
             None => spread,
         };
         let estimate =

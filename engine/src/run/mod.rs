@@ -121,6 +121,7 @@ pub(crate) fn measure_all(
         store,
         compared: None,
         probe: None,
+        machine_sd: None,
     };
     for case in selected {
         *run.remaining.entry(case.bench_id.clone()).or_default() += 1;
@@ -154,6 +155,9 @@ struct Run<'o> {
     compared: Option<compare_run::Compared>,
     /// The machine's probe, once its rounds ended (`crate::probe`).
     probe: Option<MachineProbe>,
+    /// How far the machine's speed moves between runs, learnt from the probes of the runs
+    /// stored on this machine before this one, once enough of them are.
+    machine_sd: Option<f64>,
 }
 
 impl Run<'_> {
@@ -168,6 +172,11 @@ impl Run<'_> {
         self.emit(|r| r.run_started(&self.manifest, &entries));
         self.store
             .begin(&self.manifest, self.options.save_baseline.as_deref());
+        self.machine_sd = compare_run::machine_sd(
+            &self.store,
+            &machine_key(&self.manifest),
+            &probe::build(&self.manifest),
+        );
         let mut units: Vec<rounds::Unit<'_>> = plan::plan(selected, all)
             .into_iter()
             .map(|step| self.unit(step))
@@ -178,6 +187,7 @@ impl Run<'_> {
                 cases: vec![probe_case],
                 reports: vec![true],
                 budget: probe::budget(self.options.budget),
+                every_round: true,
             });
         }
         let settings = rounds::Settings {
@@ -229,6 +239,7 @@ impl Run<'_> {
                 cases: vec![case],
                 reports: vec![true],
                 budget: budget_of(self.options, case),
+                every_round: false,
             },
             Step::Pair {
                 base,
@@ -238,6 +249,7 @@ impl Run<'_> {
                 cases: vec![base, member],
                 reports: vec![report_base, true],
                 budget: budget_of(self.options, member) * 2,
+                every_round: false,
             },
         }
     }
@@ -350,7 +362,7 @@ impl rounds::Sink for Run<'_> {
                 .iter()
                 .map(|round| analysis::rounds::round_median(&round.m))
                 .collect();
-            self.probe = probe::figure(&medians);
+            self.probe = probe::figure(&medians, plan.processes, probe::build(&self.manifest));
             return;
         }
         let cx = Context {
@@ -360,11 +372,12 @@ impl rounds::Sink for Run<'_> {
         let mut result = analysis::rounds::analyse_rounds(case, rounds, plan, &cx);
         let key = machine_key(&self.manifest);
         result.reproducibility = compare_run::reproducibility(&self.store, &result.id, &key);
-        if let Some(spread) = result.reproducibility.and_then(|r| r.spread) {
+        let run_sd = result
+            .reproducibility
+            .and_then(|r| r.spread)
             // One run of several: half the spread of a step between two of them.
-            let run_sd = crate::compare::step_sd(spread) / std::f64::consts::SQRT_2;
-            analysis::rounds::widen(&mut result, run_sd);
-        }
+            .map(|spread| crate::compare::step_sd(spread) / std::f64::consts::SQRT_2);
+        analysis::rounds::from_the_history(&mut result, self.machine_sd, run_sd);
         // Stored before it is printed: a result that was shown is in the history.
         self.store.record(&result);
         self.emit(|r| r.case_finished(&result));

@@ -98,6 +98,7 @@ pub fn result_with_samples(id: &str, median_ns: f64, n: usize) -> BenchResult {
             medians_ns: vec![median_ns * 0.99, median_ns, median_ns * 1.01],
             processes: 3,
             widened: false,
+            machine_sd: None,
         }),
         allocations: None,
         raw: RawSamples {
