@@ -47,9 +47,12 @@ const RUN_FLOOR_SE: f64 = 0.0075;
 /// What holds for a whole run also moves a case by a share of what differs between its
 /// processes: a case whose processes differ by 30% (an allocator's state, a bimodal parse) saw
 /// whole runs move by far more than its rounds' standard error, one whose processes agree by
-/// little more than the floor. Fresh runs of the calibration suite's realistic cases at
-/// e673d7a spread as far as 0.5 to 0.7 of their rounds' standard deviation would explain
-/// (docs/calibration.md); the paired ratios' share is the same ([`crate::compare::rounds`]).
+/// little more than the floor. In docs/calibration.md's quiet fresh runs at e673d7a, the
+/// realistic cases' intervals at a share of 0.4 were 1.15 to 1.75 times narrower than a
+/// calibrated interval for how far their eight runs spread (about 1.4 half-ranges; `vec_push`
+/// 2.75 times), which a share of 0.5 to 0.7 would have met; the paired ratios' share is 0.6
+/// too ([`crate::compare::rounds`]).
+/// An A/B at this share (docs/measurement.md, §7) found it wide on a quiet machine.
 const RUN_SHARE_OF_PROCESS_SD: f64 = 0.6;
 
 /// Sets `result`'s interval from what the history knows, once it knows it: `machine_sd`, how
@@ -69,13 +72,19 @@ pub(crate) fn from_the_history(
     let Some(rounds) = result.rounds.as_mut() else {
         return;
     };
-    let positive = rounds.medians_ns.iter().all(|m| m.is_finite() && *m > 0.0);
-    let logs: Vec<f64> = rounds.medians_ns.iter().map(|m| m.ln()).collect();
+    // The figures `estimate` made the interval from: the finite ones, all positive.
+    let finite: Vec<f64> = rounds
+        .medians_ns
+        .iter()
+        .copied()
+        .filter(|m| m.is_finite())
+        .collect();
+    let logs: Vec<f64> = finite.iter().map(|m| m.ln()).collect();
+    let positive = finite.iter().all(|m| *m > 0.0);
     let Some(own) = Mean::of(&logs).filter(|_| positive && logs.len() >= 2) else {
         return;
     };
-    let machine = machine_sd.unwrap_or(MACHINE_SE);
-    let mut mean = own.widened_to(relative_to_the_machine(own).se.hypot(machine));
+    let mut mean = across_runs_on(own, machine_sd);
     let run_sd = run_sd.filter(|sd| sd.is_finite() && *sd > mean.se);
     if let Some(sd) = run_sd {
         mean = mean.widened_to(sd);
@@ -153,8 +162,17 @@ pub(crate) fn round_median(m: &Measurement) -> f64 {
 /// what the case's run strays from the machine ([`relative_to_the_machine`]) and the
 /// machine's own move ([`MACHINE_SE`]), independent, so their variances add.
 pub(crate) fn across_runs(mean: Mean) -> Mean {
+    across_runs_on(mean, None)
+}
+
+/// [`across_runs`] on a machine whose move between runs the history learnt (`machine_sd`,
+/// `Rounds::machine_sd`), or assumed ([`MACHINE_SE`]) without it.
+pub(crate) fn across_runs_on(mean: Mean, machine_sd: Option<f64>) -> Mean {
+    let machine = machine_sd
+        .filter(|sd| sd.is_finite() && *sd >= 0.0)
+        .unwrap_or(MACHINE_SE);
     let own = relative_to_the_machine(mean);
-    mean.widened_to(own.se.hypot(MACHINE_SE))
+    mean.widened_to(own.se.hypot(machine))
 }
 
 /// `mean`, one run's mean of its rounds' log figures, with the standard error of a run taken
@@ -651,6 +669,13 @@ mod tests {
         let mut r = narrow.clone();
         from_the_history(&mut r, Some(f64::NAN), None);
         assert_eq!(r, narrow);
+        // A round without a figure is left out, as the estimate leaves it out: the history
+        // still applies.
+        let mut r = narrow.clone();
+        r.rounds.as_mut().unwrap().medians_ns.push(f64::NAN);
+        from_the_history(&mut r, Some(0.005), None);
+        assert_eq!(r.rounds.as_ref().unwrap().machine_sd, Some(0.005));
+        assert!(r.precision.unwrap() < own / 2.0, "{:?}", r.precision);
     }
 
     /// The rounds of one run see what differs between its processes, not what holds for the

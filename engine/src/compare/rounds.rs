@@ -11,7 +11,7 @@
 use knotmeter_protocol::Rounds;
 
 use super::{RatioEstimate, LEVEL};
-use crate::analysis::rounds::{across_runs, relative_to_the_machine};
+use crate::analysis::rounds::{across_runs_on, relative_to_the_machine};
 use crate::stats::rounds::{welch, Mean};
 
 /// The share of the rounds' own standard deviation by which a paired ratio moves between
@@ -53,8 +53,9 @@ pub(crate) fn machine_move(before: &Rounds, after: &Rounds) -> Option<Mean> {
 }
 
 /// The ratio of `after` over `before` from both runs' rounds: Welch's difference of the mean
-/// log medians, each run's standard error as a rerun sees it (`across_runs`: what moves whole
-/// runs, which neither run's rounds see, the machine's move included).
+/// log medians, each run's standard error as a rerun sees it (`across_runs_on`: what moves
+/// whole runs, which neither run's rounds see, the machine's move included, as that run's
+/// history learnt it, `Rounds::machine_sd`, or assumed).
 ///
 /// With `machine`, the machine's move between the two runs ([`machine_move`]), the ratio is
 /// relative to it: the case's move less the machine's, each run's standard error what it
@@ -73,12 +74,13 @@ pub(crate) fn before_after(
 ) -> Option<RatioEstimate> {
     let machine = machine.filter(|m| m.has_interval());
     // Relative to the machine, each run's error is what it strays from the machine's move;
-    // otherwise the machine's move is in it too.
-    let each_run = match machine {
-        Some(_) => relative_to_the_machine,
-        None => across_runs,
+    // otherwise that move is in it too, as each run's history knew it or assumed.
+    let run = |r: &Rounds| {
+        Mean::of(&logs(r)).map(|mean| match machine {
+            Some(_) => relative_to_the_machine(mean),
+            None => across_runs_on(mean, r.machine_sd),
+        })
     };
-    let run = |r: &Rounds| Mean::of(&logs(r)).map(each_run);
     let mut difference = welch(&run(before)?, &run(after)?)?;
     if let Some(machine) = machine {
         let relative = welch(machine, &difference)?;
@@ -191,6 +193,24 @@ mod tests {
         let r = before_after(&before, &rounds(&changed), None, None).unwrap();
         assert!(r.low > 1.01 && r.low < 1.05, "{r:?}");
         assert_eq!(verdict_of(r), Verdict::Slower, "{r:?}");
+    }
+
+    /// Without the probe, each run's error holds the machine's move as that run's history
+    /// learnt it: on a quiet machine (0.5%) a 5% change stands out, where the assumed 2.5%
+    /// leaves it `same`; on a noisy one (6%) a 10% change does not.
+    #[test]
+    fn without_the_probe_the_learnt_move_of_the_machine_sets_the_error() {
+        let on = |center: f64, machine_sd: Option<f64>| Rounds {
+            machine_sd,
+            ..steady(center)
+        };
+        let verdict = |change: f64, sd: Option<f64>| {
+            let r = before_after(&on(2_000.0, sd), &on(2_000.0 * change, sd), None, None);
+            verdict_of(r.unwrap())
+        };
+        assert_eq!(verdict(1.05, None), Verdict::Same);
+        assert_eq!(verdict(1.05, Some(0.005)), Verdict::Slower);
+        assert_eq!(verdict(1.10, Some(0.06)), Verdict::Same);
     }
 
     /// Rounds of a probe (or a case) around `center`, each within 0.3% of it.
