@@ -406,11 +406,8 @@ fn measure(
             };
             if settings.mark_output {
                 // The slot's start was marked by the process that was lost: end it here, so
-                // that what is printed next is not taken for its output. The machine's probe
-                // is no case, and its start was never marked.
-                for case in cases.iter().filter(|case| !crate::probe::is_probe(case)) {
-                    slot::mark(knotmeter_protocol::OutputMark::CaseEnded(case.id.clone()));
-                }
+                // that what is printed next is not taken for its output.
+                slot::mark(&cases, knotmeter_protocol::OutputMark::CaseEnded);
             }
             if lost.kind == LostKind::Cancelled {
                 // What the earlier rounds measured stays; the case ends as the cancel finds it.

@@ -48,12 +48,8 @@ pub(crate) fn measure_slot(
     let cfg = config(plan, timer);
     // Threads of an earlier slot's benchmark that panicked since: no case was running.
     let stray_panics = stray_panics();
-    // The machine's probe is no case: what is printed during its slot is printed outside any.
-    let marked = || cases.iter().filter(|case| !probe::is_probe(case));
     if mark_output {
-        for case in marked() {
-            mark(OutputMark::CaseStarted(case.id.clone()));
-        }
+        mark(cases, OutputMark::CaseStarted);
     }
     let outcomes: Vec<(&Case, Outcome)> = match cases {
         [case] => {
@@ -75,9 +71,7 @@ pub(crate) fn measure_slot(
         _ => Vec::new(),
     };
     if mark_output {
-        for case in marked() {
-            mark(OutputMark::CaseEnded(case.id.clone()));
-        }
+        mark(cases, OutputMark::CaseEnded);
     }
     SlotOutcome {
         sides: outcomes
@@ -113,12 +107,16 @@ fn side(case: &Case, outcome: Outcome) -> SlotSide {
     }
 }
 
-/// Marks a case boundary on standard error, after what the benchmark printed so far (see
-/// `OutputMark`): the daemon attributes printed text to its case by these. A mark that cannot
-/// be written costs only that attribution.
-pub(super) fn mark(mark: OutputMark) {
+/// Marks where each of `cases` begins or ends (`boundary`: `OutputMark::CaseStarted` or
+/// `CaseEnded`) on standard error, after what the benchmark printed so far: the daemon
+/// attributes printed text to its case by these. The machine's probe is no case: what is
+/// printed during its slot is printed outside any. A mark that cannot be written costs only
+/// that attribution.
+pub(super) fn mark(cases: &[&Case], boundary: fn(String) -> OutputMark) {
     let _ = io::stdout().flush();
-    let _ = io::stderr().write_all(mark.line().as_bytes());
+    for case in cases.iter().filter(|case| !probe::is_probe(case)) {
+        let _ = io::stderr().write_all(boundary(case.id.clone()).line().as_bytes());
+    }
 }
 
 /// The wire form of a measurement; `twice`: the benchmark called a timing method again.
