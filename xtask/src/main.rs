@@ -10,8 +10,9 @@
 //!   rerun [--runs N] [--quick] [--write]`: whether the interval knotmeter, criterion, zenbench
 //!   and divan report holds where a rerun lands, printed, and with `--write` written to
 //!   `docs/comparison.md`.
-//! * `cargo xtask package`: fails when a crate meant for crates.io would not publish (its
-//!   metadata, its files, `cargo package` of them all). CI runs it.
+//! * `cargo xtask package [--no-verify]`: fails when a crate meant for crates.io would not
+//!   publish (its metadata, its files, `cargo package` of them all, and with no flag a build of
+//!   each from its package). CI runs it with `--no-verify`.
 //! * `cargo xtask compare-builds [--runs N] [--time SECS] [--no-load] [--no-before-after] [--write]`:
 //!   `knotmeter compare` on a fixture repository whose differences are known, against
 //!   before/after through the history and in-binary groups, written to `docs/compare.md`.
@@ -68,7 +69,7 @@ fn main() -> ExitCode {
         Some("stale") => stamp::stale::run(&args[1..]),
         _ => Err(
             "usage: cargo xtask perf [--rounds N] [--pair-runs N] | compare [--rounds N] \
-             [--comparisons N] | compare rerun [--runs N] [--quick] [--write] | package \
+             [--comparisons N] | compare rerun [--runs N] [--quick] [--write] | package [--no-verify] \
              | compare-builds [--runs N] [--time SECS] [--no-load] \
              [--no-before-after] [--write] | build-time --before REV [--rounds N] | calibration [--runs N] [--trials T] [--plus10 CASE[,CASE…]] [--scenario quiet|busy] [--no-experiment] [--quick] [--write] | save-loop --before REV [--saves N] [--write] | drift [--runs N] [--write] | cold-bench [--rounds N] [--write] | stale [--run]"
                 .to_owned(),
