@@ -12,7 +12,9 @@
 //!   rounds and processes as every other case, as a built-in probe of the engine would be;
 //! * **the engine's probe**: the machine's probe the engine measures in a slot of every round
 //!   of every run (`engine/src/probe.rs`), as the run's JSON document reports it: what
-//!   before/after comparisons take their ratios relative to;
+//!   before/after comparisons take their ratios relative to (the geometric mean of its rounds'
+//!   figures), and beside it the median of the same rounds, which one stray round cannot move
+//!   far;
 //! * **the common shift**: the median, over the *other* cases of the run, of each one's log
 //!   estimate less its mean over the runs: what the run did to nearly every case at once.
 
@@ -28,6 +30,8 @@ pub(super) struct Run {
     pub(super) reference_ns: f64,
     /// The engine's probe of the run, nanoseconds per step.
     pub(super) engine_probe_ns: f64,
+    /// The figures of the engine's probe's rounds (any unit: only their ratios are used).
+    pub(super) engine_probe_rounds: Vec<f64>,
 }
 
 /// How far one case moves between runs, and what is left of it once each measure of the
@@ -65,6 +69,11 @@ pub(super) struct RunShift {
     pub(super) probe: f64,
     /// The engine's probe.
     pub(super) engine_probe: f64,
+    /// The median of the engine's probe's rounds.
+    pub(super) engine_probe_median: f64,
+    /// How far the engine's probe's rounds spread in the run: the largest over the smallest,
+    /// less one (NaN with fewer than two).
+    pub(super) engine_probe_rounds_range: f64,
 }
 
 /// Every figure of the section.
@@ -84,6 +93,10 @@ pub(super) struct Figures {
     pub(super) engine_probe_sd: f64,
     /// The correlation of the common shift with the engine's probe.
     pub(super) common_with_engine_probe: f64,
+    /// The standard deviation of the log of the median of the engine's probe's rounds.
+    pub(super) engine_probe_median_sd: f64,
+    /// The correlation of the common shift with the median of the engine's probe's rounds.
+    pub(super) common_with_engine_probe_median: f64,
 }
 
 /// The figures of `runs`, with `probe` the case that stands for an in-process probe. An error
@@ -126,6 +139,41 @@ pub(super) fn compute(runs: &[Run], probe: &str) -> Result<Figures, String> {
             .map(|r| r.engine_probe_ns.ln())
             .collect::<Vec<_>>(),
     );
+    // The median of the probe's rounds, each run's relative to the geometric mean of the same
+    // rounds, on the engine's probe's scale (a run whose rounds were not reported keeps its
+    // estimate).
+    let engine_probe_median = centred(
+        &runs
+            .iter()
+            .map(|r| {
+                let rounds: Vec<f64> = r
+                    .engine_probe_rounds
+                    .iter()
+                    .copied()
+                    .filter(|m| m.is_finite() && *m > 0.0)
+                    .collect();
+                if rounds.is_empty() {
+                    return r.engine_probe_ns.ln();
+                }
+                let log_mean = rounds.iter().map(|m| m.ln()).sum::<f64>() / rounds.len() as f64;
+                r.engine_probe_ns.ln() + crate::stats::median(&rounds).ln() - log_mean
+            })
+            .collect::<Vec<_>>(),
+    );
+    let rounds_range = |rounds: &[f64]| {
+        let finite: Vec<f64> = rounds
+            .iter()
+            .copied()
+            .filter(|m| m.is_finite() && *m > 0.0)
+            .collect();
+        if finite.len() < 2 {
+            return f64::NAN;
+        }
+        let (low, high) = finite
+            .iter()
+            .fold((f64::INFINITY, 0.0_f64), |(l, h), m| (l.min(*m), h.max(*m)));
+        high / low - 1.0
+    };
     let probe_deviation = &deviations[probe];
     let common_without = |skip: Option<&str>| -> Vec<f64> {
         (0..runs.len())
@@ -171,6 +219,8 @@ pub(super) fn compute(runs: &[Run], probe: &str) -> Result<Figures, String> {
                 reference: reference[k],
                 probe: probe_deviation[k],
                 engine_probe: engine_probe[k],
+                engine_probe_median: engine_probe_median[k],
+                engine_probe_rounds_range: rounds_range(&runs[k].engine_probe_rounds),
             })
             .collect(),
         common_sd: sd(&common),
@@ -178,6 +228,8 @@ pub(super) fn compute(runs: &[Run], probe: &str) -> Result<Figures, String> {
         common_with_reference: correlation(&common, &reference),
         engine_probe_sd: sd(&engine_probe),
         common_with_engine_probe: correlation(&common, &engine_probe),
+        engine_probe_median_sd: sd(&engine_probe_median),
+        common_with_engine_probe_median: correlation(&common, &engine_probe_median),
     })
 }
 
@@ -232,8 +284,36 @@ mod tests {
                     .collect(),
                 reference_ns: 2.0 * m,
                 engine_probe_ns: 2.5 * m,
+                engine_probe_rounds: vec![*m; 3],
             })
             .collect()
+    }
+
+    #[test]
+    fn one_stray_round_moves_the_probes_mean_and_not_the_median_of_its_rounds() {
+        let machine = [1.0, 1.1, 0.95, 1.05, 0.9];
+        let flat = vec![1.0; 5];
+        let mut runs = runs(
+            &machine,
+            &[
+                ("chain_long", 25_000.0, flat.clone()),
+                ("sort", 10_000.0, flat),
+            ],
+        );
+        // The last run's probe: five rounds at the machine's state and one twice as slow, whose
+        // geometric mean is 2^(1/6) (12%) slower.
+        let m = machine[4];
+        runs[4].engine_probe_rounds = vec![m, m, m, m, m, 2.0 * m];
+        runs[4].engine_probe_ns = 2.5 * m * 2f64.powf(1.0 / 6.0);
+        let figures = compute(&runs, "chain_long").unwrap();
+        assert!(figures.common_with_engine_probe < 0.9, "{figures:?}");
+        assert!(
+            (figures.common_with_engine_probe_median - 1.0).abs() < 1e-9,
+            "{figures:?}"
+        );
+        let last = figures.runs[4];
+        assert!((last.engine_probe_rounds_range - 1.0).abs() < 1e-12);
+        assert!(figures.runs[0].engine_probe_rounds_range.abs() < 1e-12);
     }
 
     #[test]

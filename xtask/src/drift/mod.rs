@@ -70,7 +70,7 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
     let mut measured = Vec::with_capacity(runs);
     for i in 1..=runs {
         let before = reference_ns(&reference)?;
-        let (estimates, engine_probe_ns) = estimates(&bench)?;
+        let (estimates, engine_probe_ns, engine_probe_rounds) = estimates(&bench)?;
         let after = reference_ns(&reference)?;
         eprintln!(
             "run {i}/{runs}: reference {before:.4} and {after:.4} ns per step, the engine's \
@@ -80,6 +80,7 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
             estimates,
             reference_ns: (before * after).sqrt(),
             engine_probe_ns,
+            engine_probe_rounds,
         });
     }
     let figures = figures::compute(&measured, PROBE)?;
@@ -113,8 +114,11 @@ fn reference_ns(reference: &Path) -> Result<f64, String> {
 }
 
 /// One fresh run of the bench binary: each case's estimate, by its name after the last `::`,
-/// and the engine's probe of the run in nanoseconds per step (NaN when it reported none).
-fn estimates(bench: &Path) -> Result<(std::collections::BTreeMap<String, f64>, f64), String> {
+/// the engine's probe of the run in nanoseconds per step (NaN when it reported none), and the
+/// figures of the probe's rounds.
+type Estimates = (std::collections::BTreeMap<String, f64>, f64, Vec<f64>);
+
+fn estimates(bench: &Path) -> Result<Estimates, String> {
     let out = Command::new(bench)
         .args(["--bench", "--format", "json", "--no-history"])
         .output()
@@ -138,5 +142,10 @@ fn estimates(bench: &Path) -> Result<(std::collections::BTreeMap<String, f64>, f
         })
         .collect();
     let probe = report.probe.as_ref().map_or(f64::NAN, |p| p.ns_per_step);
-    Ok((estimates, probe))
+    let rounds = report
+        .probe
+        .as_ref()
+        .map(|p| p.rounds.medians_ns.clone())
+        .unwrap_or_default();
+    Ok((estimates, probe, rounds))
 }

@@ -97,12 +97,16 @@ pub(super) fn section(sitting: &Sitting, figures: &Figures, probe: &str) -> Stri
          each case's log estimate less its mean) had a standard deviation of **{}**; the \
          reference's, **{}**; they correlate at **{}**. The engine's probe of the machine \
          (measured in a slot of every round, what before/after comparisons are taken relative \
-         to) moved by **{}** and correlates with the common shift at **{}**.\n",
+         to) moved by **{}** and correlates with the common shift at **{}**; taken as the \
+         median of its rounds instead of their geometric mean, it moved by **{}** and \
+         correlates at **{}**.\n",
         pct(figures.common_sd),
         pct(figures.reference_sd),
         corr(figures.common_with_reference),
         pct(figures.engine_probe_sd),
         corr(figures.common_with_engine_probe),
+        pct(figures.engine_probe_median_sd),
+        corr(figures.common_with_engine_probe_median),
     );
     s.push_str(
         "| case | median | moves by | less the reference | less the probe | less the engine's \
@@ -144,18 +148,22 @@ pub(super) fn section(sitting: &Sitting, figures: &Figures, probe: &str) -> Stri
         medians(|c| c.less_common),
     );
     s.push_str(
-        "Each run's shift, as its log deviation from the mean over the runs:\n\n\
-         | run | common shift | reference | probe | engine's probe |\n|---|---|---|---|---|\n",
+        "Each run's shift, as its log deviation from the mean over the runs, and the range of the \
+         engine's probe's rounds in the run (the largest over the smallest, less one):\n\n\
+         | run | common shift | reference | probe | engine's probe | the median of its rounds | \
+         its rounds' range |\n|---|---|---|---|---|---|---|\n",
     );
     for (k, r) in figures.runs.iter().enumerate() {
         let _ = writeln!(
             s,
-            "| {} | {} | {} | {} | {} |",
+            "| {} | {} | {} | {} | {} | {} | {} |",
             k + 1,
             signed(r.common),
             signed(r.reference),
             signed(r.probe),
-            signed(r.engine_probe)
+            signed(r.engine_probe),
+            signed(r.engine_probe_median),
+            pct(r.engine_probe_rounds_range),
         );
     }
     s
