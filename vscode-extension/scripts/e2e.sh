@@ -49,10 +49,8 @@ trap 'exit 124' INT TERM
 
 step() { echo "== e2e: $*"; }
 
-# The repository's cargo target directory, as cargo itself resolves it (CARGO_TARGET_DIR,
-# .cargo/config.toml or target/).
-target="$(cd "$root" && cargo metadata --no-deps --format-version 1 --locked \
-  | node -e 'let s = ""; process.stdin.on("data", (d) => (s += d)).on("end", () => console.log(JSON.parse(s).target_directory))')"
+# The repository's cargo target directory, as cargo itself resolves it.
+target="$("$ext/scripts/target-dir.sh")"
 export CARGO_TARGET_DIR="$target/e2e-fixtures"
 export KNOTMETER_HISTORY="$tmp/history.db"
 
