@@ -335,7 +335,9 @@ try {
   // The panel of an `args` benchmark: median against n on log axes, with the fitted class.
   // With the panel beside it the editor is narrow: pick the benchmark by name instead.
   await palette("knotmeter: Show Results");
-  if (await page.locator(".quick-input-widget input[placeholder^='Show the results']").isVisible().catch(() => false)) {
+  // On a loaded machine the pick can open well after the palette closes: wait for it, not a glance.
+  const pick = page.locator(".quick-input-widget input[placeholder^='Show the results']");
+  if (await pick.waitFor({ state: "visible", timeout: 10_000 }).then(() => true, () => false)) {
     await page.keyboard.type("chain_n");
     await page.waitForTimeout(500);
     await page.keyboard.press("Enter");
