@@ -143,6 +143,7 @@ fn a_base_that_does_not_build_is_an_error_and_the_head_is_still_measured() {
     assert_eq!(slower["status"], "not_compared");
     assert!(slower["head"]["estimate"]["median_ns"].as_f64().unwrap() > 0.0);
     assert!(slower["note"].as_str().unwrap().contains("does not build"));
+    assert_warned_not_compared(slower, "does not build");
     // The head's results are in the history, as a run.
     assert_eq!(stored_runs(&repo), 1);
 }
@@ -950,7 +951,21 @@ fn a_base_whose_knotmeter_predates_driven_mode_is_named_and_the_head_is_still_me
             .contains("predates `knotmeter compare`"),
         "{slower:#}"
     );
+    assert_warned_not_compared(&slower, "predates `knotmeter compare`");
     assert_eq!(stored_runs(&repo), 1);
+}
+
+/// The head's result of a case measured on its own carries the `not_compared` warning, saying
+/// `why`, as the editor's does: no surface shows the figure as a plain pass.
+fn assert_warned_not_compared(case: &serde_json::Value, why: &str) {
+    let warnings = case["head"]["warnings"]
+        .as_array()
+        .expect("the head's warnings");
+    assert!(
+        warnings.iter().any(|w| w["code"] == "not_compared"
+            && w["message"].as_str().is_some_and(|m| m.contains(why))),
+        "{case:#}"
+    );
 }
 
 #[test]

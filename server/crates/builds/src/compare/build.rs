@@ -21,11 +21,8 @@
 
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
 
 use anyhow::{bail, Context};
-use knotmeter_protocol::editor::{ItemState, RunMode};
-use knotmeter_protocol::{BenchResult, CompareReport, CompareStatus, ComparedCase, VERSION};
 use tokio_util::sync::CancellationToken;
 
 use super::measure::TargetPlan;
@@ -35,7 +32,7 @@ use super::CompareRequest;
 use crate::cargo_build::{self, BuildEvent, BuildOutcome, CompilerError};
 use crate::discovery::{Discovery, TargetRef, Workspace};
 use crate::process::Children;
-use crate::runs::{self, Job, JobEvent, RunOptions};
+use crate::runs;
 
 /// Both sides' executables, per target.
 #[derive(Debug)]
@@ -322,159 +319,5 @@ impl Built {
                 }
             })
             .collect()
-    }
-}
-
-/// The head's cases measured on their own (`knotmeter run`'s pipeline, stored in the history
-/// as a run), reported as not compared because of `base_failure` (the base did not build, or
-/// its bench binaries cannot be driven): its first line is each case's note.
-pub async fn head_alone(
-    sides: &Sides,
-    built: &Built,
-    base_failure: &str,
-    request: &CompareRequest,
-    children: &Children,
-    cancel: &CancellationToken,
-) -> CompareReport {
-    let job = head_alone_job(sides, built, request);
-    let options = RunOptions {
-        silence_limit: request.case_timeout,
-        quick_time: request.time.filter(|_| request.quick),
-        full_time: request.time.filter(|_| !request.quick),
-        ..RunOptions::default()
-    };
-    let finals = run_to_finals(job, sides, options, children, cancel).await;
-    let why = base_failure
-        .lines()
-        .next()
-        .unwrap_or("the base cannot be measured")
-        .to_owned();
-    let cases = finals
-        .into_iter()
-        .map(|last| not_compared(last, &why))
-        .collect();
-    CompareReport {
-        version: VERSION,
-        base: sides.base_side(),
-        head: sides.head_side(),
-        cases,
-        cancelled: cancel.is_cancelled(),
-        stored: None,
-    }
-}
-
-/// The run of the head's cases that `sides` selects, in the targets the head built.
-fn head_alone_job(sides: &Sides, built: &Built, request: &CompareRequest) -> Job {
-    let filter = sides.filter.as_deref();
-    let mut discovery = Discovery::new(sides.head_ws.clone());
-    let job_targets: Vec<(TargetRef, Vec<String>)> = discovery
-        .tree()
-        .select(None, &[])
-        .into_iter()
-        .filter(|(target, _)| matches!(built.head.get(target), Some(Ok(_))))
-        .map(|(target, ids)| {
-            let ids = ids
-                .into_iter()
-                .filter(|id| filter.is_none_or(|f| id.contains(f)))
-                .collect();
-            (target, ids)
-        })
-        .collect();
-    Job {
-        run_id: 1,
-        mode: if request.quick {
-            RunMode::Quick
-        } else {
-            RunMode::Full
-        },
-        targets: job_targets,
-        compare: None,
-    }
-}
-
-/// The final state of one case of a run of the head alone.
-#[derive(Debug, Clone)]
-struct FinalState {
-    /// The case.
-    id: String,
-    /// Its final state.
-    state: ItemState,
-    /// Its result, when it has one.
-    result: Option<Box<BenchResult>>,
-    /// Why it did not pass, when it did not.
-    message: Option<String>,
-}
-
-/// Runs `job` in the head's workspace and gives every case's final state, in the order the
-/// cases reached it.
-async fn run_to_finals(
-    job: Job,
-    sides: &Sides,
-    options: RunOptions,
-    children: &Children,
-    cancel: &CancellationToken,
-) -> Vec<FinalState> {
-    let finals = Arc::new(Mutex::new(Vec::new()));
-    let collected = Arc::clone(&finals);
-    let sink: runs::Sink = Box::new(move |event| {
-        if let JobEvent::State {
-            id,
-            state,
-            result,
-            message,
-            ..
-        } = event
-        {
-            if state.is_final() {
-                if let Ok(mut finals) = collected.lock() {
-                    finals.push(FinalState {
-                        id,
-                        state,
-                        result,
-                        message,
-                    });
-                }
-            }
-        }
-    });
-    runs::execute(
-        job,
-        sides.head_ws.clone(),
-        options,
-        children.clone(),
-        cancel.clone(),
-        sink,
-    )
-    .await;
-    // Bound first: the lock's guard ends before `finals` does.
-    let finals = finals.lock().map(|f| f.clone()).unwrap_or_default();
-    finals
-}
-
-/// The report's case of a case the head measured alone: not compared, with `why` as its note
-/// (and the head's own failure after it, when it did not pass).
-fn not_compared(last: FinalState, why: &str) -> ComparedCase {
-    let FinalState {
-        id,
-        state,
-        result,
-        message,
-    } = last;
-    let measured = state == ItemState::Passed;
-    ComparedCase {
-        location: None,
-        id,
-        status: if measured {
-            CompareStatus::NotCompared
-        } else {
-            CompareStatus::Failed
-        },
-        base: None,
-        head: result.map(|r| *r),
-        comparison: None,
-        note: Some(match message {
-            Some(m) if !measured => format!("{why}; the head's case: {m}"),
-            _ => why.to_owned(),
-        }),
     }
 }

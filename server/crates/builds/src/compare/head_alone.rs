@@ -1,17 +1,19 @@
-//! The editor's comparison run when its base cannot be compared with at all: the base does not
-//! build, its knotmeter predates driven mode, or `knotmeter.compare.base` names no commit. As
-//! `knotmeter compare` does on the command line, the head is not lost: its cases are measured
+//! A comparison whose base cannot be compared with at all: the base does not build, its
+//! knotmeter predates driven mode, or (in the editor) `knotmeter.compare.base` names no commit.
+//! On the command line and in the editor alike the head is not lost: its cases are measured
 //! on their own (`knotmeter run`'s pipeline, stored in the history as a run), and each
 //! measured case carries the `not_compared` warning with why, so that no surface shows it as
 //! a pass. The base's error is said once: whole in the run's output, and in one line as a
 //! message (a [`Problem::NotCompared`]).
 
-use knotmeter_protocol::editor::ItemState;
+use knotmeter_protocol::editor::{ItemState, RunMode};
 use knotmeter_protocol::{BenchResult, CompareReport, CompareSide, CompareStatus, ComparedCase};
 use tokio_util::sync::CancellationToken;
 
+use super::build::Built;
 use super::sides::Sides;
-use crate::discovery::Workspace;
+use super::CompareRequest;
+use crate::discovery::{Discovery, TargetRef, Workspace};
 use crate::process::Children;
 use crate::runs::{self, Job, JobEvent, Problem, RunOptions, Sink};
 
@@ -118,9 +120,57 @@ pub fn warn(result: &mut BenchResult, why: &str) {
     }
 }
 
+/// What is said when the head's cases are measured on their own.
+pub(crate) const ON_THEIR_OWN: &str =
+    "measuring the head's cases on their own, so their results are kept (stored in the history \
+     as a run)";
+
+/// The run of the head's cases that `sides` selects, in the targets the head built, measured
+/// as `request` says (`knotmeter compare`'s, whose base cannot be compared with).
+pub(crate) fn head_job(
+    sides: &Sides,
+    built: &Built,
+    request: &CompareRequest,
+) -> (Job, RunOptions) {
+    let filter = sides.filter.as_deref();
+    let mut discovery = Discovery::new(sides.head_ws.clone());
+    let targets: Vec<(TargetRef, Vec<String>)> = discovery
+        .tree()
+        .select(None, &[])
+        .into_iter()
+        .filter(|(target, _)| matches!(built.head.get(target), Some(Ok(_))))
+        .map(|(target, ids)| {
+            let ids = ids
+                .into_iter()
+                .filter(|id| filter.is_none_or(|f| id.contains(f)))
+                .collect();
+            (target, ids)
+        })
+        .collect();
+    let job = Job {
+        run_id: 1,
+        mode: if request.quick {
+            RunMode::Quick
+        } else {
+            RunMode::Full
+        },
+        targets,
+        compare: None,
+    };
+    let options = RunOptions {
+        silence_limit: request.case_timeout,
+        quick_time: request.time.filter(|_| request.quick),
+        full_time: request.time.filter(|_| !request.quick),
+        ..RunOptions::default()
+    };
+    (job, options)
+}
+
 /// Measures `job`'s cases on their own, as a run, reporting through `sink`: every item
 /// reaches a final state, each measured one warned `not_compared` with `unusable.reason`.
-/// Does not send [`JobEvent::Finished`]: the comparison job does.
+/// Returns the comparison's report, every case `not_compared`, `failed` or `skipped` (none
+/// when the job holds no case). Does not send [`JobEvent::Finished`]: the comparison job
+/// does.
 pub async fn execute(
     job: Job,
     workspace: Workspace,
@@ -129,7 +179,7 @@ pub async fn execute(
     cancel: CancellationToken,
     unusable: &Unusable,
     sink: &mut Sink,
-) {
+) -> CompareReport {
     sink(JobEvent::Output {
         id: None,
         text: unusable.detail.clone(),
@@ -137,21 +187,27 @@ pub async fn execute(
     sink(JobEvent::Problem(Problem::NotCompared {
         message: unusable.reason.clone(),
     }));
+    let cancelled = cancel.clone();
+    let report = |cases| CompareReport {
+        version: knotmeter_protocol::VERSION,
+        base: unusable.base.clone(),
+        head: unusable.head.clone(),
+        cases,
+        cancelled: cancelled.is_cancelled(),
+        stored: None,
+    };
     if job.ids().next().is_none() {
-        return;
+        return report(Vec::new());
     }
     sink(JobEvent::Output {
         id: None,
-        text: "knotmeter compare: measuring the working tree's cases on their own, so their \
-               results are kept (stored in the history as a run)"
-            .to_owned(),
+        text: format!("knotmeter compare: {ON_THEIR_OWN}"),
     });
     // The run's events pass through here on their way to the session.
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
     let inner: Sink = Box::new(move |event| {
         let _ = tx.send(event);
     });
-    let cancelled = cancel.clone();
     let run = runs::execute(job, workspace, options, children, cancel, inner);
     let mut cases = Vec::new();
     let relay = async {
@@ -190,17 +246,7 @@ pub async fn execute(
         }
     };
     tokio::join!(run, relay);
-    let report = CompareReport {
-        version: knotmeter_protocol::VERSION,
-        base: unusable.base.clone(),
-        head: unusable.head.clone(),
-        cases,
-        cancelled: cancelled.is_cancelled(),
-        stored: None,
-    };
-    sink(JobEvent::Comparison(Box::new(
-        knotmeter_format::compared::compared(&report),
-    )));
+    report(cases)
 }
 
 /// An item's final state as a case of the comparison: measured but not compared, failed, or

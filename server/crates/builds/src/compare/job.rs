@@ -23,14 +23,14 @@
 use std::collections::HashSet;
 
 use knotmeter_protocol::editor::{ItemState, RunMode, SourceLocation};
-use knotmeter_protocol::CompareStatus;
+use knotmeter_protocol::{CompareReport, CompareStatus};
 use tokio_util::sync::CancellationToken;
 
 use super::head_alone::{self, Unusable};
-use super::measure::{self, MeasureEvent, MeasureOptions, Measured};
-use super::sides::Sides;
+use super::measure::MeasureEvent;
+use super::pipeline::{self, Outcome, Step};
 use super::CompareRequest;
-use super::{binary, build, finalize, render, sides};
+use super::{binary, build, render};
 use crate::discovery::Workspace;
 use crate::process::Children;
 use crate::runs::{Job, JobEvent, RunOptions, Sink};
@@ -76,7 +76,7 @@ pub async fn execute_job(
                 ..job.clone()
             };
             finals.extend(rest.ids().cloned());
-            head_alone::execute(
+            let report = head_alone::execute(
                 rest,
                 workspace,
                 options,
@@ -86,6 +86,11 @@ pub async fn execute_job(
                 &mut sink,
             )
             .await;
+            if !report.cases.is_empty() {
+                sink(JobEvent::Comparison(Box::new(
+                    knotmeter_format::compared::compared(&report),
+                )));
+            }
         }
         Ok(_) => {}
         // Cancelled before measuring (while resolving or building): the items are skipped
@@ -185,61 +190,24 @@ async fn compare(
 ) -> anyhow::Result<Option<Unusable>> {
     let base = job.compare.clone().filter(|rev| !rev.trim().is_empty());
     let request = compare_request(job, workspace, options, base.clone());
-    // git and cargo metadata block: off the runtime's threads.
-    let resolving = request.clone();
-    let resolved = tokio::task::spawn_blocking(move || sides::resolve(&resolving))
-        .await
-        .map_err(|e| anyhow::anyhow!("resolving the sides failed: {e}"))?;
-    let sides = match resolved {
-        Ok(sides) => sides,
-        Err(why) => return Ok(Some(Unusable::unresolved(base.as_deref(), &why))),
-    };
-    let heading = format!(
-        "comparing {} with {}",
-        render::side(&sides.head_side()),
-        render::side(&sides.base_side())
-    );
-    for text in sides.notes.iter().cloned().chain([heading]) {
-        sink(JobEvent::Output { id: None, text });
-    }
-    let mut note = |line: &str| {
-        sink(JobEvent::Output {
-            id: None,
-            text: line.to_owned(),
-        })
-    };
-    let built = build::build(&sides, children, cancel, &mut note).await?;
-    sink(JobEvent::Built {
-        errors: built.head_errors.clone(),
-    });
-    if let Some(why) = &built.base_failure {
-        return Ok(Some(Unusable::unbuilt(&sides, why)));
-    }
     let wanted: HashSet<String> = job.ids().cloned().collect();
-    let plans = built.plans(&sides, &request);
-    let (rounds, budget) = MeasureOptions::rounds_and_budget(&request);
-    let measure_options = MeasureOptions {
-        case_timeout: options.silence_limit,
-        start_timeout: std::time::Duration::from_secs(30),
-        pin: true,
-        rounds,
-        budget,
+    let mut base_label = String::new();
+    let mut on = |step: Step| match step {
+        Step::Note(text) | Step::Line(text) => sink(JobEvent::Output { id: None, text }),
+        Step::HeadBuilt(errors) => sink(JobEvent::Built { errors }),
+        Step::Resolved { base_label: label } => base_label = label,
+        Step::Phase(_) => {}
+        Step::Measure(event) => report_measured(event, &base_label, sink, finals),
     };
-    let measured = measure::measure(
-        &plans,
-        &|id: &str| wanted.contains(id),
-        &sides.base_label,
-        &measure_options,
-        children,
-        cancel,
-        &mut |event| report_measured(event, &sides.base_label, sink, finals),
-    )
-    .await;
-    if let Some(why) = &measured.base_predates_driven_mode {
-        return Ok(Some(Unusable::undriven(&sides, why)));
-    }
-    report_verdicts(&sides, &measured, children, sink).await;
-    Ok(None)
+    let outcome = pipeline::compare(&request, Some(&wanted), children, cancel, &mut on).await?;
+    Ok(match outcome {
+        Outcome::Compared { report, undecided } => {
+            report_verdicts(&report, &undecided, &base_label, sink);
+            None
+        }
+        Outcome::BaseUnusable { unusable, .. } => Some(unusable),
+        Outcome::Unresolved(why) => Some(Unusable::unresolved(base.as_deref(), &why)),
+    })
 }
 
 /// The comparison `job` asks for against `base` (the default base without one), in
@@ -323,26 +291,19 @@ fn report_measured(
     }
 }
 
-/// Finalises the report of `measured` between `sides` and reports its verdicts: a compared
-/// case whose verdict could not be decided `passed` again, warned; each comparison with its
-/// change as output; then the summary and the whole comparison.
-async fn report_verdicts(sides: &Sides, measured: &Measured, children: &Children, sink: &mut Sink) {
-    let mut report = sides.report(measured);
-    let paired: HashSet<String> = report
-        .cases
-        .iter()
-        .filter(|c| c.status == CompareStatus::Compared)
-        .map(|c| c.id.clone())
-        .collect();
-    for text in finalize::finalize(&mut report, measured, true, children).await {
-        sink(JobEvent::Output { id: None, text });
-    }
+/// Reports the verdicts of the finished `report`: a compared case whose verdict could not be
+/// decided (`undecided`) `passed` again, warned; each comparison with its change as output;
+/// then the summary and the whole comparison.
+fn report_verdicts(
+    report: &CompareReport,
+    undecided: &HashSet<String>,
+    base_label: &str,
+    sink: &mut Sink,
+) {
     // A pair whose verdict could not be decided was reported `passed`: now it says why.
-    for case in &report.cases {
-        if case.status == CompareStatus::NotCompared && paired.contains(&case.id) {
-            let head = warned_head(case, &sides.base_label);
-            sink(state(&case.id, ItemState::Passed, head, None));
-        }
+    for case in report.cases.iter().filter(|c| undecided.contains(&c.id)) {
+        let head = warned_head(case, base_label);
+        sink(state(&case.id, ItemState::Passed, head, None));
     }
     for case in &report.cases {
         if let Some(comparison) = &case.comparison {
@@ -358,9 +319,9 @@ async fn report_verdicts(sides: &Sides, measured: &Measured, children: &Children
     }
     sink(JobEvent::Output {
         id: None,
-        text: render::summary(&report),
+        text: render::summary(report),
     });
     sink(JobEvent::Comparison(Box::new(
-        knotmeter_format::compared::compared(&report),
+        knotmeter_format::compared::compared(report),
     )));
 }

@@ -23,6 +23,10 @@
 //! 5. **Output** (`render`, `gate`): a table, a pull-request comment or JSON on standard
 //!    output; progress on standard error; `--fail-on-regression` never passes silently.
 //!
+//! Steps 1 to 4 are one pipeline (`pipeline`), which this command line and the editor's
+//! comparison run ([`execute_job`]) both follow, each showing its steps its own way. When the
+//! base cannot be compared with, both measure the head's cases on their own (`head_alone`).
+//!
 //! A first SIGINT, SIGTERM or SIGHUP cancels gracefully (a build is stopped, a pair ends at its
 //! next sample), saying which of the two it stops; a second stops at once. The exit status is
 //! then 128 + the signal's number, as `knotmeter run`'s (`follow`).
@@ -40,23 +44,25 @@ mod head_alone;
 mod job;
 mod measure;
 mod pin;
+mod pipeline;
 pub mod render;
 mod sides;
 
 use std::io::Write;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicU8, Ordering};
-use std::time::Duration;
 
 use anyhow::Context;
 use knotmeter_protocol::CompareReport;
 use tokio_util::sync::CancellationToken;
 
 use crate::process::Children;
+use crate::runs::Sink;
 use crate::signals::{self, Heard, Signals, Stop, Stopping};
 pub use args::{CompareArgs, CompareFormat, CompareRequest};
 pub use job::execute_job;
-use measure::{MeasureEvent, MeasureOptions};
+use measure::MeasureEvent;
+use pipeline::{Outcome, Phase, Step};
 
 /// `knotmeter compare`: returns the exit status.
 pub fn cli(args: CompareArgs) -> anyhow::Result<ExitCode> {
@@ -69,18 +75,6 @@ pub fn cli(args: CompareArgs) -> anyhow::Result<ExitCode> {
     // Nothing may outlive `knotmeter compare`, whichever way it ends.
     children.kill_all();
     code
-}
-
-/// What a cancel stops: the phase the comparison is in ([`cancelling`] says it).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[repr(u8)]
-enum Phase {
-    /// Resolving the sides and building them: nothing measured yet.
-    Building = 0,
-    /// Measuring pairs.
-    Pairs = 1,
-    /// Measuring the head's cases on their own (the base cannot be compared with).
-    HeadAlone = 2,
 }
 
 /// The phase, shared between the comparison and the signal handling.
@@ -156,72 +150,49 @@ async fn compare(
     phase: &PhaseCell,
 ) -> anyhow::Result<ExitCode> {
     let request = args.request()?;
-    let sides = sides::resolve(&request)?;
-    for note in &sides.notes {
-        eprintln!("knotmeter: {note}");
-    }
-    eprintln!(
-        "knotmeter: comparing {} with {}",
-        render::side(&sides.head_side()),
-        render::side(&sides.base_side())
-    );
-    let mut note = |line: &str| eprintln!("{line}");
-    let built = build::build(&sides, children, cancel, &mut note).await?;
-    if let Some(why) = &built.base_failure {
-        phase.set(Phase::HeadAlone);
-        eprintln!("knotmeter: {why}");
-        eprintln!("knotmeter: measuring the head's cases on their own, so their results are kept");
-        let report = build::head_alone(&sides, &built, why, &request, children, cancel).await;
-        emit(args.format, &report)?;
-        return Ok(ExitCode::from(2));
-    }
-    let (rounds, budget) = MeasureOptions::rounds_and_budget(&request);
-    let options = MeasureOptions {
-        case_timeout: request.case_timeout,
-        start_timeout: Duration::from_secs(30),
-        pin: request.pin,
-        rounds,
-        budget,
+    let mut on = |step: Step| match step {
+        Step::Note(line) => eprintln!("knotmeter: {line}"),
+        Step::Line(line) => eprintln!("{line}"),
+        Step::Phase(now) => phase.set(now),
+        Step::Resolved { .. }
+        | Step::HeadBuilt(_)
+        | Step::Measure(MeasureEvent::Started(_) | MeasureEvent::Progress { .. }) => {}
+        Step::Measure(MeasureEvent::Note(line)) => eprintln!("knotmeter: {line}"),
+        Step::Measure(MeasureEvent::Case(case)) => eprintln!("{}", progress_line(&case)),
     };
-    let mut sink = |event: MeasureEvent| match event {
-        MeasureEvent::Note(line) => eprintln!("knotmeter: {line}"),
-        MeasureEvent::Started(_) | MeasureEvent::Progress { .. } => {}
-        MeasureEvent::Case(case) => eprintln!("{}", progress_line(&case)),
-    };
-    let plans = built.plans(&sides, &request);
-    eprintln!(
-        "knotmeter: measuring: each case of {} bench target(s) on both sides in turn, round by round",
-        plans.len()
-    );
-    let filter = sides.filter.clone();
-    phase.set(Phase::Pairs);
-    let wanted = move |id: &str| filter.as_deref().is_none_or(|f| id.contains(f));
-    let measured = measure::measure(
-        &plans,
-        &wanted,
-        &sides.base_label,
-        &options,
-        children,
-        cancel,
-        &mut sink,
-    )
-    .await;
-    if let Some(why) = &measured.base_predates_driven_mode {
-        // Nothing can be compared with this base: keep the head's figures, as for a base that
-        // does not build.
-        phase.set(Phase::HeadAlone);
-        eprintln!("knotmeter: {why}");
-        eprintln!("knotmeter: measuring the head's cases on their own, so their results are kept");
-        let report = build::head_alone(&sides, &built, why, &request, children, cancel).await;
-        emit(args.format, &report)?;
-        return Ok(ExitCode::from(2));
+    match pipeline::compare(&request, None, children, cancel, &mut on).await? {
+        Outcome::Compared { report, .. } => {
+            emit(args.format, &report)?;
+            Ok(gate::exit_code(&report, args.fail_on_regression))
+        }
+        Outcome::Unresolved(why) => Err(why),
+        Outcome::BaseUnusable {
+            why,
+            unusable,
+            sides,
+            built,
+        } => {
+            phase.set(Phase::HeadAlone);
+            eprintln!("knotmeter: {why}");
+            eprintln!("knotmeter: {}", head_alone::ON_THEIR_OWN);
+            let (job, options) = head_alone::head_job(&sides, &built, &request);
+            // What the run says per case is in the report; its progress is not shown.
+            let mut quiet: Sink = Box::new(|_| {});
+            let report = head_alone::execute(
+                job,
+                sides.head_ws.clone(),
+                options,
+                children.clone(),
+                cancel.clone(),
+                &unusable,
+                &mut quiet,
+            )
+            .await;
+            drop(built);
+            emit(args.format, &report)?;
+            Ok(ExitCode::from(2))
+        }
     }
-    let mut report = sides.report(&measured);
-    for note in finalize::finalize(&mut report, &measured, request.store, children).await {
-        eprintln!("knotmeter: {note}");
-    }
-    emit(args.format, &report)?;
-    Ok(gate::exit_code(&report, args.fail_on_regression))
 }
 
 /// One line on standard error when a case is done.
