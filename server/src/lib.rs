@@ -48,7 +48,7 @@ pub fn main(cli: cli::Cli) -> anyhow::Result<ExitCode> {
         cli::Command::Run(args) => headless::run(args),
         cli::Command::List(args) => headless::list(args),
         cli::Command::History(args) => headless::history(args),
-        cli::Command::Compare(args) => compare::cli(args),
+        cli::Command::Compare(args) => headless::compare(args),
     }
 }
 

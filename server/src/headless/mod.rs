@@ -1,4 +1,4 @@
-//! The commands without an editor: `knotmeter run`, `list` and `history`.
+//! The commands without an editor: `knotmeter run`, `list`, `history` and `compare`.
 //!
 //! `run` is the daemon's pipeline (discover, build, run; the engine stores history) with a
 //! terminal front end: progress bars (indicatif) on a terminal and plain lines otherwise, on
@@ -11,10 +11,14 @@
 //! rendering of its results), `select` (which discovered cases PATH, FILTER, `--exact` and
 //! `--skip` choose), `list`, `history` (listings and `prune`), `comparisons` (the stored comparisons of two
 //! builds in `history`'s listings), `merge` (`history merge`),
-//! `export` (`history export`), `github` (annotations and a step summary on GitHub Actions).
+//! `export` (`history export`), `github` (annotations and a step summary on GitHub Actions),
+//! `compare` (`knotmeter compare` on a terminal: the builds room's pipeline, its steps as lines,
+//! signals) and `gate` (its exit status and `--fail-on-regression`).
 
+mod compare;
 mod comparisons;
 mod export;
+mod gate;
 mod github;
 mod history;
 mod list;
@@ -23,6 +27,7 @@ mod merge;
 mod run;
 mod select;
 
+pub use compare::compare;
 pub use history::history;
 pub use list::list;
 pub use run::run;

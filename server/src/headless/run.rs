@@ -60,7 +60,6 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         run_id: 1,
         mode,
         targets,
-        compare: None,
     };
     let (ended, started) = execute(job, workspace, run_options(&args), args.format)?;
     let mut view = match ended {

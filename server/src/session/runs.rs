@@ -20,6 +20,7 @@ use tower_lsp_server::ls_types::MessageType;
 use super::out::{Out, ProgressMsg};
 use super::{Event, Life, Session, SAVE_DEBOUNCE};
 use crate::cargo_build::{BuildEvent, CompilerError};
+use crate::compare::CompareRequest;
 use crate::discovery::{Bench, TargetRef, Tree, Workspace};
 use crate::runs::{self, Job, JobEvent, RunOptions};
 
@@ -30,6 +31,8 @@ pub struct Queued {
     pub job: Job,
     /// Started by a save.
     pub on_save: bool,
+    /// Compare with this base instead of measuring alone (empty: the default base).
+    pub base: Option<String>,
 }
 
 /// The run in progress.
@@ -43,6 +46,8 @@ pub struct Current {
     pending: HashSet<String>,
     /// The folders' jobs still to start.
     parts: VecDeque<(Option<Arc<Workspace>>, Job)>,
+    /// Compare with this base instead of measuring alone (empty: the default base).
+    base: Option<String>,
     /// Items measured in this run: reported again when their benchmark's analysis or their
     /// comparison arrives.
     measured: Vec<String>,
@@ -87,7 +92,6 @@ impl Session {
             run_id,
             mode,
             targets,
-            compare: params.compare.clone(),
         };
         let workspace_error = self.workspace_error();
         if let Some(error) = &workspace_error {
@@ -159,7 +163,11 @@ impl Session {
         if job.ids().next().is_none() || self.life != Life::Serving {
             self.out.push(Out::RunEnd(RunEndParams { run_id }));
         } else {
-            self.queue.push_back(Queued { job, on_save });
+            self.queue.push_back(Queued {
+                job,
+                on_save,
+                base: params.compare,
+            });
         }
         run_id
     }
@@ -169,7 +177,7 @@ impl Session {
         if self.current.is_some() || self.life != Life::Serving {
             return;
         }
-        let Some(Queued { job, on_save }) = self.queue.pop_front() else {
+        let Some(Queued { job, on_save, base }) = self.queue.pop_front() else {
             return;
         };
         let run_id = job.run_id;
@@ -185,7 +193,6 @@ impl Session {
                         run_id,
                         mode: job.mode,
                         targets: vec![(target.clone(), ids.clone())],
-                        compare: job.compare.clone(),
                     },
                 )),
             }
@@ -205,6 +212,7 @@ impl Session {
                     (workspace, part)
                 })
                 .collect(),
+            base,
         });
         if self.caps.work_done_progress {
             self.out.push(Out::Progress(
@@ -222,6 +230,7 @@ impl Session {
         };
         let run_id = current.run_id;
         let cancelled = current.cancel.is_cancelled();
+        let base = current.base.clone();
         let Some((workspace, job)) = current.parts.pop_front() else {
             self.end_run(run_id);
             return;
@@ -260,11 +269,18 @@ impl Session {
             self.lifeline.children.clone(),
         );
         // A comparison of two builds is a run too, carried out by `knotmeter compare`'s pipeline.
+        let builds = base
+            .as_deref()
+            .map(|base| builds_request(&job, &workspace, &options, base));
         tokio::spawn(async move {
-            if job.compare.is_some() {
-                crate::compare::execute_job(job, workspace, options, children, cancel, sink).await
-            } else {
-                runs::execute(job, workspace, options, children, cancel, sink).await
+            match builds {
+                Some(request) => {
+                    crate::compare::execute_job(
+                        job, request, workspace, options, children, cancel, sink,
+                    )
+                    .await
+                }
+                None => runs::execute(job, workspace, options, children, cancel, sink).await,
             }
         });
     }
@@ -676,6 +692,34 @@ fn first_apart(
 }
 
 /// A state change without a result.
+/// The two-build comparison of `job`'s cases against `base` (empty: the default base), in
+/// `workspace`, measured as `options` say: the working tree against the base, each case's
+/// binaries pinned, the comparison stored.
+fn builds_request(
+    job: &Job,
+    workspace: &Workspace,
+    options: &RunOptions,
+    base: &str,
+) -> CompareRequest {
+    let quick = job.mode == RunMode::Quick;
+    CompareRequest {
+        base: Some(base.trim().to_owned()).filter(|rev| !rev.is_empty()),
+        path: workspace.root.clone(),
+        filter: None,
+        head: None,
+        quick,
+        time: if quick {
+            options.quick_time
+        } else {
+            options.full_time
+        },
+        noise_threshold: None,
+        case_timeout: options.silence_limit,
+        pin: true,
+        store: true,
+    }
+}
+
 fn state(run_id: u32, id: String, state: ItemState, message: Option<&str>) -> RunStateParams {
     RunStateParams {
         run_id,

@@ -5,6 +5,7 @@
 //! open is the session's.
 
 #![deny(missing_docs)]
+#![deny(clippy::print_stdout, clippy::print_stderr)]
 
 pub mod discovery;
 pub mod watch;

@@ -4,6 +4,7 @@
 //! (building, running, two-build comparisons, the session) start their children through it.
 
 #![deny(missing_docs)]
+#![deny(clippy::print_stdout, clippy::print_stderr)]
 
 pub mod process;
 pub mod signals;

@@ -5,6 +5,7 @@
 //! through knotmeter-server-process; the benchmarks it builds and runs are discovery's.
 
 #![deny(missing_docs)]
+#![deny(clippy::print_stdout, clippy::print_stderr)]
 
 pub mod cargo_build;
 pub mod runs;

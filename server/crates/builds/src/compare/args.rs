@@ -121,20 +121,20 @@ pub enum CompareFormat {
 }
 
 /// The command line's `[REV] [PATH] [FILTER]`, told apart.
-pub(super) struct Words {
+pub struct Words {
     /// The base's revision, as given.
-    pub(super) rev: Option<String>,
+    pub rev: Option<String>,
     /// The package or workspace to compare.
-    pub(super) path: Option<PathBuf>,
+    pub path: Option<PathBuf>,
     /// Only cases whose id contains this.
-    pub(super) filter: Option<String>,
+    pub filter: Option<String>,
 }
 
 impl Words {
     /// Tells REV, PATH and FILTER apart in `words`: the first is REV unless it is an existing
     /// path and names no commit; the next is PATH when it exists (with three words it must),
     /// else FILTER.
-    pub(super) fn parse(words: &[String]) -> anyhow::Result<Words> {
+    pub fn parse(words: &[String]) -> anyhow::Result<Words> {
         let cwd_root = git::toplevel(Path::new("."));
         let is_rev = |word: &str| {
             cwd_root

@@ -121,17 +121,13 @@ pub fn warn(result: &mut BenchResult, why: &str) {
 }
 
 /// What is said when the head's cases are measured on their own.
-pub(crate) const ON_THEIR_OWN: &str =
+pub const ON_THEIR_OWN: &str =
     "measuring the head's cases on their own, so their results are kept (stored in the history \
      as a run)";
 
 /// The run of the head's cases that `sides` selects, in the targets the head built, measured
 /// as `request` says (`knotmeter compare`'s, whose base cannot be compared with).
-pub(crate) fn head_job(
-    sides: &Sides,
-    built: &Built,
-    request: &CompareRequest,
-) -> (Job, RunOptions) {
+pub fn head_job(sides: &Sides, built: &Built, request: &CompareRequest) -> (Job, RunOptions) {
     let filter = sides.filter.as_deref();
     let mut discovery = Discovery::new(sides.head_ws.clone());
     let targets: Vec<(TargetRef, Vec<String>)> = discovery
@@ -155,7 +151,6 @@ pub(crate) fn head_job(
             RunMode::Full
         },
         targets,
-        compare: None,
     };
     let options = RunOptions {
         silence_limit: request.case_timeout,

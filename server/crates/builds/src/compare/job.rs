@@ -22,7 +22,7 @@
 
 use std::collections::HashSet;
 
-use knotmeter_protocol::editor::{ItemState, RunMode, SourceLocation};
+use knotmeter_protocol::editor::{ItemState, SourceLocation};
 use knotmeter_protocol::{CompareReport, CompareStatus};
 use tokio_util::sync::CancellationToken;
 
@@ -39,6 +39,7 @@ use crate::runs::{Job, JobEvent, RunOptions, Sink};
 /// [`JobEvent::Finished`].
 pub async fn execute_job(
     job: Job,
+    request: CompareRequest,
     workspace: Workspace,
     options: RunOptions,
     children: Children,
@@ -50,16 +51,7 @@ pub async fn execute_job(
         sink(state(id, ItemState::Building, None, None));
     }
     let mut finals = HashSet::new();
-    let outcome = compare(
-        &job,
-        &workspace,
-        &options,
-        &children,
-        &cancel,
-        &mut sink,
-        &mut finals,
-    )
-    .await;
+    let outcome = compare(&job, &request, &children, &cancel, &mut sink, &mut finals).await;
     match outcome {
         Ok(Some(unusable)) if !cancel.is_cancelled() => {
             let rest = Job {
@@ -72,7 +64,6 @@ pub async fn execute_job(
                     })
                     .filter(|(_, ids)| !ids.is_empty())
                     .collect(),
-                compare: None,
                 ..job.clone()
             };
             finals.extend(rest.ids().cloned());
@@ -181,15 +172,12 @@ fn warned_head(
 /// the cases not yet final are to be measured on their own.
 async fn compare(
     job: &Job,
-    workspace: &Workspace,
-    options: &RunOptions,
+    request: &CompareRequest,
     children: &Children,
     cancel: &CancellationToken,
     sink: &mut Sink,
     finals: &mut HashSet<String>,
 ) -> anyhow::Result<Option<Unusable>> {
-    let base = job.compare.clone().filter(|rev| !rev.trim().is_empty());
-    let request = compare_request(job, workspace, options, base.clone());
     let wanted: HashSet<String> = job.ids().cloned().collect();
     let mut base_label = String::new();
     let mut on = |step: Step| match step {
@@ -199,42 +187,15 @@ async fn compare(
         Step::Phase(_) => {}
         Step::Measure(event) => report_measured(event, &base_label, sink, finals),
     };
-    let outcome = pipeline::compare(&request, Some(&wanted), children, cancel, &mut on).await?;
+    let outcome = pipeline::compare(request, Some(&wanted), children, cancel, &mut on).await?;
     Ok(match outcome {
         Outcome::Compared { report, undecided } => {
             report_verdicts(&report, &undecided, &base_label, sink);
             None
         }
         Outcome::BaseUnusable { unusable, .. } => Some(unusable),
-        Outcome::Unresolved(why) => Some(Unusable::unresolved(base.as_deref(), &why)),
+        Outcome::Unresolved(why) => Some(Unusable::unresolved(request.base.as_deref(), &why)),
     })
-}
-
-/// The comparison `job` asks for against `base` (the default base without one), in
-/// `workspace`, measured as `options` say.
-fn compare_request(
-    job: &Job,
-    workspace: &Workspace,
-    options: &RunOptions,
-    base: Option<String>,
-) -> CompareRequest {
-    let quick = job.mode == RunMode::Quick;
-    CompareRequest {
-        base,
-        path: workspace.root.clone(),
-        filter: None,
-        head: None,
-        quick,
-        time: if quick {
-            options.quick_time
-        } else {
-            options.full_time
-        },
-        noise_threshold: None,
-        case_timeout: options.silence_limit,
-        pin: true,
-        store: true,
-    }
 }
 
 /// Reports what measuring found as job events: a note as output, a pair begun as its item

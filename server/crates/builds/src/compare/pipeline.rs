@@ -1,5 +1,5 @@
-//! The one pipeline of a two-build comparison, which `knotmeter compare` ([`super::cli`]) and
-//! the editor's comparison run ([`super::execute_job`]) both follow: resolve the sides, build
+//! The one pipeline of a two-build comparison, which `knotmeter compare` (the server's
+//! `headless::compare`) and the editor's comparison run ([`super::execute_job`]) both follow: resolve the sides, build
 //! them, measure every case on both sides in turn, decide the verdicts. What it finds on the
 //! way it reports as [`Step`]s, and each front end shows them its own way (lines on standard
 //! error, or the events of a run). How it ends is an [`Outcome`]: when the base cannot be
@@ -26,7 +26,7 @@ const START_TIMEOUT: Duration = Duration::from_secs(30);
 /// What a cancel stops: the phase the comparison is in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[repr(u8)]
-pub(crate) enum Phase {
+pub enum Phase {
     /// Resolving the sides and building them: nothing measured yet.
     Building = 0,
     /// Measuring pairs.
@@ -37,7 +37,7 @@ pub(crate) enum Phase {
 
 /// What the comparison reports as it goes.
 #[derive(Debug)]
-pub(crate) enum Step {
+pub enum Step {
     /// A sentence of the comparison's own (the sides' notes, the heading, measuring's and the
     /// verdicts' notes), without the command line's `knotmeter: `.
     Note(String),
@@ -59,7 +59,7 @@ pub(crate) enum Step {
 /// How a comparison ended (a head that does not build, or a cancel while building, is an
 /// error instead).
 #[derive(Debug)]
-pub(crate) enum Outcome {
+pub enum Outcome {
     /// Every wanted case was measured on both sides and the verdicts decided (and stored when
     /// the request says so).
     Compared {
@@ -88,7 +88,7 @@ pub(crate) enum Outcome {
 
 /// Compares the two builds `request` names, every case that matches its filter and, with
 /// `only`, is one of those ids. `on` hears every [`Step`].
-pub(crate) async fn compare(
+pub async fn compare(
     request: &CompareRequest,
     only: Option<&HashSet<String>>,
     children: &Children,

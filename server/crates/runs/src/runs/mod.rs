@@ -58,9 +58,6 @@ pub struct Job {
     /// Leaf ids grouped by bench target, in run order: one bench binary process each. A
     /// target may come more than once (run-on-save's edited cases first, then the rest).
     pub targets: Vec<(TargetRef, Vec<String>)>,
-    /// Compare with this base instead of measuring alone (`knotmeter compare`; empty: the
-    /// default base). Carried out by the builds room (`knotmeter_server_builds::compare::execute_job`), not [`execute`].
-    pub compare: Option<String>,
 }
 
 impl Job {
