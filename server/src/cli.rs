@@ -7,7 +7,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 use knotmeter_format::values;
 use knotmeter_protocol::Partition;
 
-pub use knotmeter_server_builds::compare::{CompareArgs, CompareFormat};
+pub use knotmeter_server_builds::{BuildsArgs, BuildsFormat};
 
 /// knotmeter: discover, build and run benchmarks, for editors (`serve`) and terminals.
 #[derive(Debug, Parser)]
@@ -52,7 +52,7 @@ pub enum Command {
     /// status 1 when a case failed or `--fail-on-regression` found a regression (or compared
     /// nothing), 2 when the comparison could not be made, 128 + N when stopped by signal N
     /// (130 for Ctrl-C, 143 for SIGTERM).
-    Compare(CompareArgs),
+    Compare(BuildsArgs),
 }
 
 /// `knotmeter run`.

@@ -31,7 +31,7 @@ pub mod lsp;
 pub mod session;
 pub mod terminal;
 
-pub use knotmeter_server_builds::compare;
+pub use knotmeter_server_builds as builds;
 pub use knotmeter_server_discovery::{discovery, watch};
 pub use knotmeter_server_process::{process, signals};
 pub use knotmeter_server_runs::{cargo_build, runs, stored};

@@ -1,5 +1,5 @@
 //! `knotmeter compare` on a terminal: the builds room's pipeline
-//! (`knotmeter_server_builds::compare::pipeline`) followed with its steps as lines on standard
+//! (`knotmeter_server_builds::pipeline`) followed with its steps as lines on standard
 //! error and the comparison on standard output (a table, a pull-request comment or JSON), with
 //! the signals and the exit status of a command line.
 //!
@@ -16,15 +16,15 @@ use knotmeter_protocol::CompareReport;
 use tokio_util::sync::CancellationToken;
 
 use super::gate;
-use crate::compare::head_alone;
-use crate::compare::pipeline::{self, Outcome, Phase, Step};
-use crate::compare::{render, BuildCancelled, CompareArgs, CompareFormat, MeasureEvent};
+use crate::builds::head_alone;
+use crate::builds::pipeline::{self, Outcome, Phase, Step};
+use crate::builds::{render, BuildCancelled, BuildsArgs, BuildsFormat, MeasureEvent};
 use crate::process::Children;
 use crate::runs::Sink;
 use crate::signals::{self, Heard, Signals, Stop, Stopping};
 
 /// `knotmeter compare`: returns the exit status.
-pub fn compare(args: CompareArgs) -> anyhow::Result<ExitCode> {
+pub fn compare(args: BuildsArgs) -> anyhow::Result<ExitCode> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -57,7 +57,7 @@ impl PhaseCell {
 /// Runs the comparison until it ends or a second signal arrives. The first SIGINT, SIGTERM
 /// or SIGHUP cancels it gracefully; a second one stops at once. Once a signal arrived, the
 /// exit status is 128 + its number (130 for Ctrl-C, 143 for SIGTERM), as for `knotmeter run`.
-async fn follow(args: &CompareArgs, children: &Children) -> anyhow::Result<ExitCode> {
+async fn follow(args: &BuildsArgs, children: &Children) -> anyhow::Result<ExitCode> {
     let mut signals = Signals::new().context("cannot listen for signals")?;
     let cancel = CancellationToken::new();
     let phase = PhaseCell::default();
@@ -104,7 +104,7 @@ fn cancelling(stop: Stop, phase: Phase) -> String {
 
 /// Follows the pipeline, printing its steps, and prints its outcome.
 async fn measure(
-    args: &CompareArgs,
+    args: &BuildsArgs,
     children: &Children,
     cancel: &CancellationToken,
     phase: &PhaseCell,
@@ -176,13 +176,13 @@ fn progress_line(case: &knotmeter_protocol::ComparedCase) -> String {
 }
 
 /// Prints the report on standard output in `format`.
-fn emit(format: CompareFormat, report: &CompareReport) -> anyhow::Result<()> {
+fn emit(format: BuildsFormat, report: &CompareReport) -> anyhow::Result<()> {
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     match format {
-        CompareFormat::Pretty => write!(out, "{}", render::pretty(report))?,
-        CompareFormat::Markdown => write!(out, "{}", render::markdown(report))?,
-        CompareFormat::Json => {
+        BuildsFormat::Pretty => write!(out, "{}", render::pretty(report))?,
+        BuildsFormat::Markdown => write!(out, "{}", render::markdown(report))?,
+        BuildsFormat::Json => {
             serde_json::to_writer_pretty(&mut out, report)?;
             writeln!(out)?;
         }

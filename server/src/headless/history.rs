@@ -11,8 +11,8 @@ use crate::cli::{HistoryAction, HistoryArgs, ListFormat, PruneArgs};
 use crate::stored::{self, Stored};
 use crate::terminal;
 
-use super::comparisons;
 use super::located::history_target_dir;
+use super::stored_builds;
 
 /// `knotmeter history [ID]`, `knotmeter history --comparisons`, and the actions (`prune`,
 /// `merge`, `export`).
@@ -43,7 +43,7 @@ pub fn history(args: HistoryArgs) -> anyhow::Result<ExitCode> {
                 "no stored comparisons (`knotmeter compare` stores one)"
             )?;
         } else {
-            out.write_all(comparisons::detailed(&reports).as_bytes())?;
+            out.write_all(stored_builds::detailed(&reports).as_bytes())?;
         }
         return Ok(ExitCode::SUCCESS);
     }
@@ -79,7 +79,7 @@ pub fn history(args: HistoryArgs) -> anyhow::Result<ExitCode> {
                 match stored::read(target_dir.as_deref(), |h| h.comparisons(limit)) {
                     Stored::Found(reports) if !reports.is_empty() => {
                         writeln!(out)?;
-                        out.write_all(comparisons::listing(&reports).as_bytes())?;
+                        out.write_all(stored_builds::listing(&reports).as_bytes())?;
                     }
                     Stored::Unreadable(why) => {
                         eprintln!("knotmeter: the stored comparisons cannot be listed: {why}");

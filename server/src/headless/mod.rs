@@ -9,14 +9,13 @@
 //!
 //! One file per command: `run` (the command, following its job, the progress view and the
 //! rendering of its results), `select` (which discovered cases PATH, FILTER, `--exact` and
-//! `--skip` choose), `list`, `history` (listings and `prune`), `comparisons` (the stored comparisons of two
+//! `--skip` choose), `list`, `history` (listings and `prune`), `stored_builds` (the stored comparisons of two
 //! builds in `history`'s listings), `merge` (`history merge`),
 //! `export` (`history export`), `github` (annotations and a step summary on GitHub Actions),
 //! `compare` (`knotmeter compare` on a terminal: the builds room's pipeline, its steps as lines,
 //! signals) and `gate` (its exit status and `--fail-on-regression`).
 
 mod compare;
-mod comparisons;
 mod export;
 mod gate;
 mod github;
@@ -26,6 +25,7 @@ mod located;
 mod merge;
 mod run;
 mod select;
+mod stored_builds;
 
 pub use compare::compare;
 pub use history::history;

@@ -453,7 +453,7 @@ impl View {
             JobEvent::Printed { text, .. } => self.note(&text),
             JobEvent::Problem(problem) => self.problem(problem),
             // Only the editor's comparison runs send it; `knotmeter compare` prints its own.
-            JobEvent::Comparison(_) => {}
+            JobEvent::BuildsShown(_) => {}
             JobEvent::Progress { id, fraction } => {
                 self.fraction.insert(id.clone(), fraction);
                 if let Some(bar) = &self.bar {
@@ -471,7 +471,7 @@ impl View {
                 self.note(&layout::bench_text(&summary));
                 self.record.summaries.insert(summary.id.clone(), summary);
             }
-            JobEvent::Compared { id, comparison } => {
+            JobEvent::Comparison { id, comparison } => {
                 if let Some(result) = self
                     .record
                     .finals
@@ -506,7 +506,7 @@ impl View {
             Problem::Crashed { .. }
             | Problem::Hung { .. }
             | Problem::FailedExit { .. }
-            | Problem::NotCompared { .. } => {}
+            | Problem::BaseUnusable { .. } => {}
         }
         self.problems.push(problem);
     }
@@ -649,7 +649,7 @@ impl View {
                     "knotmeter: the bench binary of `{}` ended its run with status {code}",
                     target.target
                 ),
-                Problem::NotCompared { message } => format!("knotmeter: not compared: {message}"),
+                Problem::BaseUnusable { message } => format!("knotmeter: not compared: {message}"),
                 Problem::Build { .. } | Problem::Harness { .. } | Problem::Refused { .. } => {
                     continue
                 }

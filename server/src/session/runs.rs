@@ -19,8 +19,8 @@ use tower_lsp_server::ls_types::MessageType;
 
 use super::out::{Out, ProgressMsg};
 use super::{Event, Life, Session, SAVE_DEBOUNCE};
+use crate::builds::BuildsRequest;
 use crate::cargo_build::{BuildEvent, CompilerError};
-use crate::compare::CompareRequest;
 use crate::discovery::{Bench, TargetRef, Tree, Workspace};
 use crate::runs::{self, Job, JobEvent, RunOptions};
 
@@ -275,7 +275,7 @@ impl Session {
         tokio::spawn(async move {
             match builds {
                 Some(request) => {
-                    crate::compare::execute_job(
+                    crate::builds::execute_job(
                         job, request, workspace, options, children, cancel, sink,
                     )
                     .await
@@ -366,14 +366,14 @@ impl Session {
             }
             JobEvent::Problem(problem) => self.problem(run_id, problem),
             JobEvent::Summary(summary) => self.summarised(run_id, summary),
-            JobEvent::Compared { id, comparison } => {
+            JobEvent::Comparison { id, comparison } => {
                 // The comparison completes an earlier `passed`: report the result again.
                 if let Some(result) = self.results.get_mut(&id) {
                     result.comparison = Some(comparison);
                     self.report_again(run_id, &id);
                 }
             }
-            JobEvent::Comparison(comparison) => {
+            JobEvent::BuildsShown(comparison) => {
                 self.out
                     .push(Out::Compared(knotmeter_protocol::editor::ComparedParams {
                         run_id,
@@ -455,7 +455,7 @@ impl Session {
         match problem {
             runs::Problem::Harness { target, .. } => self.libtest_built(target),
             // Every case of the run is warned too.
-            runs::Problem::NotCompared { message } => self.out.push(Out::ShowMessage(
+            runs::Problem::BaseUnusable { message } => self.out.push(Out::ShowMessage(
                 MessageType::WARNING,
                 format!(
                     "knotmeter: not compared: {message}. The working tree's benchmarks \
@@ -700,9 +700,9 @@ fn builds_request(
     workspace: &Workspace,
     options: &RunOptions,
     base: &str,
-) -> CompareRequest {
+) -> BuildsRequest {
     let quick = job.mode == RunMode::Quick;
-    CompareRequest {
+    BuildsRequest {
         base: Some(base.trim().to_owned()).filter(|rev| !rev.is_empty()),
         path: workspace.root.clone(),
         filter: None,

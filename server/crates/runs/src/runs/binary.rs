@@ -502,7 +502,7 @@ fn bench_line(
         }
         BenchEvent::CaseCompared { id, comparison } => {
             tracker.output(Some(&id), layout::compared_text(&id, &comparison));
-            (tracker.sink)(JobEvent::Compared { id, comparison });
+            (tracker.sink)(JobEvent::Comparison { id, comparison });
         }
         BenchEvent::RunFinished(_) => ended.finished = true,
     }

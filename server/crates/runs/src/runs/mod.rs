@@ -162,7 +162,7 @@ pub enum Problem {
     /// A comparison run's base cannot be compared with (it does not build, its knotmeter
     /// predates driven mode, or no commit is named by it): the head's cases are measured on
     /// their own, each warned `not_compared`.
-    NotCompared {
+    BaseUnusable {
         /// One line naming the base and why: `the base (main) does not build: error[E0425]: …`.
         message: String,
     },
@@ -218,15 +218,16 @@ pub enum JobEvent {
     Problem(Problem),
     /// All cases of a benchmark finished: its scaling analysis.
     Summary(BenchSummary),
-    /// A passed case's comparison, computed at the end of the run: its result gains it.
-    Compared {
+    /// A passed case's comparison (of any kind: with its group's baseline, its history, or the
+    /// base build), computed at the end of the run: its result gains it.
+    Comparison {
         /// The leaf id.
         id: String,
         /// The comparison with its verdict.
         comparison: Comparison,
     },
-    /// A comparison run ("Compare with base") is over: the whole comparison as shown.
-    Comparison(Box<knotmeter_protocol::ShownComparison>),
+    /// A comparison of two builds ("Compare with base") is over: the whole of it as shown.
+    BuildsShown(Box<knotmeter_protocol::ShownComparison>),
     /// Measurement progress of a case.
     Progress {
         /// The leaf id.

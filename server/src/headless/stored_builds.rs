@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 
 use knotmeter_protocol::{CompareReport, CompareStatus, ComparedCase};
 
-use crate::compare::render::{change, side, summary};
+use crate::builds::render::{change, side, summary};
 use crate::stored;
 
 /// When the comparison was measured: its head's bench binary started then (its base's when

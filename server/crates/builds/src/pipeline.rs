@@ -16,7 +16,7 @@ use super::build::{self, Built};
 use super::head_alone::Unusable;
 use super::measure::{self, MeasureEvent, MeasureOptions};
 use super::sides::{self, Sides};
-use super::{finalize, render, CompareRequest};
+use super::{finalize, render, BuildsRequest};
 use crate::cargo_build::CompilerError;
 use crate::process::Children;
 
@@ -89,7 +89,7 @@ pub enum Outcome {
 /// Compares the two builds `request` names, every case that matches its filter and, with
 /// `only`, is one of those ids. `on` hears every [`Step`].
 pub async fn compare(
-    request: &CompareRequest,
+    request: &BuildsRequest,
     only: Option<&HashSet<String>>,
     children: &Children,
     cancel: &CancellationToken,

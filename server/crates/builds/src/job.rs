@@ -29,7 +29,7 @@ use tokio_util::sync::CancellationToken;
 use super::head_alone::{self, Unusable};
 use super::measure::MeasureEvent;
 use super::pipeline::{self, Outcome, Step};
-use super::CompareRequest;
+use super::BuildsRequest;
 use super::{binary, build, render};
 use crate::discovery::Workspace;
 use crate::process::Children;
@@ -39,7 +39,7 @@ use crate::runs::{Job, JobEvent, RunOptions, Sink};
 /// [`JobEvent::Finished`].
 pub async fn execute_job(
     job: Job,
-    request: CompareRequest,
+    request: BuildsRequest,
     workspace: Workspace,
     options: RunOptions,
     children: Children,
@@ -78,7 +78,7 @@ pub async fn execute_job(
             )
             .await;
             if !report.cases.is_empty() {
-                sink(JobEvent::Comparison(Box::new(
+                sink(JobEvent::BuildsShown(Box::new(
                     knotmeter_format::compared::compared(&report),
                 )));
             }
@@ -172,7 +172,7 @@ fn warned_head(
 /// the cases not yet final are to be measured on their own.
 async fn compare(
     job: &Job,
-    request: &CompareRequest,
+    request: &BuildsRequest,
     children: &Children,
     cancel: &CancellationToken,
     sink: &mut Sink,
@@ -268,7 +268,7 @@ fn report_verdicts(
     }
     for case in &report.cases {
         if let Some(comparison) = &case.comparison {
-            sink(JobEvent::Compared {
+            sink(JobEvent::Comparison {
                 id: case.id.clone(),
                 comparison: comparison.clone(),
             });
@@ -282,7 +282,7 @@ fn report_verdicts(
         id: None,
         text: render::summary(report),
     });
-    sink(JobEvent::Comparison(Box::new(
+    sink(JobEvent::BuildsShown(Box::new(
         knotmeter_format::compared::compared(report),
     )));
 }

@@ -28,7 +28,7 @@ use tokio_util::sync::CancellationToken;
 use super::measure::TargetPlan;
 use super::render;
 use super::sides::Sides;
-use super::CompareRequest;
+use super::BuildsRequest;
 use crate::cargo_build::{self, BuildEvent, BuildOutcome, CompilerError};
 use crate::discovery::{Discovery, TargetRef, Workspace};
 use crate::process::Children;
@@ -297,7 +297,7 @@ fn executables(
 
 impl Built {
     /// How to start each target's binaries on each side.
-    pub fn plans(&self, sides: &Sides, request: &CompareRequest) -> Vec<TargetPlan> {
+    pub fn plans(&self, sides: &Sides, request: &BuildsRequest) -> Vec<TargetPlan> {
         self.targets
             .iter()
             .map(|target| {

@@ -4,7 +4,7 @@
 //! on their own (`knotmeter run`'s pipeline, stored in the history as a run), and each
 //! measured case carries the `not_compared` warning with why, so that no surface shows it as
 //! a pass. The base's error is said once: whole in the run's output, and in one line as a
-//! message (a [`Problem::NotCompared`]).
+//! message (a [`Problem::BaseUnusable`]).
 
 use knotmeter_protocol::editor::{ItemState, RunMode};
 use knotmeter_protocol::{BenchResult, CompareReport, CompareSide, CompareStatus, ComparedCase};
@@ -12,7 +12,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::build::Built;
 use super::sides::Sides;
-use super::CompareRequest;
+use super::BuildsRequest;
 use crate::discovery::{Discovery, TargetRef, Workspace};
 use crate::process::Children;
 use crate::runs::{self, Job, JobEvent, Problem, RunOptions, Sink};
@@ -127,7 +127,7 @@ pub const ON_THEIR_OWN: &str =
 
 /// The run of the head's cases that `sides` selects, in the targets the head built, measured
 /// as `request` says (`knotmeter compare`'s, whose base cannot be compared with).
-pub fn head_job(sides: &Sides, built: &Built, request: &CompareRequest) -> (Job, RunOptions) {
+pub fn head_job(sides: &Sides, built: &Built, request: &BuildsRequest) -> (Job, RunOptions) {
     let filter = sides.filter.as_deref();
     let mut discovery = Discovery::new(sides.head_ws.clone());
     let targets: Vec<(TargetRef, Vec<String>)> = discovery
@@ -179,7 +179,7 @@ pub async fn execute(
         id: None,
         text: unusable.detail.clone(),
     });
-    sink(JobEvent::Problem(Problem::NotCompared {
+    sink(JobEvent::Problem(Problem::BaseUnusable {
         message: unusable.reason.clone(),
     }));
     let cancelled = cancel.clone();

@@ -9,7 +9,7 @@ use knotmeter_protocol::{CompareReport, CompareSide, VERSION};
 use super::binary::Spec;
 use super::git;
 use super::measure::Measured;
-use super::CompareRequest;
+use super::BuildsRequest;
 use crate::discovery::{workspace, TargetRef, Workspace};
 
 /// Both sides, resolved.
@@ -88,7 +88,7 @@ impl Sides {
         side: &'static str,
         target: &TargetRef,
         exe: PathBuf,
-        request: &CompareRequest,
+        request: &BuildsRequest,
     ) -> Spec {
         let ws = if side == "base" {
             &self.base_ws
@@ -127,7 +127,7 @@ impl Sides {
 }
 
 /// Resolves the request into two sides, checking out worktrees as needed.
-pub fn resolve(request: &CompareRequest) -> anyhow::Result<Sides> {
+pub fn resolve(request: &BuildsRequest) -> anyhow::Result<Sides> {
     if let Some(t) = request.time {
         // The editor's settings reach here without the command line's check.
         if !(t > 0.0 && t <= knotmeter_format::values::MAX_SECONDS) {
@@ -200,7 +200,7 @@ impl Head {
     /// that commit under `worktrees` (the package at `relative` in it, with a target directory
     /// of its own); without, the working tree's workspace `head_ws`, `dirty` or not.
     fn resolve(
-        request: &CompareRequest,
+        request: &BuildsRequest,
         root: &Path,
         relative: &Path,
         worktrees: &Path,

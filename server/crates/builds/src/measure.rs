@@ -37,7 +37,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::binary::{Binary, Silence, Spec};
 use super::pin::{self, Pinning};
-use super::CompareRequest;
+use super::BuildsRequest;
 use crate::discovery::TargetRef;
 use crate::process::Children;
 
@@ -188,7 +188,7 @@ impl MeasureOptions {
     /// The rounds and the budget of a pair that `request` chooses, as the engine would: `--quick`
     /// (five rounds, 0.1 s per case and side) or the default (ten, 1 s), `--time` for the
     /// budget.
-    pub fn rounds_and_budget(request: &CompareRequest) -> (u32, Duration) {
+    pub fn rounds_and_budget(request: &BuildsRequest) -> (u32, Duration) {
         let rounds = if request.quick {
             knotmeter_protocol::QUICK_ROUNDS
         } else {

@@ -1,6 +1,6 @@
-//! What a two-build comparison is asked to do: [`CompareRequest`], which the editor's
-//! comparison builds directly and `knotmeter compare`'s command line ([`CompareArgs`], parsed
-//! by clap) turns into with [`CompareArgs::request`]. Everything that measures reads the
+//! What a two-build comparison is asked to do: [`BuildsRequest`], which the editor's
+//! comparison builds directly and `knotmeter compare`'s command line ([`BuildsArgs`], parsed
+//! by clap) turns into with [`BuildsArgs::request`]. Everything that measures reads the
 //! request; only the command line's output format and gate stay with the command line.
 //!
 //! `[REV] [PATH] [FILTER]` ([`Words`]): the first word is REV unless it is an existing path and
@@ -17,7 +17,7 @@ use super::git;
 
 /// A two-build comparison, typed: which sides, which cases, how long.
 #[derive(Debug, Clone, PartialEq)]
-pub struct CompareRequest {
+pub struct BuildsRequest {
     /// The base's revision (a commit, branch or tag); `None` for the default base (the
     /// working tree's `HEAD`, or its merge base with the main branch).
     pub base: Option<String>,
@@ -43,7 +43,7 @@ pub struct CompareRequest {
 
 /// `knotmeter compare`.
 #[derive(Debug, Clone, clap::Args)]
-pub struct CompareArgs {
+pub struct BuildsArgs {
     /// `[REV] [PATH] [FILTER]`: the commit, branch or tag to compare with; a package or
     /// workspace directory (default: the current directory); only cases whose id contains
     /// FILTER. A first word that is an existing path and not a revision is the PATH.
@@ -85,16 +85,16 @@ pub struct CompareArgs {
     pub no_history: bool,
     /// Output: a table (`pretty`), a pull-request comment (`markdown`), or the whole comparison
     /// (`json`).
-    #[arg(long, value_enum, default_value_t = CompareFormat::Pretty)]
-    pub format: CompareFormat,
+    #[arg(long, value_enum, default_value_t = BuildsFormat::Pretty)]
+    pub format: BuildsFormat,
 }
 
-impl CompareArgs {
+impl BuildsArgs {
     /// The request this command line makes: `[REV] [PATH] [FILTER]` told apart (a word is a
     /// revision, a path or a filter by what it names in the current directory's repository).
-    pub fn request(&self) -> anyhow::Result<CompareRequest> {
+    pub fn request(&self) -> anyhow::Result<BuildsRequest> {
         let Words { rev, path, filter } = Words::parse(&self.words)?;
-        Ok(CompareRequest {
+        Ok(BuildsRequest {
             base: rev,
             path: path.unwrap_or_else(|| PathBuf::from(".")),
             filter,
@@ -111,7 +111,7 @@ impl CompareArgs {
 
 /// Output formats of `knotmeter compare`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum CompareFormat {
+pub enum BuildsFormat {
     /// A table for people.
     Pretty,
     /// A table for a pull-request comment.
