@@ -27,7 +27,7 @@ import {
   type TreeNode,
 } from "./model";
 import { readConfig } from "./config";
-import { rowLabel } from "./format";
+import { rowLabel, terminalLine } from "./format";
 import { untrustedReason, requestTrust } from "./trust";
 import type { Range, RunMode, TestItem as WireItem, TreeChangedParams } from "./wire";
 
@@ -225,7 +225,7 @@ export class TestExplorer implements vscode.Disposable {
     if (!this.ctx.trusted) {
       const run = this.controller.createTestRun(request, "knotmeter (workspace not trusted)", false);
       const reason = untrustedReason();
-      run.appendOutput(`${reason}\r\n`);
+      run.appendOutput(terminalLine(reason));
       for (const item of this.leaves(request)) run.skipped(item);
       run.end();
       void requestTrust(reason);
@@ -255,7 +255,7 @@ export class TestExplorer implements vscode.Disposable {
     const run = this.controller.createTestRun(request, `knotmeter ${label}`, true);
     const shown: ShownRun = { run, messaged: new Map() };
     if (!client || !client.isRunning()) {
-      run.appendOutput("The knotmeter daemon is not running: see the knotmeter output channel.\r\n");
+      run.appendOutput(terminalLine("The knotmeter daemon is not running: see the knotmeter output channel."));
       for (const item of this.leaves(request)) run.errored(item, new vscode.TestMessage("The knotmeter daemon is not running."));
       run.end();
       return;
@@ -439,7 +439,7 @@ export class TestExplorer implements vscode.Disposable {
   /** Ends every run (the daemon went away): what did not finish is skipped. */
   private endAll(reason: string): void {
     for (const r of this.runs.daemonStopped()) {
-      r.ui.run.appendOutput(`${reason}\r\n`);
+      r.ui.run.appendOutput(terminalLine(reason));
       this.end(r);
     }
   }
