@@ -6,20 +6,12 @@
 import * as vscode from "vscode";
 import type * as lc from "vscode-languageclient/node";
 import { readConfig, type Config } from "./config";
+import type { RunInfo } from "./model";
 import { ResultStore } from "./store";
 import type { ComparedParams, TestItem, OutputParams, RunEndParams, RunStateParams, TreeChangedParams } from "./wire";
 
 /** A tree message from the daemon: the whole tree, or what changed since a version. */
 export type TreeMessage = { kind: "whole"; items: TestItem[]; version: number } | { kind: "change"; change: TreeChangedParams };
-
-/** A run as the other concerns see it: the daemon's id and a human name. */
-export interface RunInfo {
-  runId: number;
-  /** "Run", "Run (quick)" or "on save". */
-  label: string;
-  /** True when the daemon started it (run-on-save): nothing may take focus for it. */
-  background: boolean;
-}
 
 export class Ctx implements vscode.Disposable {
   readonly store = new ResultStore();

@@ -34,7 +34,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   const settings: ServerSettings = () => serverSettings(plan(), ctx.config.problems);
   const explorer: TestExplorer = ctx.own(new TestExplorer(ctx, () => void pushSettings(ctx.client, settings)));
   const annotations = ctx.own(new Annotations(ctx));
-  const status = ctx.own(new StatusBar(ctx));
+  const status = ctx.own(new StatusBar(explorer.runs));
   const panel = ctx.own(
     new ResultsPanel(ctx, (id) => {
       const item = explorer.item(id);

@@ -2,9 +2,10 @@
 // verdict or a warning says is decided by the daemon (the knotmeter-format crate) and arrives
 // as `Shown` with every result; here it is only laid out: the description of a Test Explorer
 // row, the messages of a warned case, the annotation of an `args` benchmark, the status bar's
-// counts. The few numbers drawn here (chart axes, the panel's table) use `formatNs`, which
-// prints durations exactly as the Rust side does (checked against the shared fixtures in
-// format/tests/fixtures). Pure (no `vscode`), shared with the webview bundle.
+// counts, the extension's own lines in Test Results (`terminalLine`). The few numbers drawn
+// here (chart axes, the panel's table) use `formatNs`, which prints durations exactly as the
+// Rust side does (checked against the shared fixtures in format/tests/fixtures). Pure (no
+// `vscode`), shared with the webview bundle.
 
 import type { Outcome, Shown, ShownNote, Verdict } from "./wire";
 
@@ -88,6 +89,16 @@ export function isDefect(note: Pick<ShownNote, "severity">): boolean {
  */
 export function rowLabel(name: string, line: string | undefined): string {
   return line ? `${name} · ${line}` : name;
+}
+
+/**
+ * A line of the extension's own text as `TestRun.appendOutput` wants it: Test Results is a
+ * terminal, where a line ends with `\r\n` (a bare `\n` moves down without going back to the
+ * start of the line), so every line break in `text` becomes one and one ends it. The daemon's
+ * `knotmeter/output` comes with `\r\n` already (the protocol's) and is written as it came.
+ */
+export function terminalLine(text: string): string {
+  return `${text.replace(/\r?\n/g, "\r\n")}\r\n`;
 }
 
 /**

@@ -22,6 +22,7 @@ export class Output implements vscode.Disposable {
       }),
       ctx.log.event((line) => this.channel.appendLine(line)),
       ctx.output.event((p) => {
+        // The wire's line breaks are `\r\n`, for Test Results' terminal: the channel wants `\n`.
         const text = p.text.replace(/\r\n/g, "\n");
         this.channel.append(text.endsWith("\n") ? text : `${text}\n`);
       }),

@@ -1,91 +1,32 @@
 // What the status bar says, decided apart from `vscode` (statusBar.ts shows it): the run in
-// progress with its progress, or how the last run's items ended. A run's notifications do not
-// wait for the `knotmeter/run` answer that names it (see `RunRouter`): its states, and even
-// its end, may come first. None of that may lose a count or leave the bar spinning for a run
+// progress with its progress, or how the last run's items ended. It reads the one registry of
+// runs (`Runs` in model.ts), which records a run's states and its end as they come, even before
+// the `knotmeter/run` answer that names it: no count is lost and the bar never spins for a run
 // that is over.
 
-import { tallyText } from "./format";
-import { RunTracker } from "./model";
-import type { ItemState, Outcome } from "./wire";
-
-/** A run as the status bar knows it. */
-interface Live {
-  /** "Run", "Run (quick)", "on save": unknown until the run's answer (then "on save"). */
-  label?: string;
-  tracker: RunTracker;
-  /** The case being measured. */
-  current?: string;
-  building?: boolean;
-}
+import { tallyText, type Tally } from "./format";
+import { ON_SAVE, type RunEntry } from "./model";
 
 /** What the status bar shows. */
 export type StatusView =
   | { kind: "running"; label: string; done: number; total: number; what: string }
   | { kind: "idle"; last: string | undefined };
 
-/** How many ended run ids are remembered, to ignore their late notifications. */
-const ENDED_KEPT = 64;
+/** What the status bar reads of the registry of runs (`Runs`). */
+export interface RunsSeen {
+  live(): readonly RunEntry<unknown>[];
+  readonly last: Tally | undefined;
+  onChange(listener: () => void): () => void;
+}
 
-/** The runs the status bar follows, fed with the daemon's notifications in the order they came. */
-export class RunStatus {
-  private readonly runs = new Map<number, Live>();
-  /** Runs that ended, newest last: a late answer or state for one of them is not a new run. */
-  private readonly ended: number[] = [];
-  private last: string | undefined;
-
-  /** The answer to `knotmeter/run` named this run (its notifications may have come first). */
-  runStarted(runId: number, label: string): void {
-    if (this.ended.includes(runId)) return;
-    this.live(runId).label = label;
-  }
-
-  /** A `knotmeter/runState`. */
-  runState(runId: number, id: string, state: ItemState, outcome?: Outcome): void {
-    if (this.ended.includes(runId)) return;
-    const live = this.live(runId);
-    live.tracker.record(id, state, outcome);
-    if (state === "started") {
-      live.current = id;
-      live.building = false;
-    }
-    if (state === "building") live.building = true;
-  }
-
-  /** A `knotmeter/runEnd`: the run's tally becomes the last one. */
-  runEnded(runId: number): void {
-    const live = this.runs.get(runId);
-    this.runs.delete(runId);
-    this.ended.push(runId);
-    if (this.ended.length > ENDED_KEPT) this.ended.shift();
-    if (live) this.last = tallyText(live.tracker.tally());
-  }
-
-  /**
-   * The daemon stopped: its runs are over (what did not finish counts as skipped, as in the
-   * Test Explorer), and the next daemon numbers its runs afresh.
-   */
-  daemonStopped(): void {
-    for (const runId of [...this.runs.keys()]) this.runEnded(runId);
-    this.ended.length = 0;
-  }
-
-  /** The newest run in progress, or the last run's tally. */
-  view(): StatusView {
-    const live = [...this.runs.values()].pop();
-    if (!live) return { kind: "idle", last: this.last };
-    const { done, total } = live.tracker.progress();
-    const what = live.building ? "building" : live.current ? shortId(live.current) : "starting";
-    return { kind: "running", label: live.label ?? "on save", done, total, what };
-  }
-
-  private live(runId: number): Live {
-    let live = this.runs.get(runId);
-    if (!live) {
-      live = { tracker: new RunTracker() };
-      this.runs.set(runId, live);
-    }
-    return live;
-  }
+/** The newest run in progress (named "on save" until it is known), or the last run's tally. */
+export function statusView(runs: RunsSeen): StatusView {
+  const live = runs.live();
+  const run = live[live.length - 1];
+  if (!run) return { kind: "idle", last: runs.last && tallyText(runs.last) };
+  const { done, total } = run.tracker.progress();
+  const what = run.building ? "building" : run.current ? shortId(run.current) : "starting";
+  return { kind: "running", label: run.label ?? ON_SAVE, done, total, what };
 }
 
 /** `quickstart::chain_n/1000` → `chain_n/1000`. */

@@ -3,37 +3,17 @@
 // or skipped item is never counted as passed), or why nothing can run (no daemon, untrusted).
 
 import * as vscode from "vscode";
-import type { Ctx } from "./ctx";
-import { RunStatus } from "./runStatus";
+import { statusView, type RunsSeen } from "./runStatus";
 
 export class StatusBar implements vscode.Disposable {
   private readonly item = vscode.window.createStatusBarItem("knotmeter.status", vscode.StatusBarAlignment.Left, 10);
-  /** What to show: decided in `runStatus.ts`, whatever order the notifications come in. */
-  private readonly status = new RunStatus();
   private problem: { text: string; tooltip: string; command: string } | undefined;
   private readonly disposables: vscode.Disposable[] = [];
 
-  constructor(ctx: Ctx) {
+  /** `runs`: the registry the Test Explorer keeps; the bar shows it after each change. */
+  constructor(private readonly runs: RunsSeen) {
     this.item.name = "knotmeter";
-    this.disposables.push(
-      this.item,
-      ctx.runStarted.event((info) => {
-        this.status.runStarted(info.runId, info.label);
-        this.render();
-      }),
-      ctx.runState.event((p) => {
-        this.status.runState(p.runId, p.id, p.state, p.shown?.outcome);
-        this.render();
-      }),
-      ctx.runEnded.event((p) => {
-        this.status.runEnded(p.runId);
-        this.render();
-      }),
-      ctx.clientState.event((up) => {
-        if (!up) this.status.daemonStopped();
-        this.render();
-      }),
-    );
+    this.disposables.push(this.item, { dispose: runs.onChange(() => this.render()) });
     this.render();
   }
 
@@ -44,7 +24,8 @@ export class StatusBar implements vscode.Disposable {
   }
 
   private render(): void {
-    const view = this.status.view();
+    // What to show: decided in `runStatus.ts`, whatever order the notifications came in.
+    const view = statusView(this.runs);
     if (view.kind === "running") {
       this.item.text = `$(loading~spin) knotmeter ${view.done}/${view.total} · ${view.what}`;
       this.item.tooltip = `knotmeter ${view.label}: ${view.done} of ${view.total} done. Click to cancel.`;

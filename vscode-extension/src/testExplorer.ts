@@ -14,38 +14,32 @@ import {
   applyTreeChange,
   buildTree,
   mapRunState,
-  RunRouter,
-  RunTracker,
+  ON_SAVE,
+  Runs,
   walk,
+  type KnownRun,
   type RunAction,
+  type RunEvent,
+  type RunInfo,
   type RunMessage,
   type HeldTree,
   type SourcePosition,
   type TreeNode,
 } from "./model";
 import { readConfig } from "./config";
-import { rowLabel } from "./format";
+import { rowLabel, terminalLine } from "./format";
 import { untrustedReason, requestTrust } from "./trust";
-import type { OutputParams, Range, RunEndParams, RunMode, RunStateParams, TestItem as WireItem, TreeChangedParams } from "./wire";
+import type { Range, RunMode, TestItem as WireItem, TreeChangedParams } from "./wire";
 
-type Event = { kind: "state"; p: RunStateParams } | { kind: "output"; p: OutputParams } | { kind: "end"; p: RunEndParams };
-
-interface ActiveRun {
+/** How the Test Explorer shows a run; the rest of it (id, label, states) is in `Runs`. */
+interface ShownRun {
   run: vscode.TestRun;
-  tracker: RunTracker;
-  /** The daemon's id: known once it answered `knotmeter/run` (a run it started by itself, on
-   * save, has it from the start). The one place the extension keeps it besides the router's
-   * index of runs by id. */
-  runId?: number;
-  /** How the run is named to the other concerns ("Run", "on save"), and whether it may take focus. */
-  label: string;
-  background: boolean;
-  /** Set when the user cancelled before the daemon answered with the run's id. */
-  cancelRequested?: boolean;
   /** The messages already attached to each item in this run (an item is reported again
    * when its benchmark's analysis or its comparison arrives; its messages only once). */
   messaged: Map<string, Set<string>>;
 }
+
+type Run = KnownRun<ShownRun>;
 
 export class TestExplorer implements vscode.Disposable {
   readonly controller: vscode.TestController;
@@ -53,7 +47,8 @@ export class TestExplorer implements vscode.Disposable {
   private readonly data = new WeakMap<vscode.TestItem, TreeNode>();
   /** The daemon's tree as last applied, with its version. */
   private held: HeldTree = { version: 0, items: new Map() };
-  private readonly router: RunRouter<ActiveRun, Event>;
+  /** The one registry of runs; the status bar reads it too. */
+  readonly runs: Runs<ShownRun>;
   readonly fullProfile: vscode.TestRunProfile;
   readonly quickProfile: vscode.TestRunProfile;
   readonly compareProfile: vscode.TestRunProfile;
@@ -95,13 +90,13 @@ export class TestExplorer implements vscode.Disposable {
       (request, token) => this.run(request, token, "full", false, readConfig().compareBase),
       false,
     );
-    this.router = new RunRouter<ActiveRun, Event>((runId) => this.daemonRun(runId));
+    this.runs = new Runs<ShownRun>((info) => this.daemonRun(info));
     this.disposables.push(
       this.controller,
       ctx.treeMessage.event((m) => (m.kind === "whole" ? this.applyItems(m.items, m.version) : this.applyChange(m.change))),
-      ctx.runState.event((p) => this.onEvent(p.runId, { kind: "state", p })),
-      ctx.output.event((p) => this.onEvent(p.runId, { kind: "output", p })),
-      ctx.runEnded.event((p) => this.onEvent(p.runId, { kind: "end", p })),
+      ctx.runState.event((p) => this.onEvent({ kind: "state", p })),
+      ctx.output.event((p) => this.onEvent({ kind: "output", p })),
+      ctx.runEnded.event((p) => this.onEvent({ kind: "end", p })),
       ctx.clientState.event((up) => {
         if (up) void this.discover();
         else this.endAll("the daemon stopped");
@@ -230,7 +225,7 @@ export class TestExplorer implements vscode.Disposable {
     if (!this.ctx.trusted) {
       const run = this.controller.createTestRun(request, "knotmeter (workspace not trusted)", false);
       const reason = untrustedReason();
-      run.appendOutput(`${reason}\r\n`);
+      run.appendOutput(terminalLine(reason));
       for (const item of this.leaves(request)) run.skipped(item);
       run.end();
       void requestTrust(reason);
@@ -253,30 +248,31 @@ export class TestExplorer implements vscode.Disposable {
       compare !== undefined
         ? `Compare with ${compare || "base"}`
         : background
-          ? "on save"
+          ? ON_SAVE
           : mode === "quick"
             ? "Run (quick)"
             : "Run";
     const run = this.controller.createTestRun(request, `knotmeter ${label}`, true);
-    const active: ActiveRun = { run, tracker: new RunTracker(), label, background, messaged: new Map() };
+    const shown: ShownRun = { run, messaged: new Map() };
     if (!client || !client.isRunning()) {
-      run.appendOutput("The knotmeter daemon is not running: see the knotmeter output channel.\r\n");
+      run.appendOutput(terminalLine("The knotmeter daemon is not running: see the knotmeter output channel."));
       for (const item of this.leaves(request)) run.errored(item, new vscode.TestMessage("The knotmeter daemon is not running."));
       run.end();
       return;
     }
-    for (const item of this.leaves(request)) {
-      run.enqueued(item);
-      active.tracker.expect([item.id]);
-    }
+    const leaves = this.leaves(request);
+    for (const item of leaves) run.enqueued(item);
+    // The run in the registry once the daemon named it; a cancel before that waits for it.
+    let known: Run | undefined;
+    let cancelRequested = false;
     const onCancel = () => {
-      if (active.runId !== undefined) void this.cancel(active.runId);
-      else active.cancelRequested = true;
+      if (known) void this.cancel(known.runId);
+      else cancelRequested = true;
     };
     // The request's token (a command's) and the run's own (the Test Explorer's stop button).
     token.onCancellationRequested(onCancel);
     run.token.onCancellationRequested(onCancel);
-    this.router.requestSent();
+    this.runs.requestSent();
     let runId: number;
     try {
       const params = {
@@ -287,30 +283,27 @@ export class TestExplorer implements vscode.Disposable {
       };
       runId = (await client.sendRequest(ext.run, params)).runId;
     } catch (e) {
-      for (const [r, events] of this.router.requestFailed()) this.replay(r, events);
-      for (const id of active.tracker.unfinished()) {
-        const item = this.items.get(id);
-        if (item) run.errored(item, new vscode.TestMessage(`knotmeter/run failed: ${String(e)}`));
-      }
+      for (const [r, events] of this.runs.requestFailed()) this.replay(r, events);
+      for (const item of new Set(leaves)) run.errored(item, new vscode.TestMessage(`knotmeter/run failed: ${String(e)}`));
       run.end();
       return;
     }
-    active.runId = runId;
-    this.ctx.runStarted.fire({ runId, label, background });
-    const { mine, others } = this.router.requestAnswered(runId, active);
-    this.replay(active, mine);
+    const info: RunInfo = { runId, label, background };
+    this.ctx.runStarted.fire(info);
+    const { entry, mine, others } = this.runs.requestAnswered(info, shown, leaves.map((i) => i.id));
+    known = entry;
+    this.replay(entry, mine);
     for (const [r, events] of others) this.replay(r, events);
-    if (active.cancelRequested) void this.cancel(runId);
+    if (cancelRequested) void this.cancel(runId);
   }
 
   /** A run the daemon started by itself (run-on-save): shown without taking focus. */
-  private daemonRun(runId: number): ActiveRun {
+  private daemonRun(info: RunInfo): ShownRun {
     const c = this.continuous;
     const request = new vscode.TestRunRequest(c?.include, undefined, c?.profile, false, true);
-    const run = this.controller.createTestRun(request, "knotmeter (on save)", true);
-    const active: ActiveRun = { run, tracker: new RunTracker(), runId, label: "on save", background: true, messaged: new Map() };
-    this.ctx.runStarted.fire({ runId, label: active.label, background: active.background });
-    return active;
+    const run = this.controller.createTestRun(request, `knotmeter (${info.label})`, true);
+    this.ctx.runStarted.fire(info);
+    return { run, messaged: new Map() };
   }
 
   /** Cancels a run in the daemon; it answers with `knotmeter/runEnd`. */
@@ -326,22 +319,21 @@ export class TestExplorer implements vscode.Disposable {
 
   /** Cancels every run in progress. */
   cancelAll(): void {
-    for (const r of this.router.active()) {
-      if (r.runId !== undefined) void this.cancel(r.runId);
-    }
+    for (const r of this.runs.active()) void this.cancel(r.runId);
   }
 
-  private onEvent(runId: number, event: Event): void {
-    const active = this.router.route(runId, event);
-    if (active) this.apply(active, event);
+  private onEvent(event: RunEvent): void {
+    const known = this.runs.route(event);
+    if (known) this.apply(known, event);
   }
 
-  private replay(active: ActiveRun, events: Event[]): void {
-    for (const e of events) this.apply(active, e);
+  private replay(known: Run, events: RunEvent[]): void {
+    for (const e of events) this.apply(known, e);
   }
 
-  private apply(active: ActiveRun, event: Event): void {
-    const { run, tracker } = active;
+  /** Applies an event the registry recorded and routed (a state it accepted) to the TestRun. */
+  private apply(known: Run, event: RunEvent): void {
+    const run = known.ui.run;
     switch (event.kind) {
       case "output": {
         const item = event.p.id ? this.items.get(event.p.id) : undefined;
@@ -350,34 +342,34 @@ export class TestExplorer implements vscode.Disposable {
         run.appendOutput(event.p.text, undefined, item);
         return;
       }
-      case "end": {
-        for (const id of tracker.unfinished()) {
-          const item = this.items.get(id);
-          if (item) run.skipped(item);
-        }
-        run.end();
-        this.router.end(event.p.runId);
-        return;
-      }
+      case "end":
+        return this.end(known);
       case "state": {
         const item = this.items.get(event.p.id);
-        if (!item) return;
-        if (!tracker.record(event.p.id, event.p.state, event.p.shown?.outcome)) return;
-        this.applyAction(active, item, mapRunState(event.p));
+        if (item) this.applyAction(known.ui, item, mapRunState(event.p));
       }
     }
   }
 
-  private applyAction(active: ActiveRun, item: vscode.TestItem, a: RunAction): void {
-    const run = active.run;
+  /** Ends the TestRun: what never reached a final state is skipped. */
+  private end(known: Run): void {
+    for (const id of known.tracker.unfinished()) {
+      const item = this.items.get(id);
+      if (item) known.ui.run.skipped(item);
+    }
+    known.ui.run.end();
+  }
+
+  private applyAction(shown: ShownRun, item: vscode.TestItem, a: RunAction): void {
+    const run = shown.run;
     if ("description" in a && a.description !== undefined) {
       item.label = rowLabel(this.data.get(item)?.label ?? item.label, a.description);
       item.description = undefined;
     }
     // An item reported again gets only the messages it does not have yet.
     const fresh = (messages: RunMessage[]) => {
-      const seen = active.messaged.get(item.id) ?? new Set<string>();
-      active.messaged.set(item.id, seen);
+      const seen = shown.messaged.get(item.id) ?? new Set<string>();
+      shown.messaged.set(item.id, seen);
       const out = messages.filter((m) => !seen.has(m.text.split("\n")[0]!));
       for (const m of out) seen.add(m.text.split("\n")[0]!);
       return out.map((m) => this.message(item, m));
@@ -446,9 +438,9 @@ export class TestExplorer implements vscode.Disposable {
 
   /** Ends every run (the daemon went away): what did not finish is skipped. */
   private endAll(reason: string): void {
-    for (const r of this.router.active()) {
-      r.run.appendOutput(`${reason}\r\n`);
-      this.apply(r, { kind: "end", p: { runId: r.runId ?? -1 } });
+    for (const r of this.runs.daemonStopped()) {
+      r.ui.run.appendOutput(terminalLine(reason));
+      this.end(r);
     }
   }
 

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { annotationText, emptyTally, failureMessages, formatNs, rowLabel, tallyText } from "../../src/format";
+import { annotationText, emptyTally, failureMessages, formatNs, rowLabel, tallyText, terminalLine } from "../../src/format";
 import { shown } from "./fixtures";
 
 test("durations keep three significant digits and move to the next unit when rounding reaches it", () => {
@@ -38,4 +38,10 @@ test("args cases: each case's figure, then the verdicts, then the warned cases a
 test("counts leave out what is zero", () => {
   assert.equal(tallyText({ ...emptyTally(), passed: 6, skipped: 10 }), "6 passed, 10 skipped");
   assert.equal(tallyText(emptyTally()), "nothing ran");
+});
+
+test("the extension's own lines reach Test Results with the terminal's line breaks, and only those", () => {
+  assert.equal(terminalLine("the daemon stopped"), "the daemon stopped\r\n");
+  assert.equal(terminalLine("one\ntwo\r\nthree"), "one\r\ntwo\r\nthree\r\n");
+  assert.equal(terminalLine(""), "\r\n");
 });

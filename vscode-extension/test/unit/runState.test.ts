@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { tallyText } from "../../src/format";
-import { lensRun, mapRunState, RunRouter, RunTracker, type RunAction } from "../../src/model";
+import { lensRun, mapRunState, RunTracker, type RunAction } from "../../src/model";
 import type { RunStateParams, ShownNote } from "../../src/wire";
 import { result, shown } from "./fixtures";
 
@@ -128,34 +128,6 @@ test("group_member_comparison_dropped: the second passed brings the verdict to t
   );
   assert.equal(show(first), 'passed 1250ms "3.12 µs ±1.5%"');
   assert.equal(show(second), 'passed 1250ms "3.12 µs ±1.5% · 1.0% slower than sort_stable"');
-});
-
-/** Feeds events through a router and returns what each run saw, as lines. */
-test("notifications that arrive before knotmeter/run answers go to that run, in order", () => {
-  const log: string[] = [];
-  const router = new RunRouter<string, string>((runId) => {
-    log.push(`daemon run ${runId}`);
-    return `save-${runId}`;
-  });
-  router.requestSent();
-  assert.equal(router.route(5, "enqueued a"), undefined);
-  assert.equal(router.route(6, "enqueued b"), undefined);
-  assert.equal(router.route(5, "started a"), undefined);
-  const { mine, others } = router.requestAnswered(5, "mine");
-  assert.deepEqual(mine, ["enqueued a", "started a"]);
-  assert.deepEqual(others, [["save-6", ["enqueued b"]]]);
-  assert.equal(router.route(5, "passed a"), "mine");
-  assert.equal(router.route(7, "enqueued c"), "save-7");
-  assert.deepEqual(log, ["daemon run 6", "daemon run 7"]);
-  assert.equal(router.end(5), "mine");
-  assert.deepEqual(router.active(), ["save-6", "save-7"]);
-});
-
-test("a failed knotmeter/run request releases the runs the daemon started meanwhile", () => {
-  const router = new RunRouter<string, string>((runId) => `save-${runId}`);
-  router.requestSent();
-  router.route(9, "x");
-  assert.deepEqual(router.requestFailed(), [["save-9", ["x"]]]);
 });
 
 test("an info note (severity `info`) is worth knowing, not a defect: the case passes", () => {
