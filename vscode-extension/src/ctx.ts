@@ -6,7 +6,7 @@
 import * as vscode from "vscode";
 import type * as lc from "vscode-languageclient/node";
 import { readConfig, type Config } from "./config";
-import type { RunInfo } from "./model";
+import type { RunInfo } from "./runs";
 import { ResultStore } from "./store";
 import type { ComparedParams, TestItem, OutputParams, RunEndParams, RunStateParams, TreeChangedParams } from "./wire";
 

@@ -5,7 +5,7 @@
 // that is over.
 
 import { tallyText, type Tally } from "./format";
-import { ON_SAVE, type RunEntry } from "./model";
+import { ON_SAVE, type RunEntry } from "./runs";
 
 /** What the status bar shows. */
 export type StatusView =

@@ -14,18 +14,14 @@ import {
   applyTreeChange,
   buildTree,
   mapRunState,
-  ON_SAVE,
-  Runs,
   walk,
-  type KnownRun,
   type RunAction,
-  type RunEvent,
-  type RunInfo,
   type RunMessage,
   type HeldTree,
   type SourcePosition,
   type TreeNode,
 } from "./model";
+import { ON_SAVE, Runs, type KnownRun, type RunEvent, type RunInfo } from "./runs";
 import { readConfig } from "./config";
 import { rowLabel, terminalLine } from "./format";
 import { untrustedReason, requestTrust } from "./trust";

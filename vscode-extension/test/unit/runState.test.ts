@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { tallyText } from "../../src/format";
-import { lensRun, mapRunState, RunTracker, type RunAction } from "../../src/model";
+import { lensRun, mapRunState, type RunAction } from "../../src/model";
+import { RunTracker } from "../../src/runs";
 import type { RunStateParams, ShownNote } from "../../src/wire";
 import { result, shown } from "./fixtures";
 

@@ -3,7 +3,7 @@
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { Runs, type Released, type RunEvent, type RunInfo } from "../../src/model";
+import { Runs, type Released, type RunEvent, type RunInfo } from "../../src/runs";
 import { statusView } from "../../src/runStatus";
 import type { ItemState, Outcome } from "../../src/wire";
 import { shown } from "./fixtures";

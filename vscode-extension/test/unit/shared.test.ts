@@ -9,7 +9,8 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { test } from "node:test";
 import { annotationText, formatNs, modeLabel, rowLabel, tallyText } from "../../src/format";
-import { mapRunState, RunTracker } from "../../src/model";
+import { mapRunState } from "../../src/model";
+import { RunTracker } from "../../src/runs";
 import { groupRows, panelCase } from "../../src/panel/data";
 import type { BenchResult, BenchSummary, RunStateParams, Shown } from "../../src/wire";
 
