@@ -7,7 +7,7 @@
 
 import * as vscode from "vscode";
 import type { Ctx } from "./ctx";
-import { annotationText } from "./format";
+import { annotationText, editedSince, measuringText } from "./format";
 import { finalStates, signatureLine } from "./model";
 import type { TestItem } from "./wire";
 
@@ -101,7 +101,7 @@ export class Annotations implements vscode.Disposable {
       const caseIds = this.ctx.items.filter((i) => i.parent === b.id).map((i) => i.id);
       const measuring = this.running.has(b.id) || caseIds.some((id) => this.running.has(id));
       let text = annotationText(cases);
-      if (measuring) text = text ? `⏱ measuring… · last ${text}` : "⏱ measuring…";
+      if (measuring) text = measuringText(text);
       if (!text) continue;
       const line = signatureLine((i) => (i < doc.lineCount ? doc.lineAt(i).text : undefined), b.range, b.label);
       if (line >= doc.lineCount) continue;
@@ -109,7 +109,7 @@ export class Annotations implements vscode.Disposable {
       const isStale = this.staleIds.has(b.id) && !measuring;
       const option: vscode.DecorationOptions = {
         range: new vscode.Range(end, end),
-        renderOptions: { after: { contentText: isStale ? `${text} (edited since)` : text } },
+        renderOptions: { after: { contentText: isStale ? editedSince(text) : text } },
       };
       (isStale ? stale : fresh).push(option);
     }

@@ -8,7 +8,8 @@ import * as lc from "vscode-languageclient/node";
 import type { Ctx } from "./ctx";
 import { watchClientLife } from "./clientLife";
 import * as ext from "./lsp_ext";
-import { installCommand, installHint, locateServer } from "./locate";
+import { COPY_INSTALL_COMMAND, DAEMON_CHANNEL, OPEN_SETTINGS, daemonFailed, noDaemon } from "./format";
+import { installCommand, locateServer } from "./locate";
 import { RUN_COMMAND, type Features, type RunParams, type Settings } from "./wire";
 
 /** The daemon's effective settings (run-on-save follows continuous runs and workspace trust). */
@@ -54,7 +55,7 @@ export async function startClient(ctx: Ctx, settings: ServerSettings, hooks: Hoo
   try {
     await client.start();
   } catch (e) {
-    void vscode.window.showErrorMessage(`knotmeter: the daemon ${located.command} did not start: ${String(e)}`);
+    void vscode.window.showErrorMessage(daemonFailed(located.command, e));
     return undefined;
   }
   // A daemon that exits is restarted by the client itself: its runs end (what they did not
@@ -66,10 +67,10 @@ export async function startClient(ctx: Ctx, settings: ServerSettings, hooks: Hoo
 /** Says why no daemon was found, with the way to one (the setting, or the install command). */
 function offerInstall(reason: string): void {
   void vscode.window
-    .showErrorMessage(`knotmeter: ${reason}. ${installHint}`, "Open Settings", "Copy install command")
+    .showErrorMessage(noDaemon(reason), OPEN_SETTINGS, COPY_INSTALL_COMMAND)
     .then((choice) => {
-      if (choice === "Open Settings") void vscode.commands.executeCommand("workbench.action.openSettings", "knotmeter.server.path");
-      if (choice === "Copy install command") void vscode.env.clipboard.writeText(installCommand);
+      if (choice === OPEN_SETTINGS) void vscode.commands.executeCommand("workbench.action.openSettings", "knotmeter.server.path");
+      if (choice === COPY_INSTALL_COMMAND) void vscode.env.clipboard.writeText(installCommand);
     });
 }
 
@@ -85,7 +86,7 @@ function clientOptions(settings: ServerSettings, hooks: Hooks): lc.LanguageClien
     // save off, though the user had turned continuous run on since).
     initializationOptions: () => settings(),
     revealOutputChannelOn: lc.RevealOutputChannelOn.Never,
-    outputChannelName: "knotmeter daemon",
+    outputChannelName: DAEMON_CHANNEL,
     middleware: {
       executeCommand: (command, args, next) => {
         if (command === RUN_COMMAND) {

@@ -6,7 +6,7 @@ import { Annotations } from "./annotations";
 import { pushSettings, startClient, type Hooks, type ServerSettings } from "./client";
 import { onConfigChange, readConfig } from "./config";
 import { Ctx } from "./ctx";
-import { installHint } from "./locate";
+import { INSTALL_HELP, OPEN_SETTINGS, PICK_BENCH, RESULTS_LENS, noBenchmarks, statusProblem } from "./format";
 import { lensRun, runOnSavePlan, serverSettings } from "./model";
 import { Output } from "./output";
 import { ResultsPanel } from "./panel/host";
@@ -81,9 +81,9 @@ function lensHooks(explorer: TestExplorer): Hooks {
 /** The status bar's word on the daemon: none running, or a workspace it may not build in. */
 function showDaemonProblem(ctx: Ctx, status: StatusBar): void {
   if (!ctx.client) {
-    status.setProblem({ text: "$(warning) knotmeter: no daemon", tooltip: `The knotmeter daemon is not running. ${installHint}`, command: "knotmeter.installHelp" });
+    status.setProblem({ ...statusProblem("noDaemon"), command: "knotmeter.installHelp" });
   } else if (!ctx.trusted) {
-    status.setProblem({ text: "$(workspace-untrusted) knotmeter: discover only", tooltip: "The workspace is not trusted: knotmeter discovers benchmarks but does not build or run them.", command: "knotmeter.explainTrust" });
+    status.setProblem({ ...statusProblem("untrusted"), command: "knotmeter.explainTrust" });
   } else {
     status.setProblem(undefined);
   }
@@ -137,14 +137,14 @@ function registerCommands(ctx: Ctx, explorer: TestExplorer, panel: ResultsPanel,
     const editor = vscode.window.activeTextEditor;
     if (!editor) return;
     const items = explorer.itemsIn(editor.document.uri);
-    if (items.length === 0) return void vscode.window.showInformationMessage("knotmeter: no benchmarks in this file.");
+    if (items.length === 0) return void vscode.window.showInformationMessage(noBenchmarks("file"));
     runItems(explorer, items, false);
   });
   cmd("knotmeter.runAtCursor", () => {
     const editor = vscode.window.activeTextEditor;
     if (!editor) return;
     const items = explorer.itemsIn(editor.document.uri, editor.selection.active.line);
-    if (items.length === 0) return void vscode.window.showInformationMessage("knotmeter: no benchmark at the cursor.");
+    if (items.length === 0) return void vscode.window.showInformationMessage(noBenchmarks("cursor"));
     runItems(explorer, items, false);
   });
   cmd("knotmeter.showResults", async (arg?: vscode.TestItem | string) => {
@@ -155,7 +155,7 @@ function registerCommands(ctx: Ctx, explorer: TestExplorer, panel: ResultsPanel,
   cmd("knotmeter.showOutput", () => output.show());
   cmd("knotmeter.restartServer", () => restart());
   cmd("knotmeter.installHelp", async () => {
-    const choice = await vscode.window.showInformationMessage(`knotmeter: ${installHint}`, "Open Settings");
+    const choice = await vscode.window.showInformationMessage(INSTALL_HELP, OPEN_SETTINGS);
     if (choice) await vscode.commands.executeCommand("workbench.action.openSettings", "knotmeter.server.path");
   });
   cmd("knotmeter.explainTrust", () => requestTrust());
@@ -172,7 +172,7 @@ async function pickBench(ctx: Ctx): Promise<string | undefined> {
   const benches = ctx.items.filter((i) => i.kind === "bench");
   const pick = await vscode.window.showQuickPick(
     benches.map((b) => ({ label: b.label, description: b.id, id: b.id })),
-    { placeHolder: "Show the results of which benchmark?" },
+    { placeHolder: PICK_BENCH },
   );
   return pick?.id;
 }
@@ -200,10 +200,9 @@ function resultsLenses(lenses: vscode.CodeLens[]): vscode.CodeLens[] {
       if (id) {
         out.push(
           new vscode.CodeLens(lens.range, {
-            title: "$(graph) Results",
+            ...RESULTS_LENS,
             command: "knotmeter.showResults",
             arguments: [id],
-            tooltip: "Open the knotmeter results panel for this benchmark",
           }),
         );
       }

@@ -1,13 +1,15 @@
-// How results read in VS Code: the one module that turns results into text. What a result, a
-// verdict or a warning says is decided by the daemon (the knotmeter-format crate) and arrives
-// as `Shown` with every result; here it is only laid out: the description of a Test Explorer
-// row, the messages of a warned case, the annotation of an `args` benchmark, the status bar's
-// counts, the extension's own lines in Test Results (`terminalLine`). The few numbers drawn
-// here (chart axes, the panel's table) use `formatNs`, which prints durations exactly as the
-// Rust side does (checked against the shared fixtures in format/tests/fixtures). Pure (no
-// `vscode`), shared with the webview bundle.
+// How results and the extension read in VS Code: the one module that holds every sentence the
+// extension shows. What a result, a verdict or a warning says is decided by the daemon (the
+// knotmeter-format crate) and arrives as `Shown` with every result; here it is only laid out: the
+// description of a Test Explorer row, the messages of a warned case, the annotation of an `args`
+// benchmark, the status bar's counts, the extension's own lines in Test Results
+// (`terminalLine`). The few numbers drawn here (chart axes, the panel's table) use `formatNs`,
+// which prints durations exactly as the Rust side does (checked against the shared fixtures in
+// format/tests/fixtures). The extension's own words (run labels, the daemon's absence, the status
+// bar, commands, the results panel's page) are the second half: the other modules call them and
+// write none of their own. Pure (no `vscode`), shared with the webview bundle.
 
-import type { Outcome, Shown, ShownNote, Verdict } from "./wire";
+import type { Outcome, RunMode, Shown, ShownNote, Verdict } from "./wire";
 
 /** What the extension keeps of a measured case: the daemon's presentation of it. */
 export interface Presented {
@@ -175,4 +177,294 @@ export function axisNs(ticks: readonly number[]): string[] {
   for (let i = 1; i < finite.length; i++) step = Math.min(step, Math.abs(finite[i]! - finite[i - 1]!));
   const decimals = Number.isFinite(step) && step > 0 ? Math.min(6, Math.max(0, Math.ceil(-Math.log10(step / scale) - 1e-9))) : 2;
   return ticks.map((t) => (Number.isFinite(t) ? `${(t / scale).toFixed(decimals)} ${unit}` : ""));
+}
+
+// ---------------------------------------------------------------------------------------------
+// The extension's own words: what it shows that is not a result.
+
+/** The output channel of the runs, and the one of the daemon's own log. */
+export const OUTPUT_CHANNEL = "knotmeter";
+export const DAEMON_CHANNEL = "knotmeter daemon";
+
+/** The Test Explorer's name for the benchmarks. */
+export const CONTROLLER_LABEL = "knotmeter benchmarks";
+
+/** The label of a run the daemon started by itself (run-on-save), and of one not named yet. */
+export const ON_SAVE = "on save";
+
+/**
+ * A run's label, also its profile's name: `Run`, `Run (quick)`, `on save` for a run on save,
+ * `Compare with main` for a comparison with `base` (`Compare with base` for the default, empty).
+ */
+export function runLabel(mode: RunMode, background: boolean, base?: string): string {
+  if (base !== undefined) return `Compare with ${base || "base"}`;
+  if (background) return ON_SAVE;
+  return mode === "quick" ? "Run (quick)" : "Run";
+}
+
+/** The title of a run in Test Results: `knotmeter Run`, or `knotmeter (on save)` for one the daemon started. */
+export function runTitle(label: string, byDaemon = false): string {
+  return byDaemon ? `knotmeter (${label})` : `knotmeter ${label}`;
+}
+
+/** The title of a run refused because the workspace is not trusted. */
+export const UNTRUSTED_RUN_TITLE = "knotmeter (workspace not trusted)";
+
+/** The output channel's line before a run's output: `━━ knotmeter Run · run 3 · 10:42:07 ━━`. */
+export function runHeader(label: string, runId: number, time: string): string {
+  return `━━ knotmeter ${label} · run ${runId} · ${time} ━━`;
+}
+
+/** The output channel's line after a run's output. */
+export function runFooter(runId: number): string {
+  return `━━ run ${runId} ended ━━`;
+}
+
+/** Why an item failed or errored when the daemon did not say. */
+export const BENCH_FAILED = "the benchmark failed";
+export const BENCH_NOT_RUN = "the benchmark could not be built or run";
+
+/** The annotation while a benchmark is measured, with its last result when it has one. */
+export function measuringText(last: string | undefined): string {
+  return last ? `⏱ measuring… · last ${last}` : "⏱ measuring…";
+}
+
+/** The annotation of a benchmark whose file was edited after its result. */
+export function editedSince(text: string): string {
+  return `${text} (edited since)`;
+}
+
+/** How to get a daemon, for the messages shown when none is found. */
+export const INSTALL_HINT =
+  "Install it from the knotmeter repository with `cargo install --path server` (it installs the " +
+  "`knotmeter` binary on PATH), or build it with `cargo build -p knotmeter-server` and set " +
+  "`knotmeter.server.path` to target/debug/knotmeter.";
+
+/** The buttons of the messages about a missing daemon. */
+export const OPEN_SETTINGS = "Open Settings";
+export const COPY_INSTALL_COMMAND = "Copy install command";
+
+/** The `knotmeter: Install Help` command's message. */
+export const INSTALL_HELP = `knotmeter: ${INSTALL_HINT}`;
+
+/** Why no daemon was found: a setting that names no executable. */
+export function settingNotExecutable(setting: string): string {
+  return `knotmeter.server.path is set to "${setting}", which is not an executable file`;
+}
+
+/** Why no daemon was found after looking on PATH (and, when trusted, in the target dirs). */
+export function daemonNotFound(trusted: boolean): string {
+  return trusted
+    ? "the knotmeter daemon was not found"
+    : "the knotmeter daemon is not on PATH (in an untrusted workspace, binaries inside the workspace are not started)";
+}
+
+/** The error shown when no daemon was found: why, then how to get one. */
+export function noDaemon(reason: string): string {
+  return `knotmeter: ${reason}. ${INSTALL_HINT}`;
+}
+
+/** The error shown when the daemon at `command` did not start. */
+export function daemonFailed(command: string, e: unknown): string {
+  return `knotmeter: the daemon ${command} did not start: ${String(e)}`;
+}
+
+/** On each item of a run asked for while no daemon runs, and in Test Results (`seeOutput`). */
+export function daemonDown(seeOutput = false): string {
+  return seeOutput ? "The knotmeter daemon is not running: see the knotmeter output channel." : "The knotmeter daemon is not running.";
+}
+
+/** In Test Results, ending the runs of a daemon that went away. */
+export const DAEMON_STOPPED = "the daemon stopped";
+
+/** On each item of a run the daemon refused: `knotmeter/run failed: …`. */
+export function requestFailed(method: string, e: unknown): string {
+  return `${method} failed: ${String(e)}`;
+}
+
+/** Why nothing runs in an untrusted workspace. */
+export const UNTRUSTED =
+  "knotmeter does not build or run benchmarks in an untrusted workspace: building and running " +
+  "execute the workspace's code (build scripts, procedural macros, the benchmarks themselves). " +
+  "Benchmarks are still discovered. Trust the workspace to run them.";
+
+/** The button that opens Workspace Trust. */
+export const MANAGE_TRUST = "Manage Workspace Trust";
+
+/** Where a run command found nothing to run. */
+export function noBenchmarks(where: "file" | "cursor"): string {
+  return where === "file" ? "knotmeter: no benchmarks in this file." : "knotmeter: no benchmark at the cursor.";
+}
+
+/** The placeholder of the pick that asks which benchmark's results to show. */
+export const PICK_BENCH = "Show the results of which benchmark?";
+
+/** The "Results" code lens beside the daemon's "▶ Run". */
+export const RESULTS_LENS = { title: "$(graph) Results", tooltip: "Open the knotmeter results panel for this benchmark" } as const;
+
+/** What the status bar shows: the newest run in progress, or the last run's tally. */
+export type StatusView =
+  | { kind: "running"; label: string; done: number; total: number; what: string }
+  | { kind: "idle"; last: string | undefined };
+
+/** A status bar item's text and tooltip. */
+export interface StatusText {
+  text: string;
+  tooltip: string;
+}
+
+/** The status bar's name in its context menu. */
+export const STATUS_NAME = "knotmeter";
+
+/** What a run in progress is doing: `building`, the case it measures, or `starting`. */
+export function runActivity(building: boolean, current: string | undefined): string {
+  return building ? "building" : current || "starting";
+}
+
+/** The status bar: `⟳ knotmeter 3/9 · chain_n/1000` (a click cancels), or `knotmeter · 6 passed`. */
+export function statusText(view: StatusView): StatusText {
+  if (view.kind === "running") {
+    return {
+      text: `$(loading~spin) knotmeter ${view.done}/${view.total} · ${view.what}`,
+      tooltip: `knotmeter ${view.label}: ${view.done} of ${view.total} done. Click to cancel.`,
+    };
+  }
+  return { text: `$(dashboard) knotmeter${view.last ? ` · ${view.last}` : ""}`, tooltip: "knotmeter: show the results panel" };
+}
+
+/** The status bar's word on why nothing can run: no daemon, or a workspace it may not build in. */
+export function statusProblem(problem: "noDaemon" | "untrusted"): StatusText {
+  return problem === "noDaemon"
+    ? { text: "$(warning) knotmeter: no daemon", tooltip: `${daemonDown()} ${INSTALL_HINT}` }
+    : {
+        text: "$(workspace-untrusted) knotmeter: discover only",
+        tooltip: "The workspace is not trusted: knotmeter discovers benchmarks but does not build or run them.",
+      };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The results panel's words (its host, panel/data.ts and its page, panel/webview).
+
+/** The panel's title before a benchmark is chosen, and with one. */
+export const PANEL_TITLE = "knotmeter results";
+export function panelTitle(bench: string): string {
+  return `knotmeter: ${bench}`;
+}
+
+/** The page before any benchmark is chosen. */
+export const NOTHING_SELECTED =
+  "Select a benchmark: the code lens “Show results”, the Test Explorer's context menu, or the command “knotmeter: Show Results”.";
+
+/** Why a benchmark has nothing to show yet, with what to do. */
+export function noResultYet(trusted: boolean): string {
+  return trusted
+    ? "No result yet in this session: run the benchmark (the Run button, the gutter, or the Test Explorer)."
+    : "This workspace is not trusted, so knotmeter does not run its benchmarks.";
+}
+
+/** The page's run button and the name of its case picker. */
+export const RUN_BUTTON = "Run";
+export const CASE_PICKER = "case";
+
+/** The line above a case's charts: its label, then the daemon's line. */
+export function caseSummary(label: string, line: string): string {
+  return `${label}: ${line}`;
+}
+
+/** A chart's caption: its title and a note. */
+export interface Caption {
+  title: string;
+  note: string;
+}
+
+/** The histogram's caption: how many samples, or none for a body indistinguishable from empty. */
+export function distributionCaption(measured: boolean, samples: number): Caption {
+  const note = measured ? `${samples} samples, after overhead subtraction` : "indistinguishable from empty";
+  return { title: "Distribution of per-operation times", note };
+}
+
+/** The history chart's caption: how many stored runs. */
+export function historyCaption(runs: number): Caption {
+  const note = runs ? `${runs} runs; quick and full runs apart, as they are never compared` : "no stored history yet";
+  return { title: "Estimate over past runs", note };
+}
+
+/** The scaling chart's caption, naming the fitted class when there is one. */
+export function scalingCaption(fitted: string | undefined): Caption {
+  const note = fitted ? `points: each case's median with its interval; line: the fitted ${fitted}` : "each case's median with its interval";
+  return { title: "Median against n (log axes)", note };
+}
+
+/** The heading of an `args` benchmark's scaling. */
+export function scalingHeading(complexity: string): string {
+  return `Scaling: ${complexity}`;
+}
+
+/** The scaling's complexity when the engine fitted none. */
+export const NO_FIT = "no complexity fit";
+
+/** In place of a chart: nothing measurable, no samples, no stored run, no stored median. */
+export const NOTHING_TO_DRAW = "The body cannot be told apart from an empty one: there is no time to draw.";
+export const NO_SAMPLES = "No samples.";
+export const NO_HISTORY = "Run the benchmark again to see its history.";
+export const NO_MEDIAN = "No stored run has a median to draw (indistinguishable from empty).";
+
+/** The label at the estimate's line on the histogram. */
+export function estimateLabel(medianNs: number): string {
+  return `estimate ${formatNs(medianNs)}`;
+}
+
+/** Under the histogram: how many outlying samples it leaves out, or undefined when none. */
+export function offChart(above: number, below: number): string | undefined {
+  const off = [above ? `${above} slow` : "", below ? `${below} fast` : ""].filter(Boolean).join(" and ");
+  return off ? `${off} outlying samples are off the chart (they are kept in the statistics).` : undefined;
+}
+
+/** A history series of stored runs from one of several machines: `full (machine 2)`. */
+export function machineSeries(mode: string, nth: number): string {
+  return `${mode} (machine ${nth})`;
+}
+
+/** What a screen reader hears of the history chart: its series. */
+export function historyAria(series: readonly string[]): string {
+  return `estimate over past runs: ${series.join(", ")}`;
+}
+
+/** What a screen reader hears of the scaling chart: each n's median, then the complexity. */
+export function scalingAria(points: ReadonlyArray<{ label: string; median: number }>, complexity: string): string {
+  return `median against n: ${points.map((p) => `n = ${p.label}: ${formatNs(p.median)}`).join("; ")}; ${complexity}`;
+}
+
+/** The columns of a comparison run's table, the base named. */
+export function comparisonColumns(base: string): readonly [string, string, string, string, string] {
+  return ["case", `base (${base})`, "head", "change [95% interval]", "verdict"];
+}
+
+/** The heading of a comparison run's table and its line of counts (the whole run's). */
+export function comparisonHeading(heading: string): string {
+  return `Compared: ${heading}`;
+}
+export function comparisonCounts(summary: string, cancelled: boolean): string {
+  return `The whole run: ${cancelled ? `${summary} (cancelled)` : summary}`;
+}
+
+/** The columns of a comparison group's table. */
+export const GROUP_COLUMNS = ["member", "estimate", "ratio", "against the baseline (1× in the middle)", "verdict"] as const;
+
+/** The heading of a comparison group's table. */
+export function groupHeading(name: string): string {
+  return `Group “${name}”`;
+}
+
+/** A member of a group, the baseline marked. */
+export function memberName(name: string, baseline: boolean): string {
+  return baseline ? `${name} (baseline)` : name;
+}
+
+/** The verdict column of the group's baseline. */
+export const BASELINE = "baseline";
+
+/** The verdict column of a member the engine did not pair with the baseline: the ratio of medians. */
+export function unpairedRatio(ratio: number): string {
+  return `${formatRatio(ratio)} the baseline's median (not paired)`;
 }

@@ -3,6 +3,7 @@
 // `$CARGO_TARGET_DIR`). Pure over an injected file check, so the order is unit-tested.
 
 import * as path from "node:path";
+import { daemonNotFound, settingNotExecutable } from "./format";
 
 export interface LocateInput {
   /** The `knotmeter.server.path` setting (empty when unset). */
@@ -37,7 +38,7 @@ export function locateServer(input: LocateInput): Located {
       tried.push(c);
       if (input.isExecutable(c)) return { found: true, command: c, source: "setting" };
     }
-    return { found: false, tried, reason: `knotmeter.server.path is set to "${setting}", which is not an executable file` };
+    return { found: false, tried, reason: settingNotExecutable(setting) };
   }
   const sep = input.platform === "win32" ? ";" : ":";
   for (const dir of input.envPath.split(sep)) {
@@ -57,13 +58,7 @@ export function locateServer(input: LocateInput): Located {
       }
     }
   }
-  return {
-    found: false,
-    tried,
-    reason: input.trusted
-      ? "the knotmeter daemon was not found"
-      : "the knotmeter daemon is not on PATH (in an untrusted workspace, binaries inside the workspace are not started)",
-  };
+  return { found: false, tried, reason: daemonNotFound(input.trusted) };
 }
 
 function expandHome(p: string): string {
@@ -71,12 +66,6 @@ function expandHome(p: string): string {
   if (home && (p === "~" || p.startsWith("~/"))) return path.join(home, p.slice(1));
   return p;
 }
-
-/** How to get a daemon, for the message shown when none is found. */
-export const installHint =
-  "Install it from the knotmeter repository with `cargo install --path server` (it installs the " +
-  "`knotmeter` binary on PATH), or build it with `cargo build -p knotmeter-server` and set " +
-  "`knotmeter.server.path` to target/debug/knotmeter.";
 
 /** The command the "Copy install command" button copies. */
 export const installCommand = "cargo install --path server";

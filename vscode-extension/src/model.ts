@@ -4,7 +4,7 @@
 // `format.ts` lays it out. `testExplorer.ts` and `annotations.ts` apply the results to
 // `vscode` objects; the unit tests check the decisions here without VS Code.
 
-import { failureMessages } from "./format";
+import { BENCH_FAILED, BENCH_NOT_RUN, failureMessages } from "./format";
 import type {
   TestItem,
   ItemKind,
@@ -165,14 +165,14 @@ export function mapRunState(p: RunStateParams): RunAction {
       return withOptional({ op: "passed" }, { durationMs, description });
     }
     case "failed": {
-      const text = p.message ?? "the benchmark failed";
+      const text = p.message ?? BENCH_FAILED;
       const at = sourcePosition(p.location);
       const msg: RunMessage = { kind: "panic", text };
       if (at) msg.at = at;
       return withOptional({ op: "failed", messages: [msg] }, { durationMs, description });
     }
     case "errored": {
-      const text = p.message ?? "the benchmark could not be built or run";
+      const text = p.message ?? BENCH_NOT_RUN;
       const msg: RunMessage = { kind: "error", text };
       const at = sourcePosition(p.location);
       if (at) msg.at = at;

@@ -2,23 +2,24 @@
 // `knotmeter/output`): the build output, the machine and timer, each case once with its whole
 // account (the figure and its interval over rounds, the spread between stored runs, the overhead that was
 // subtracted, its drift, capped samples, the cold first call), each benchmark's scaling, and
-// the comparisons decided at the end. The daemon words it all (knotmeter-format); nothing is
-// added here. It never takes focus by itself.
+// the comparisons decided at the end. The daemon words it all (knotmeter-format); only each
+// run's header and footer are added here, worded by format.ts. It never takes focus by itself.
 
 import * as vscode from "vscode";
 import type { Ctx } from "./ctx";
+import { OUTPUT_CHANNEL, runFooter, runHeader } from "./format";
 
 export class Output implements vscode.Disposable {
   readonly channel: vscode.OutputChannel;
   private readonly disposables: vscode.Disposable[] = [];
 
   constructor(ctx: Ctx) {
-    this.channel = vscode.window.createOutputChannel("knotmeter");
+    this.channel = vscode.window.createOutputChannel(OUTPUT_CHANNEL);
     this.disposables.push(
       this.channel,
       ctx.runStarted.event((r) => {
         this.channel.appendLine("");
-        this.channel.appendLine(`━━ knotmeter ${r.label} · run ${r.runId} · ${new Date().toLocaleTimeString()} ━━`);
+        this.channel.appendLine(runHeader(r.label, r.runId, new Date().toLocaleTimeString()));
       }),
       ctx.log.event((line) => this.channel.appendLine(line)),
       ctx.output.event((p) => {
@@ -27,7 +28,7 @@ export class Output implements vscode.Disposable {
         this.channel.append(text.endsWith("\n") ? text : `${text}\n`);
       }),
       ctx.runEnded.event((p) => {
-        this.channel.appendLine(`━━ run ${p.runId} ended ━━`);
+        this.channel.appendLine(runFooter(p.runId));
       }),
     );
   }

@@ -4,13 +4,8 @@
 // the `knotmeter/run` answer that names it: no count is lost and the bar never spins for a run
 // that is over.
 
-import { tallyText, type Tally } from "./format";
-import { ON_SAVE, type RunEntry } from "./runs";
-
-/** What the status bar shows. */
-export type StatusView =
-  | { kind: "running"; label: string; done: number; total: number; what: string }
-  | { kind: "idle"; last: string | undefined };
+import { ON_SAVE, runActivity, tallyText, type StatusView, type Tally } from "./format";
+import type { RunEntry } from "./runs";
 
 /** What the status bar reads of the registry of runs (`Runs`). */
 export interface RunsSeen {
@@ -25,7 +20,7 @@ export function statusView(runs: RunsSeen): StatusView {
   const run = live[live.length - 1];
   if (!run) return { kind: "idle", last: runs.last && tallyText(runs.last) };
   const { done, total } = run.tracker.progress();
-  const what = run.building ? "building" : run.current ? shortId(run.current) : "starting";
+  const what = runActivity(run.building, run.current && shortId(run.current));
   return { kind: "running", label: run.label ?? ON_SAVE, done, total, what };
 }
 

@@ -2,7 +2,7 @@
 // got, and what is left when it ends), read by the Test Explorer and the status bar alike. Pure:
 // the unit tests check it without VS Code.
 
-import { countOutcome, emptyTally, type Tally } from "./format";
+import { ON_SAVE, countOutcome, emptyTally, type Tally } from "./format";
 import { finalStates } from "./model";
 import type { ItemState, Outcome, OutputParams, RunEndParams, RunStateParams } from "./wire";
 
@@ -81,8 +81,6 @@ export type RunEvent =
   | { kind: "output"; p: OutputParams }
   | { kind: "end"; p: RunEndParams };
 
-/** The label of a run the daemon started by itself (run-on-save), and of one not named yet. */
-export const ON_SAVE = "on save";
 
 /** A run as the other concerns see it: the daemon's id and a human name. */
 export interface RunInfo {

@@ -21,10 +21,21 @@ import {
   type SourcePosition,
   type TreeNode,
 } from "./model";
-import { ON_SAVE, Runs, type KnownRun, type RunEvent, type RunInfo } from "./runs";
+import { Runs, type KnownRun, type RunEvent, type RunInfo } from "./runs";
 import { readConfig } from "./config";
-import { rowLabel, terminalLine } from "./format";
-import { untrustedReason, requestTrust } from "./trust";
+import {
+  CONTROLLER_LABEL,
+  DAEMON_STOPPED,
+  UNTRUSTED,
+  UNTRUSTED_RUN_TITLE,
+  daemonDown,
+  requestFailed,
+  rowLabel,
+  runLabel,
+  runTitle,
+  terminalLine,
+} from "./format";
+import { requestTrust } from "./trust";
 import type { Range, RunMode, TestItem as WireItem, TreeChangedParams } from "./wire";
 
 /** How the Test Explorer shows a run; the rest of it (id, label, states) is in `Runs`. */
@@ -56,7 +67,7 @@ export class TestExplorer implements vscode.Disposable {
     private readonly ctx: Ctx,
     private readonly onContinuousChange: () => void,
   ) {
-    this.controller = vscode.tests.createTestController("knotmeter", "knotmeter benchmarks");
+    this.controller = vscode.tests.createTestController("knotmeter", CONTROLLER_LABEL);
     this.controller.resolveHandler = async (item) => {
       if (item === undefined) await this.discover();
     };
@@ -64,7 +75,7 @@ export class TestExplorer implements vscode.Disposable {
       await this.discover();
     };
     this.fullProfile = this.controller.createRunProfile(
-      "Run",
+      runLabel("full", false),
       vscode.TestRunProfileKind.Run,
       (request, token) => this.run(request, token, "full", false),
       true,
@@ -72,7 +83,7 @@ export class TestExplorer implements vscode.Disposable {
       true,
     );
     this.quickProfile = this.controller.createRunProfile(
-      "Run (quick)",
+      runLabel("quick", false),
       vscode.TestRunProfileKind.Run,
       (request, token) => this.run(request, token, "quick", false),
       false,
@@ -81,7 +92,7 @@ export class TestExplorer implements vscode.Disposable {
     );
     // `knotmeter compare`: the working tree against `knotmeter.compare.base` (docs/compare.md).
     this.compareProfile = this.controller.createRunProfile(
-      "Compare with base",
+      runLabel("full", false, ""),
       vscode.TestRunProfileKind.Run,
       (request, token) => this.run(request, token, "full", false, readConfig().compareBase),
       false,
@@ -95,7 +106,7 @@ export class TestExplorer implements vscode.Disposable {
       ctx.runEnded.event((p) => this.onEvent({ kind: "end", p })),
       ctx.clientState.event((up) => {
         if (up) void this.discover();
-        else this.endAll("the daemon stopped");
+        else this.endAll(DAEMON_STOPPED);
       }),
     );
   }
@@ -219,12 +230,11 @@ export class TestExplorer implements vscode.Disposable {
     compare?: string,
   ): Promise<void> {
     if (!this.ctx.trusted) {
-      const run = this.controller.createTestRun(request, "knotmeter (workspace not trusted)", false);
-      const reason = untrustedReason();
-      run.appendOutput(terminalLine(reason));
+      const run = this.controller.createTestRun(request, UNTRUSTED_RUN_TITLE, false);
+      run.appendOutput(terminalLine(UNTRUSTED));
       for (const item of this.leaves(request)) run.skipped(item);
       run.end();
-      void requestTrust(reason);
+      void requestTrust(UNTRUSTED);
       return;
     }
     if (request.continuous) {
@@ -240,19 +250,12 @@ export class TestExplorer implements vscode.Disposable {
       return;
     }
     const client = this.ctx.client;
-    const label =
-      compare !== undefined
-        ? `Compare with ${compare || "base"}`
-        : background
-          ? ON_SAVE
-          : mode === "quick"
-            ? "Run (quick)"
-            : "Run";
-    const run = this.controller.createTestRun(request, `knotmeter ${label}`, true);
+    const label = runLabel(mode, background, compare);
+    const run = this.controller.createTestRun(request, runTitle(label), true);
     const shown: ShownRun = { run, messaged: new Map() };
     if (!client || !client.isRunning()) {
-      run.appendOutput(terminalLine("The knotmeter daemon is not running: see the knotmeter output channel."));
-      for (const item of this.leaves(request)) run.errored(item, new vscode.TestMessage("The knotmeter daemon is not running."));
+      run.appendOutput(terminalLine(daemonDown(true)));
+      for (const item of this.leaves(request)) run.errored(item, new vscode.TestMessage(daemonDown()));
       run.end();
       return;
     }
@@ -280,7 +283,7 @@ export class TestExplorer implements vscode.Disposable {
       runId = (await client.sendRequest(ext.run, params)).runId;
     } catch (e) {
       for (const [r, events] of this.runs.requestFailed()) this.replay(r, events);
-      for (const item of new Set(leaves)) run.errored(item, new vscode.TestMessage(`knotmeter/run failed: ${String(e)}`));
+      for (const item of new Set(leaves)) run.errored(item, new vscode.TestMessage(requestFailed(ext.run.method, e)));
       run.end();
       return;
     }
@@ -297,7 +300,7 @@ export class TestExplorer implements vscode.Disposable {
   private daemonRun(info: RunInfo): ShownRun {
     const c = this.continuous;
     const request = new vscode.TestRunRequest(c?.include, undefined, c?.profile, false, true);
-    const run = this.controller.createTestRun(request, `knotmeter (${info.label})`, true);
+    const run = this.controller.createTestRun(request, runTitle(info.label, true), true);
     this.ctx.runStarted.fire(info);
     return { run, messaged: new Map() };
   }

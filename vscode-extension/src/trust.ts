@@ -5,19 +5,12 @@
 // workspace cannot name the binary to start.
 
 import * as vscode from "vscode";
-
-export function untrustedReason(): string {
-  return (
-    "knotmeter does not build or run benchmarks in an untrusted workspace: building and running " +
-    "execute the workspace's code (build scripts, procedural macros, the benchmarks themselves). " +
-    "Benchmarks are still discovered. Trust the workspace to run them."
-  );
-}
+import { MANAGE_TRUST, UNTRUSTED } from "./format";
 
 /** Says why nothing runs, with a way to trust the workspace. */
-export async function requestTrust(reason: string = untrustedReason()): Promise<void> {
-  const choice = await vscode.window.showWarningMessage(reason, "Manage Workspace Trust");
-  if (choice === "Manage Workspace Trust") await vscode.commands.executeCommand("workbench.trust.manage");
+export async function requestTrust(reason: string = UNTRUSTED): Promise<void> {
+  const choice = await vscode.window.showWarningMessage(reason, MANAGE_TRUST);
+  if (choice === MANAGE_TRUST) await vscode.commands.executeCommand("workbench.trust.manage");
 }
 
 /** Calls `onTrusted` once the user trusts the workspace. */

@@ -1,10 +1,11 @@
 // What the results panel shows, computed from the wire types: the message the extension host
 // posts to the webview, and the pure computations both sides need (corrected samples,
 // histogram bins, history series by mode, the group table and its ratio scale, the scaling
-// view). Every text about a result is the daemon's `Shown`; numbers are printed by format.ts.
+// view). Every text about a result is the daemon's `Shown`; numbers and the panel's own words
+// (labels, the baseline's column) come from format.ts.
 // Pure (no `vscode`, no DOM) and unit-tested.
 
-import { formatRatio, modeLabel } from "../format";
+import { BASELINE, NO_FIT, machineSeries, modeLabel, unpairedRatio } from "../format";
 import type { BenchResult, BenchSummary, HistoryPoint, Outcome, Severity, Shown, ShownComparedCase, ShownComparison, Verdict } from "../wire";
 
 /** A note as the panel lists it: its mark and words are the daemon's. */
@@ -144,7 +145,7 @@ export function historySeries(points: readonly HistoryPoint[]): HistorySeries[] 
   return series.map((list, i) => {
     const same = labels.filter((l) => l === labels[i]).length;
     const nth = labels.slice(0, i + 1).filter((l) => l === labels[i]).length;
-    return { label: same > 1 ? `${labels[i]} (machine ${nth})` : labels[i]!, points: list };
+    return { label: same > 1 ? machineSeries(labels[i]!, nth) : labels[i]!, points: list };
   });
 }
 
@@ -171,7 +172,7 @@ export function groupRows(members: readonly Member[]): GroupRow[] {
       baseline: isBase,
       figure: shown.figure,
       ratio: baseMedian > 0 ? m.estimate.median_ns / baseMedian : NaN,
-      text: isBase ? "baseline" : "",
+      text: isBase ? BASELINE : "",
     };
     const c = m.comparison;
     if (!isBase && c && c.against === base.result.id) {
@@ -181,7 +182,7 @@ export function groupRows(members: readonly Member[]): GroupRow[] {
       row.verdict = c.verdict;
       row.text = shown.verdict ?? "";
     } else if (!isBase && Number.isFinite(row.ratio)) {
-      row.text = `${formatRatio(row.ratio)} the baseline's median (not paired)`;
+      row.text = unpairedRatio(row.ratio);
     }
     return row;
   });
@@ -234,7 +235,7 @@ export function scalingView(summary: BenchSummary, shown: Shown, labels: Readonl
   if (points.length < 2) return undefined;
   const notes = shown.notes.filter((n) => n.bench);
   const view: ScalingView = {
-    complexity: shown.scaling ?? "no complexity fit",
+    complexity: shown.scaling ?? NO_FIT,
     points: points.map((p) => ({ n: p.n, label: labels.get(p.id) ?? String(p.n), median: p.median_ns, low: p.low_ns, high: p.high_ns })),
     curve: [],
     notes: notes.map((n) => ({ severity: n.severity, text: n.text })),

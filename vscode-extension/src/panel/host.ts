@@ -7,6 +7,7 @@
 import { randomBytes } from "node:crypto";
 import * as vscode from "vscode";
 import type { Ctx } from "../ctx";
+import { PANEL_TITLE, noResultYet, panelTitle } from "../format";
 import * as ext from "../lsp_ext";
 import { functionName } from "../model";
 import type { HistoryPoint, RawSamples } from "../wire";
@@ -44,7 +45,7 @@ export class ResultsPanel implements vscode.Disposable {
       const dist = vscode.Uri.joinPath(this.ctx.extension.extensionUri, "dist");
       this.panel = vscode.window.createWebviewPanel(
         "knotmeter.results",
-        "knotmeter results",
+        PANEL_TITLE,
         { viewColumn: vscode.ViewColumn.Beside, preserveFocus: false },
         { enableScripts: true, localResourceRoots: [dist], retainContextWhenHidden: false },
       );
@@ -60,7 +61,7 @@ export class ResultsPanel implements vscode.Disposable {
       this.panel.reveal(undefined, false);
       void this.refresh();
     }
-    this.panel.title = `knotmeter: ${functionName(benchId)}`;
+    this.panel.title = panelTitle(functionName(benchId));
   }
 
   private concerns(id: string): boolean {
@@ -104,9 +105,7 @@ export class ResultsPanel implements vscode.Disposable {
       cases: entries.map((e, i) => panelCase({ ...e.result, raw: raws[i] ?? e.result.raw }, e.shown, histories[i] ?? [])),
     };
     if (entries.length === 0) {
-      data.empty = this.ctx.trusted
-        ? "No result yet in this session: run the benchmark (the Run button, the gutter, or the Test Explorer)."
-        : "This workspace is not trusted, so knotmeter does not run its benchmarks.";
+      data.empty = noResultYet(this.ctx.trusted);
     }
     const comparison = this.ctx.comparison && comparisonView(this.ctx.comparison.comparison, benchId);
     if (comparison) data.comparison = comparison;
@@ -161,7 +160,7 @@ export class ResultsPanel implements vscode.Disposable {
 <meta http-equiv="Content-Security-Policy" content="${csp}">
 <meta name="viewport" content="width=device-width, initial-scale=1.0">
 <link rel="stylesheet" href="${style.toString()}">
-<title>knotmeter results</title>
+<title>${PANEL_TITLE}</title>
 </head>
 <body>
 <div id="root"></div>

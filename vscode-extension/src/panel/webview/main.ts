@@ -5,11 +5,39 @@
 // benchmark its scaling (median against n on log axes, with the fitted class and its
 // warnings), and for a comparison group the table with ratio bars centred on the baseline.
 // uPlot draws on canvas; colours come from VS Code's theme variables and are re-read when the
-// theme changes.
+// theme changes. Its own words (captions, columns, what shows in place of a chart) are
+// format.ts's, bundled into this page with it.
 
 import uPlot from "uplot";
 import { histogram, ratioScale, type ComparisonView, type FromWebview, type GroupRow, type HistorySeries, type PanelCase, type PanelData, type ScalingView, type ToWebview } from "../data";
-import { axisNs, formatNs, formatRatio } from "../../format";
+import {
+  CASE_PICKER,
+  GROUP_COLUMNS,
+  NOTHING_SELECTED,
+  NOTHING_TO_DRAW,
+  NO_HISTORY,
+  NO_MEDIAN,
+  NO_SAMPLES,
+  RUN_BUTTON,
+  axisNs,
+  caseSummary,
+  comparisonColumns,
+  comparisonCounts,
+  comparisonHeading,
+  distributionCaption,
+  estimateLabel,
+  formatNs,
+  formatRatio,
+  groupHeading,
+  historyAria,
+  historyCaption,
+  memberName,
+  offChart,
+  scalingAria,
+  scalingCaption,
+  scalingHeading,
+  type Caption,
+} from "../../format";
 
 declare function acquireVsCodeApi(): { postMessage(msg: FromWebview): void; getState(): unknown; setState(s: unknown): void };
 
@@ -92,12 +120,12 @@ function render(): void {
   while (plots.length > 0) plots.pop()!.destroy();
   root.replaceChildren();
   if (!data) {
-    root.append(el("p", { class: "empty" }, "Select a benchmark: the code lens “Show results”, the Test Explorer's context menu, or the command “knotmeter: Show Results”."));
+    root.append(el("p", { class: "empty" }, NOTHING_SELECTED));
     return;
   }
   const header = el("header", {}, el("h1", {}, data.title));
   if (data.cases.length > 1) {
-    const select = el("select", { "aria-label": "case" });
+    const select = el("select", { "aria-label": CASE_PICKER });
     for (const c of data.cases) {
       const o = el("option", { value: c.id }, c.label);
       if (c.id === selected) o.selected = true;
@@ -110,7 +138,7 @@ function render(): void {
     });
     header.append(select);
   }
-  const run = el("button", { type: "button" }, "Run");
+  const run = el("button", { type: "button" }, RUN_BUTTON);
   const benchId = data.benchId;
   run.addEventListener("click", () => vscode.postMessage({ type: "run", benchId }));
   header.append(run);
@@ -123,31 +151,29 @@ function render(): void {
   const columns = root.clientWidth > 760 ? 2 : 1;
   const width = Math.max(260, Math.floor((root.clientWidth - 16 * (columns - 1)) / columns) - 20);
   if (c) {
-    root.append(el("p", { class: `summary ${c.outcome}` }, `${c.label}: ${c.line}`));
+    root.append(el("p", { class: `summary ${c.outcome}` }, caseSummary(c.label, c.line)));
     for (const n of c.notes) root.append(el("p", { class: n.severity === "info" ? "note-info" : "warning" }, n.text));
     const row = el("div", { class: "charts" });
     root.append(row);
-    const hist = figure(row, "Distribution of per-operation times", c.measured ? `${c.samples.length} samples, after overhead subtraction` : "indistinguishable from empty");
-    const runs = c.history.reduce((a, s) => a + s.points.length, 0);
-    const note = runs ? `${runs} runs; quick and full runs apart, as they are never compared` : "no stored history yet";
-    const hv = figure(row, "Estimate over past runs", note);
+    const hist = figure(row, distributionCaption(c.measured, c.samples.length));
+    const hv = figure(row, historyCaption(c.history.reduce((a, s) => a + s.points.length, 0)));
     drawHistogram(hist, c, width);
     drawHistory(hv, c.history, width);
   }
   if (data.scaling) {
     const s = data.scaling;
-    const section = el("section", { class: "scaling" }, el("h2", {}, `Scaling: ${s.complexity}`));
+    const section = el("section", { class: "scaling" }, el("h2", {}, scalingHeading(s.complexity)));
     for (const n of s.notes) section.append(el("p", { class: n.severity === "info" ? "note-info" : "warning" }, n.text));
-    const chart = figure(section, "Median against n (log axes)", s.class ? `points: each case's median with its interval; line: the fitted ${s.class}` : "each case's median with its interval");
+    const chart = figure(section, scalingCaption(s.class));
     root.append(section);
     drawScaling(chart, s, Math.min(width * columns, 900));
   }
   if (data.group && data.group.rows.length > 0) root.append(groupTable(data.group.name, data.group.rows));
 }
 
-function figure(parent: HTMLElement, title: string, note: string): HTMLElement {
+function figure(parent: HTMLElement, caption: Caption): HTMLElement {
   const chart = el("div", { class: "chart" });
-  parent.append(el("figure", {}, el("figcaption", {}, el("strong", {}, title), " ", el("span", { class: "note" }, note)), chart));
+  parent.append(el("figure", {}, el("figcaption", {}, el("strong", {}, caption.title), " ", el("span", { class: "note" }, caption.note)), chart));
   return chart;
 }
 
@@ -162,12 +188,12 @@ function axes(t: Theme, xValues?: uPlot.Axis["values"], yValues?: uPlot.Axis["va
 
 function drawHistogram(target: HTMLElement, c: PanelCase, width: number): void {
   if (!c.measured) {
-    target.append(el("p", { class: "empty" }, "The body cannot be told apart from an empty one: there is no time to draw."));
+    target.append(el("p", { class: "empty" }, NOTHING_TO_DRAW));
     return;
   }
   const h = histogram(c.samples);
   if (h.counts.length === 0) {
-    target.append(el("p", { class: "empty" }, "No samples."));
+    target.append(el("p", { class: "empty" }, NO_SAMPLES));
     return;
   }
   const t = theme();
@@ -208,7 +234,7 @@ function drawHistogram(target: HTMLElement, c: PanelCase, width: number): void {
           ctx.moveTo(mx, top);
           ctx.lineTo(mx, bottom);
           ctx.stroke();
-          const label = `estimate ${formatNs(c.median)}`;
+          const label = estimateLabel(c.median);
           ctx.font = `${12 * devicePixelRatio}px ${cssVar("--vscode-font-family", "sans-serif")}`;
           const w = ctx.measureText(label).width;
           const px = 6 * devicePixelRatio;
@@ -228,8 +254,8 @@ function drawHistogram(target: HTMLElement, c: PanelCase, width: number): void {
     },
   };
   plots.push(new uPlot(opts, [xs, h.counts], target));
-  const off = [h.above ? `${h.above} slow` : "", h.below ? `${h.below} fast` : ""].filter(Boolean).join(" and ");
-  if (off) target.append(el("p", { class: "note" }, `${off} outlying samples are off the chart (they are kept in the statistics).`));
+  const off = offChart(h.above, h.below);
+  if (off) target.append(el("p", { class: "note" }, off));
 }
 
 /** Theme colours for the history series, one per mode. */
@@ -239,7 +265,7 @@ function seriesColors(t: Theme): string[] {
 
 function drawHistory(target: HTMLElement, series: HistorySeries[], width: number): void {
   if (series.length === 0) {
-    target.append(el("p", { class: "empty" }, "Run the benchmark again to see its history."));
+    target.append(el("p", { class: "empty" }, NO_HISTORY));
     return;
   }
   const t = theme();
@@ -259,7 +285,7 @@ function drawHistory(target: HTMLElement, series: HistorySeries[], width: number
   });
   const values = columns.slice(1).flat().filter((v): v is number => v !== null);
   if (values.length === 0) {
-    target.append(el("p", { class: "empty" }, "No stored run has a median to draw (indistinguishable from empty)."));
+    target.append(el("p", { class: "empty" }, NO_MEDIAN));
     return;
   }
   const opts: uPlot.Options = {
@@ -275,8 +301,7 @@ function drawHistory(target: HTMLElement, series: HistorySeries[], width: number
     series: defs,
   };
   plots.push(new uPlot(opts, columns as uPlot.AlignedData, target));
-  const labels = series.map((s) => s.label).join(", ");
-  target.setAttribute("aria-label", `estimate over past runs: ${labels}`);
+  target.setAttribute("aria-label", historyAria(series.map((s) => s.label)));
 }
 
 /** Whether a stored run's result was optimised away (its median means nothing). */
@@ -336,41 +361,27 @@ function drawScaling(target: HTMLElement, s: ScalingView, width: number): void {
     },
   };
   plots.push(new uPlot(opts, [xs, medians, curve] as uPlot.AlignedData, target));
-  target.setAttribute("aria-label", `median against n: ${s.points.map((p) => `n = ${p.label}: ${formatNs(p.median)}`).join("; ")}; ${s.complexity}`);
+  target.setAttribute("aria-label", scalingAria(s.points, s.complexity));
 }
 
 /**
  * A comparison run's table: base and head figures, the change with its 95% interval and the
- * verdict against the base, or why a case was not compared. Every word is the daemon's.
+ * verdict against the base, or why a case was not compared. Every word of a row is the daemon's.
  */
 function comparisonTable(c: ComparisonView): HTMLElement {
   const table = el("table", { class: "compare" });
-  table.append(
-    el(
-      "thead",
-      {},
-      el(
-        "tr",
-        {},
-        el("th", {}, "case"),
-        el("th", { class: "num" }, `base (${c.base})`),
-        el("th", { class: "num" }, "head"),
-        el("th", { class: "num" }, "change [95% interval]"),
-        el("th", {}, "verdict"),
-      ),
-    ),
-  );
+  const [id, base, head, change, verdict] = comparisonColumns(c.base);
+  table.append(el("thead", {}, el("tr", {}, el("th", {}, id), el("th", { class: "num" }, base), el("th", { class: "num" }, head), el("th", { class: "num" }, change), el("th", {}, verdict))));
   const body = el("tbody");
   for (const r of c.rows) {
     // A case without a verdict is a warning, never a quiet blank.
     const kind = r.verdict ?? (r.status === "added" || r.status === "removed" ? "only" : "warned");
-    const verdict = el("td", { class: `outcome ${kind}` }, r.outcome);
-    if (r.why) verdict.append(el("div", { class: "why" }, r.why));
-    body.append(el("tr", { "data-status": r.status }, el("td", {}, r.id), el("td", { class: "num" }, r.base), el("td", { class: "num" }, r.head), el("td", { class: "num" }, r.change), verdict));
+    const outcome = el("td", { class: `outcome ${kind}` }, r.outcome);
+    if (r.why) outcome.append(el("div", { class: "why" }, r.why));
+    body.append(el("tr", { "data-status": r.status }, el("td", {}, r.id), el("td", { class: "num" }, r.base), el("td", { class: "num" }, r.head), el("td", { class: "num" }, r.change), outcome));
   }
   table.append(body);
-  const counts = c.cancelled ? `${c.summary} (cancelled)` : c.summary;
-  return el("section", { class: "comparison" }, el("h2", {}, `Compared: ${c.heading}`), el("p", { class: "note" }, `The whole run: ${counts}`), table);
+  return el("section", { class: "comparison" }, el("h2", {}, comparisonHeading(c.heading)), el("p", { class: "note" }, comparisonCounts(c.summary, c.cancelled)), table);
 }
 
 function groupTable(name: string, rows: GroupRow[]): HTMLElement {
@@ -378,7 +389,8 @@ function groupTable(name: string, rows: GroupRow[]): HTMLElement {
   const pos = ratioScale(rows);
   const one = pos(1);
   const table = el("table", { class: "group" });
-  table.append(el("thead", {}, el("tr", {}, el("th", {}, "member"), el("th", { class: "num" }, "estimate"), el("th", { class: "num" }, "ratio"), el("th", { class: "bar" }, "against the baseline (1× in the middle)"), el("th", {}, "verdict"))));
+  const [member, estimate, ratio, against, verdict] = GROUP_COLUMNS;
+  table.append(el("thead", {}, el("tr", {}, el("th", {}, member), el("th", { class: "num" }, estimate), el("th", { class: "num" }, ratio), el("th", { class: "bar" }, against), el("th", {}, verdict))));
   const body = el("tbody");
   for (const r of rows) {
     const bar = el("div", { class: "ratio" });
@@ -402,7 +414,7 @@ function groupTable(name: string, rows: GroupRow[]): HTMLElement {
       el(
         "tr",
         {},
-        el("td", {}, r.baseline ? `${r.name} (baseline)` : r.name),
+        el("td", {}, memberName(r.name, r.baseline)),
         el("td", { class: "num" }, r.figure),
         el("td", { class: "num" }, formatRatio(r.ratio)),
         el("td", { class: "bar" }, bar),
@@ -411,5 +423,5 @@ function groupTable(name: string, rows: GroupRow[]): HTMLElement {
     );
   }
   table.append(body);
-  return el("section", {}, el("h2", {}, `Group “${name}”`), table);
+  return el("section", {}, el("h2", {}, groupHeading(name)), table);
 }
