@@ -81,7 +81,6 @@ export type RunEvent =
   | { kind: "output"; p: OutputParams }
   | { kind: "end"; p: RunEndParams };
 
-
 /** A run as the other concerns see it: the daemon's id and a human name. */
 export interface RunInfo {
   runId: number;
