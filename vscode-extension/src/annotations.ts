@@ -8,7 +8,7 @@
 import * as vscode from "vscode";
 import type { Ctx } from "./ctx";
 import { annotationText, editedSince, measuringText } from "./format";
-import { finalStates, signatureLine } from "./model";
+import { Measuring, signatureLine } from "./model";
 import type { TestItem } from "./wire";
 
 export class Annotations implements vscode.Disposable {
@@ -28,7 +28,7 @@ export class Annotations implements vscode.Disposable {
   /** Bench ids whose file was edited after their last result. */
   private readonly staleIds = new Set<string>();
   /** Items being measured right now. */
-  private readonly running = new Set<string>();
+  private readonly running = new Measuring();
   private readonly disposables: vscode.Disposable[] = [];
   private pending: NodeJS.Timeout | undefined;
 
@@ -43,11 +43,16 @@ export class Annotations implements vscode.Disposable {
         this.schedule();
       }),
       ctx.runState.event((p) => {
-        if (p.state === "started") this.running.add(p.id);
-        else if (finalStates.has(p.state)) this.running.delete(p.id);
+        this.running.state(p);
         this.schedule();
       }),
       ctx.runEnded.event(() => {
+        this.running.clear();
+        this.schedule();
+      }),
+      // A daemon that stopped (killed, crashed, restarted) sends no run end: its runs are over.
+      ctx.clientState.event((up) => {
+        if (up) return;
         this.running.clear();
         this.schedule();
       }),
@@ -99,7 +104,7 @@ export class Annotations implements vscode.Disposable {
       if (b.uri !== uri || !b.range) continue;
       const cases = this.ctx.store.presentedOf(b.id, this.ctx.items);
       const caseIds = this.ctx.items.filter((i) => i.parent === b.id).map((i) => i.id);
-      const measuring = this.running.has(b.id) || caseIds.some((id) => this.running.has(id));
+      const measuring = this.running.any([b.id, ...caseIds]);
       let text = annotationText(cases);
       if (measuring) text = measuringText(text);
       if (!text) continue;

@@ -140,6 +140,32 @@ export type RunAction =
 export const finalStates: ReadonlySet<ItemState> = new Set(["passed", "failed", "errored", "skipped"]);
 
 /**
+ * The items being measured right now, for the "measuring…" annotations: an item starts, it
+ * leaves when its state is final, and every item leaves when its run ends or when the daemon
+ * stops (a daemon killed mid-run sends no end, and its items must not read "measuring…" for
+ * ever).
+ */
+export class Measuring {
+  private readonly ids = new Set<string>();
+
+  /** Notes one state change of an item. */
+  state(p: Pick<RunStateParams, "id" | "state">): void {
+    if (p.state === "started") this.ids.add(p.id);
+    else if (finalStates.has(p.state)) this.ids.delete(p.id);
+  }
+
+  /** A run ended, or the daemon that ran it stopped: nothing is being measured. */
+  clear(): void {
+    this.ids.clear();
+  }
+
+  /** Whether any of these items is being measured. */
+  any(ids: readonly string[]): boolean {
+    return ids.some((id) => this.ids.has(id));
+  }
+}
+
+/**
  * Maps one daemon state change onto the TestRun. `building` is shown as enqueued (the item
  * waits for cargo). A measured item follows the daemon's `shown.outcome`: `passed` is a pass;
  * `warned` (a warning of the case or of its benchmark: `optimized_away`, `flat_scaling`, …) is

@@ -221,10 +221,32 @@ try {
   // size must be known ("0/0 · starting" is the bar before the run has its cases, when the
   // bench binary seen may be the cancelled run's, still exiting).
   await palette("Test: Run All Tests");
-  const dying = await untilStatus((text) => {
+  // Better still, while an annotation in view says "measuring…" (the next check needs one to
+  // have something to clear): waited for up to 15 s of such a window, then the kill goes ahead.
+  const measuringInView = async () => (await page.evaluate(annotationsInPage).catch(() => [])).filter((a) => a.text.includes("measuring")).length;
+  // When the window was first seen and its latest text, where the kill lands if the window closes first.
+  let opening;
+  let dying;
+  let measuringAtKill = 0;
+  for (const end = Date.now() + 180_000; Date.now() < end; await page.waitForTimeout(100)) {
+    const text = (await statusText().catch(() => undefined)) ?? "";
     const m = /knotmeter (\d+)\/(\d+)/.exec(text);
-    return m !== null && Number(m[2]) > 0 && Number(m[1]) <= Number(m[2]) / 2 && benchBinaryRunning();
-  }, 180_000, 100);
+    const open = m !== null && Number(m[2]) > 0 && Number(m[1]) <= Number(m[2]) / 2 && benchBinaryRunning();
+    if (!open) {
+      if (opening) {
+        dying = opening.text;
+        break;
+      }
+      continue;
+    }
+    opening ??= { at: Date.now() };
+    opening.text = text;
+    measuringAtKill = await measuringInView();
+    if (measuringAtKill > 0 || Date.now() - opening.at > 15_000) {
+      dying = text;
+      break;
+    }
+  }
   let killed = "";
   try {
     killed = execFileSync("pkill", ["-KILL", "-e", "-f", `^${daemon} serve`], { encoding: "utf8" }).trim();
@@ -262,6 +284,18 @@ try {
     return out.length > 0 ? out : undefined;
   }, null, 20_000);
   check("an inline annotation shows the last result at the end of a signature", ann?.some((a) => /fn\s\w+/.test(a.line) && /±\d/.test(a.text)), JSON.stringify(ann?.slice(0, 3)));
+  // The killed daemon sent no run end: what it was measuring must not read "measuring…" for ever.
+  const stillMeasuring = await until(() => {
+    const texts = [];
+    for (const line of document.querySelectorAll(".monaco-editor .view-line")) {
+      for (const span of line.querySelectorAll("span")) {
+        const c = getComputedStyle(span, "::after").content;
+        if (c && /(ns|µs|ms|measuring)/.test(c)) texts.push(c);
+      }
+    }
+    return texts.length > 0 && texts.every((t) => !t.includes("measuring")) ? "none" : undefined;
+  }, null, 5_000);
+  check("annotations stop saying measuring… once the daemon that ran them is gone", stillMeasuring === "none", `${JSON.stringify((await page.evaluate(annotationsInPage)).slice(0, 3))} (${measuringAtKill} said measuring… when the daemon was killed)`);
   await screenshot("ran");
 
   // 4. Continuous run: edit and save a bench file, and it runs again.

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { functionName, signatureLine } from "../../src/model";
+import { functionName, Measuring, signatureLine } from "../../src/model";
 import { ResultStore } from "../../src/store";
 import { items, result, shown } from "./fixtures";
 
@@ -29,4 +29,16 @@ test("the store gives a benchmark's own result or its cases', in the daemon's or
   assert.deepEqual(s.resultsOf("quickstart::chain_1000", items).map((r) => r.id), ["quickstart::chain_1000"]);
   assert.deepEqual(s.resultsOf("quickstart::sort_stable", items), []);
   assert.deepEqual(seen, ["quickstart::chain_n/100", "quickstart::chain_n/10", "quickstart::chain_1000"]);
+});
+
+test("an item measuring when its daemon stops is measuring no longer", () => {
+  const m = new Measuring();
+  m.state({ id: "quickstart::chain_n/10", state: "started" });
+  m.state({ id: "quickstart::chain_1000", state: "started" });
+  m.state({ id: "quickstart::chain_1000", state: "passed" });
+  assert.equal(m.any(["quickstart::chain_n", "quickstart::chain_n/10"]), true);
+  assert.equal(m.any(["quickstart::chain_1000"]), false);
+  // The daemon was killed mid-run: no run end comes, the annotations must stop saying "measuring…".
+  m.clear();
+  assert.equal(m.any(["quickstart::chain_n", "quickstart::chain_n/10"]), false);
 });
