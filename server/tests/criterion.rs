@@ -9,7 +9,7 @@ use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
 
-use common::{fixture_target_dir, Client, Fixture};
+use common::{fixture_cargo_config, Client, Fixture};
 use serde_json::{json, Value};
 
 const BUILD: Duration = Duration::from_secs(600);
@@ -42,13 +42,7 @@ fn criterion_fixture() -> Fixture {
     );
     let lock = Path::new(env!("CARGO_MANIFEST_DIR")).join("../Cargo.lock");
     std::fs::copy(lock, fx.path("Cargo.lock")).unwrap();
-    fx.write(
-        ".cargo/config.toml",
-        &format!(
-            "[build]\ntarget-dir = \"{}\"\n",
-            fixture_target_dir().display()
-        ),
-    );
+    fx.write(".cargo/config.toml", &fixture_cargo_config());
     fx
 }
 

@@ -1,10 +1,13 @@
 //! The README's tour, run as written: its files make a fresh crate in a temporary directory,
 //! outside the repository, and each of its commands runs there in order.
 //!
-//! Two things differ from a user's first try, both so that the test is quick and offline: the
+//! Three things differ from a user's first try, all so that the test is quick and offline: the
 //! crate gets the repository's `Cargo.lock` (the same versions the rest of the suite compiled)
-//! and builds into the fixtures' shared target directory; `cargo install` is skipped, the
-//! `knotmeter` binary cargo built for this test standing in for the installed one.
+//! and builds into the fixtures' shared target directory with their bench profile (a
+//! `.cargo/config.toml` outside the README's files: SQLite at -O1, as docs/performance.md
+//! suggests, so that the engine's dependencies built there for the fixtures serve the tour
+//! too); `cargo install` is skipped, the `knotmeter` binary cargo built for this test standing
+//! in for the installed one.
 
 use crate::common;
 
@@ -143,6 +146,12 @@ fn the_readme_tour_works_as_written_in_a_fresh_crate() {
         std::fs::write(file, contents).unwrap();
     }
     std::fs::copy(repository().join("Cargo.lock"), root.join("Cargo.lock")).unwrap();
+    std::fs::create_dir_all(root.join(".cargo")).unwrap();
+    std::fs::write(
+        root.join(".cargo/config.toml"),
+        common::fixture_cargo_config(),
+    )
+    .unwrap();
 
     let mut ran = Vec::new();
     for command in &tour.commands {

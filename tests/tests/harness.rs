@@ -18,6 +18,11 @@ fn shared_target_dir() -> PathBuf {
         .join("e2e-fixtures")
 }
 
+/// The bench profile's settings of every crate built in the shared target directory: the
+/// repository's own (SQLite's C file at -O1, docs/performance.md "Build time"), so that the
+/// engine's dependencies built there for the daemon's fixtures are this crate's too.
+const BENCH_PROFILE: &str = "[profile.bench.package.libsqlite3-sys]\nopt-level = 1\n";
+
 /// Writes a crate with one bench target, `benches/my-bench.rs`, and `extra` at the end of its
 /// Cargo.toml.
 fn write_crate(dir: &Path, extra: &str) {
@@ -27,7 +32,7 @@ fn write_crate(dir: &Path, extra: &str) {
         .unwrap();
     let manifest = format!(
         "[package]\nname = \"forgetful\"\nversion = \"0.1.0\"\nedition = \"2021\"\npublish = false\n\n\
-         [dev-dependencies]\nknotmeter = {{ path = {:?} }}\n\n[workspace]\n{extra}",
+         [dev-dependencies]\nknotmeter = {{ path = {:?} }}\n\n{BENCH_PROFILE}\n[workspace]\n{extra}",
         engine.display().to_string()
     );
     std::fs::write(dir.join("Cargo.toml"), manifest).unwrap();

@@ -32,6 +32,21 @@ pub fn fixture_target_dir() -> PathBuf {
         .join("e2e-fixtures")
 }
 
+/// A fixture's `.cargo/config.toml`: the shared target directory, and the repository's own
+/// build settings for the bench profile (SQLite's C file at -O1, as the workspace's Cargo.toml
+/// and docs/performance.md's "Build time" have it). Every producer of `<target>/e2e-fixtures`
+/// carries the same settings, or cargo builds the engine's dependency chain there twice.
+pub fn fixture_cargo_config() -> String {
+    format!(
+        "[build]\ntarget-dir = \"{}\"\n\n{}",
+        fixture_target_dir().display(),
+        BENCH_PROFILE
+    )
+}
+
+/// The bench profile's settings every fixture shares with the repository's workspace.
+const BENCH_PROFILE: &str = "[profile.bench.package.libsqlite3-sys]\nopt-level = 1\n";
+
 /// The history file of the workspace at `root`: inside it, so that it goes with the temporary
 /// directory, and so that each fixture starts with an empty history of its own. A daemon
 /// restarted on the same workspace finds what the previous one stored.
@@ -174,7 +189,7 @@ pub fn empty_fixture(name: &str) -> Fixture {
 /// Copies `tests/fixtures/<name>` into a new temporary directory: `Cargo.toml.in` becomes
 /// `Cargo.toml` with the engine's path filled in and the copy's slot in its version (see
 /// [`claim_slot`]), the repository's lock file pins the dependencies, and `.cargo/config.toml`
-/// points at the shared target directory.
+/// points at the shared target directory ([`fixture_cargo_config`]).
 pub fn fixture(name: &str) -> Fixture {
     let source = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures")
@@ -200,14 +215,7 @@ pub fn fixture(name: &str) -> Fixture {
     let lock = Path::new(env!("CARGO_MANIFEST_DIR")).join("../Cargo.lock");
     std::fs::copy(lock, dir.join("Cargo.lock")).unwrap();
     std::fs::create_dir_all(dir.join(".cargo")).unwrap();
-    std::fs::write(
-        dir.join(".cargo/config.toml"),
-        format!(
-            "[build]\ntarget-dir = \"{}\"\n",
-            fixture_target_dir().display()
-        ),
-    )
-    .unwrap();
+    std::fs::write(dir.join(".cargo/config.toml"), fixture_cargo_config()).unwrap();
     fx
 }
 
