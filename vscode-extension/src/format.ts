@@ -215,9 +215,9 @@ export function runHeader(label: string, runId: number, time: string): string {
   return `━━ knotmeter ${label} · run ${runId} · ${time} ━━`;
 }
 
-/** The output channel's line after a run's output. */
-export function runFooter(runId: number): string {
-  return `━━ run ${runId} ended ━━`;
+/** The output channel's line after a run's output; `why` when the daemon did not end it itself. */
+export function runFooter(runId: number, why?: string): string {
+  return why ? `━━ run ${runId} ended: ${why} ━━` : `━━ run ${runId} ended ━━`;
 }
 
 /** Why an item failed or errored when the daemon did not say. */

@@ -413,6 +413,18 @@ try {
     return /per\s+operation\s+subtracted/.test(t) ? t : undefined;
   }, null, 15_000);
   check("the knotmeter output channel shows overhead diagnostics", output, output?.slice(0, 200));
+  // The run the killed daemon left (step 3) ends in the channel too, saying why.
+  await page.keyboard.press("Escape");
+  await page.keyboard.press("Control+F");
+  await page.keyboard.press("Control+A");
+  await page.keyboard.type("ended: the daemon stopped");
+  await page.keyboard.press("Enter");
+  const stoppedFooter = await until(() => {
+    const t = [...document.querySelectorAll(".output-view .view-lines, .panel .view-lines")].map((e) => e.textContent ?? "").join("\n");
+    const m = /run\s+\d+\s+ended:\s+the\s+daemon\s+stopped/.exec(t);
+    return m ? m[0] : undefined;
+  }, null, 15_000);
+  check("the output channel ends the killed daemon's run, saying why", stoppedFooter, stoppedFooter ?? "no `ended: the daemon stopped` line in the channel");
   await screenshot("output");
 
   // 7. "⇄ Compare with base" from a code lens, in a folder that is not a git repository: there

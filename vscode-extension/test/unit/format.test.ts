@@ -101,6 +101,7 @@ test("a run is named by its profile: full, quick, on save, or a comparison with 
   assert.equal(runTitle("on save", true), "knotmeter (on save)");
   assert.equal(runHeader("Run", 3, "10:42:07"), "━━ knotmeter Run · run 3 · 10:42:07 ━━");
   assert.equal(runFooter(3), "━━ run 3 ended ━━");
+  assert.equal(runFooter(3, "the daemon stopped"), "━━ run 3 ended: the daemon stopped ━━");
 });
 
 test("an annotation says a benchmark is measured, with its last result, and that its file was edited", () => {
