@@ -101,7 +101,7 @@ impl Unusable {
     }
 }
 
-/// The first compiler error of a build's account (`compare::build`'s: a heading line, then
+/// The first compiler error of a build's account (`build`'s: a heading line, then
 /// each target's failure, which starts with the first error).
 fn first_error(why: &str) -> &str {
     why.lines()
