@@ -30,6 +30,14 @@ fn write_crate(dir: &Path, extra: &str) {
         .join("../engine")
         .canonicalize()
         .unwrap();
+    let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).join("../Cargo.toml");
+    assert!(
+        std::fs::read_to_string(&workspace)
+            .unwrap()
+            .contains(BENCH_PROFILE),
+        "{} no longer holds this crate's bench profile: make BENCH_PROFILE its bench profile again",
+        workspace.display()
+    );
     let manifest = format!(
         "[package]\nname = \"forgetful\"\nversion = \"0.1.0\"\nedition = \"2021\"\npublish = false\n\n\
          [dev-dependencies]\nknotmeter = {{ path = {:?} }}\n\n{BENCH_PROFILE}\n[workspace]\n{extra}",

@@ -85,10 +85,10 @@ sed -e 's/^edition.workspace = true/edition = "2021"/' \
     -e "s|^knotmeter.workspace = true|knotmeter = { path = \"$root/engine\" }|" \
     -e '/^\[lints\]/,/^workspace = true/d' \
     "$root/examples/quickstart/Cargo.toml" > "$ws/Cargo.toml"
-# The bench profile's settings of every crate built in the fixtures' target dir (SQLite at -O1,
-# as the repository's workspace has it): with other settings cargo would build the engine's
-# dependencies there a second time.
-printf '\n[workspace]\n\n[profile.bench.package.libsqlite3-sys]\nopt-level = 1\n' >> "$ws/Cargo.toml"
+printf '\n[workspace]\n\n' >> "$ws/Cargo.toml"
+# The repository's bench profile (SQLite at -O1), as every crate built in the fixtures' target
+# dir has it: with other settings cargo would build the engine's dependencies there again.
+sed -n '/^\[profile\.bench/,/^$/p' "$root/Cargo.toml" >> "$ws/Cargo.toml"
 mkdir -p "$ws/.vscode" "$tmp/ud/User"
 cat > "$ws/.vscode/settings.json" <<EOF
 { "knotmeter.server.path": "$bin" }

@@ -27,6 +27,8 @@ export class Ctx implements vscode.Disposable {
   readonly runState = this.own(new vscode.EventEmitter<RunStateParams>());
   readonly output = this.own(new vscode.EventEmitter<OutputParams>());
   readonly runEnded = this.own(new vscode.EventEmitter<RunEndParams>());
+  /** A run the daemon never ended (it stopped): the Test Explorer ended it, for this reason. */
+  readonly runAbandoned = this.own(new vscode.EventEmitter<{ runId: number; why: string }>());
   /** A comparison run ("Compare with base") is over: the whole comparison, as the daemon shows it. */
   readonly compared = this.own(new vscode.EventEmitter<ComparedParams>());
   /** The latest comparison run's table, for the results panel. */

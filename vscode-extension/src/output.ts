@@ -7,20 +7,17 @@
 
 import * as vscode from "vscode";
 import type { Ctx } from "./ctx";
-import { DAEMON_STOPPED, OUTPUT_CHANNEL, runFooter, runHeader } from "./format";
+import { OUTPUT_CHANNEL, runFooter, runHeader } from "./format";
 
 export class Output implements vscode.Disposable {
   readonly channel: vscode.OutputChannel;
   private readonly disposables: vscode.Disposable[] = [];
-  /** Runs whose header is written and whose footer is not. */
-  private readonly open = new Set<number>();
 
   constructor(ctx: Ctx) {
     this.channel = vscode.window.createOutputChannel(OUTPUT_CHANNEL);
     this.disposables.push(
       this.channel,
       ctx.runStarted.event((r) => {
-        this.open.add(r.runId);
         this.channel.appendLine("");
         this.channel.appendLine(runHeader(r.label, r.runId, new Date().toLocaleTimeString()));
       }),
@@ -31,16 +28,11 @@ export class Output implements vscode.Disposable {
         this.channel.append(text.endsWith("\n") ? text : `${text}\n`);
       }),
       ctx.runEnded.event((p) => {
-        this.open.delete(p.runId);
         this.channel.appendLine(runFooter(p.runId));
       }),
-      // A daemon that stopped (killed, crashed) sends no run end: its runs end here, saying why,
-      // as the Test Explorer's do.
-      ctx.clientState.event((up) => {
-        if (up) return;
-        for (const runId of this.open) this.channel.appendLine(runFooter(runId, DAEMON_STOPPED));
-        this.open.clear();
-      }),
+      // A daemon that stopped (killed, crashed) sends no run end: the runs the Test Explorer
+      // ended for it end here too, saying why.
+      ctx.runAbandoned.event((p) => this.channel.appendLine(runFooter(p.runId, p.why))),
     );
   }
 

@@ -440,6 +440,7 @@ export class TestExplorer implements vscode.Disposable {
     for (const r of this.runs.daemonStopped()) {
       r.ui.run.appendOutput(terminalLine(reason));
       this.end(r);
+      this.ctx.runAbandoned.fire({ runId: r.runId, why: reason });
     }
   }
 

@@ -37,6 +37,14 @@ pub fn fixture_target_dir() -> PathBuf {
 /// and docs/performance.md's "Build time" have it). Every producer of `<target>/e2e-fixtures`
 /// carries the same settings, or cargo builds the engine's dependency chain there twice.
 pub fn fixture_cargo_config() -> String {
+    let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).join("../Cargo.toml");
+    let manifest = std::fs::read_to_string(&workspace).unwrap();
+    assert!(
+        manifest.contains(BENCH_PROFILE),
+        "{} no longer holds the fixtures' bench profile: make BENCH_PROFILE in \
+         server/tests/common (and in tests/tests/harness.rs) its bench profile again",
+        workspace.display()
+    );
     format!(
         "[build]\ntarget-dir = \"{}\"\n\n{}",
         fixture_target_dir().display(),

@@ -285,17 +285,12 @@ try {
   }, null, 20_000);
   check("an inline annotation shows the last result at the end of a signature", ann?.some((a) => /fn\s\w+/.test(a.line) && /±\d/.test(a.text)), JSON.stringify(ann?.slice(0, 3)));
   // The killed daemon sent no run end: what it was measuring must not read "measuring…" for ever.
-  const stillMeasuring = await until(() => {
-    const texts = [];
-    for (const line of document.querySelectorAll(".monaco-editor .view-line")) {
-      for (const span of line.querySelectorAll("span")) {
-        const c = getComputedStyle(span, "::after").content;
-        if (c && /(ns|µs|ms|measuring)/.test(c)) texts.push(c);
-      }
-    }
-    return texts.length > 0 && texts.every((t) => !t.includes("measuring")) ? "none" : undefined;
-  }, null, 5_000);
-  check("annotations stop saying measuring… once the daemon that ran them is gone", stillMeasuring === "none", `${JSON.stringify((await page.evaluate(annotationsInPage)).slice(0, 3))} (${measuringAtKill} said measuring… when the daemon was killed)`);
+  let stillMeasuring = -1;
+  for (const end = Date.now() + 5_000; Date.now() < end && stillMeasuring !== 0; await page.waitForTimeout(250)) {
+    const shown = (await page.evaluate(annotationsInPage).catch(() => [])).length;
+    stillMeasuring = shown > 0 ? await measuringInView() : -1;
+  }
+  check("annotations stop saying measuring… once the daemon that ran them is gone", stillMeasuring === 0, `${JSON.stringify((await page.evaluate(annotationsInPage)).slice(0, 3))} (${measuringAtKill} said measuring… when the daemon was killed)`);
   await screenshot("ran");
 
   // 4. Continuous run: edit and save a bench file, and it runs again.
@@ -404,26 +399,24 @@ try {
   await palette("knotmeter: Show Output");
   await page.waitForTimeout(800);
   await palette("Output: Focus on Output View");
-  await page.keyboard.press("Control+F");
-  await page.keyboard.type("per operation subtracted");
-  await page.keyboard.press("Enter");
-  const output = await until(() => {
-    const t = [...document.querySelectorAll(".output-view .view-lines, .panel .view-lines")].map((e) => e.textContent ?? "").join("\n");
-    // The editor renders spaces as no-break spaces; \s matches both.
-    return /per\s+operation\s+subtracted/.test(t) ? t : undefined;
-  }, null, 15_000);
+  /** Searches the output view for `term` and returns its text once `pattern` (a source) matches in it. */
+  const searchOutput = async (term, pattern) => {
+    await page.keyboard.press("Escape");
+    await page.keyboard.press("Control+F");
+    await page.keyboard.press("Control+A");
+    await page.keyboard.type(term);
+    await page.keyboard.press("Enter");
+    return until((source) => {
+      const t = [...document.querySelectorAll(".output-view .view-lines, .panel .view-lines")].map((e) => e.textContent ?? "").join("\n");
+      const m = new RegExp(source).exec(t);
+      return m ? { text: t, match: m[0] } : undefined;
+    }, pattern, 15_000);
+  };
+  // The editor renders spaces as no-break spaces; \s matches both.
+  const output = (await searchOutput("per operation subtracted", "per\\s+operation\\s+subtracted"))?.text;
   check("the knotmeter output channel shows overhead diagnostics", output, output?.slice(0, 200));
   // The run the killed daemon left (step 3) ends in the channel too, saying why.
-  await page.keyboard.press("Escape");
-  await page.keyboard.press("Control+F");
-  await page.keyboard.press("Control+A");
-  await page.keyboard.type("ended: the daemon stopped");
-  await page.keyboard.press("Enter");
-  const stoppedFooter = await until(() => {
-    const t = [...document.querySelectorAll(".output-view .view-lines, .panel .view-lines")].map((e) => e.textContent ?? "").join("\n");
-    const m = /run\s+\d+\s+ended:\s+the\s+daemon\s+stopped/.exec(t);
-    return m ? m[0] : undefined;
-  }, null, 15_000);
+  const stoppedFooter = (await searchOutput("ended: the daemon stopped", "run\\s+\\d+\\s+ended:\\s+the\\s+daemon\\s+stopped"))?.match;
   check("the output channel ends the killed daemon's run, saying why", stoppedFooter, stoppedFooter ?? "no `ended: the daemon stopped` line in the channel");
   await screenshot("output");
 
