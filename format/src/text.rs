@@ -318,14 +318,20 @@ pub fn samples_text(samples: u64, ops_per_sample: u64) -> String {
     )
 }
 
-/// A relative half-width: `±0.6%`, `±12%`, `±<0.1%` below a twentieth of a percent (empty
-/// when unknown).
+/// A relative half-width past which `±` says nothing a reader can use (`±40998%`): the
+/// interval reaches below zero or past twice the estimate, and it is worded as a range.
+pub const WIDE_PRECISION: f64 = 1.0;
+
+/// A relative half-width: `±0.6%`, `±12%`, `±<0.1%` below a twentieth of a percent, `over
+/// ±100%` from [`WIDE_PRECISION`] on (empty when unknown).
 pub fn precision_text(precision: Option<f64>) -> String {
     let Some(precision) = precision.filter(|p| p.is_finite() && *p >= 0.0) else {
         return String::new();
     };
     let percent = precision * 100.0;
-    if percent < 0.05 {
+    if precision >= WIDE_PRECISION {
+        "over ±100%".to_owned()
+    } else if percent < 0.05 {
         "±<0.1%".to_owned()
     } else if percent < 10.0 {
         format!("±{percent:.1}%")
@@ -340,20 +346,47 @@ pub fn rounds_of(result: &BenchResult) -> usize {
 }
 
 /// The `±` beside a figure: the larger side of its 95% interval over rounds, relative to it
-/// (`±1.8%`); `None` where the figure has no such interval: a body optimised away, a case that
-/// got one round (whose interval covers one process and is not shown beside the figure), and
-/// a result stored by an engine that measured in one stretch.
+/// (`±1.8%`), or the interval itself (`[120 ns, 330 µs]`) when it is [wide](interval_is_wide);
+/// `None` where the figure has no such interval: a body optimised away, a case that got one
+/// round (whose interval covers one process and is not shown beside the figure), and a result
+/// stored by an engine that measured in one stretch.
 pub fn interval_mark(result: &BenchResult) -> Option<String> {
     if optimized_away(result) || rounds_of(result) < 2 {
         return None;
+    }
+    if interval_is_wide(result) {
+        return Some(interval_span(result));
     }
     let text = precision_text(result.precision);
     (!text.is_empty()).then_some(text)
 }
 
+/// Whether a result's interval is too wide for a `±` to say anything (at least
+/// [`WIDE_PRECISION`]: it reaches below zero or past twice the estimate), so that it is
+/// shown as the range it is.
+pub fn interval_is_wide(result: &BenchResult) -> bool {
+    result
+        .precision
+        .is_some_and(|p| p.is_finite() && p >= WIDE_PRECISION)
+}
+
+/// The estimate's 95% interval as a range: `[12.1 ns, 12.5 ns]`.
+fn interval_span(result: &BenchResult) -> String {
+    let e = &result.estimate;
+    format!(
+        "[{}, {}]",
+        format_duration_ns(e.low_ns),
+        format_duration_ns(e.high_ns)
+    )
+}
+
 /// [`interval_mark`] as a cell of a narrow table: `±?` where there is none (explained once
-/// under the table by [`interval_legend`]).
+/// under the table by [`interval_legend`]), `wide` where the interval is [wide](interval_is_wide)
+/// (the case's `imprecise` warning under it gives the range).
 pub fn interval_cell(result: &BenchResult) -> String {
+    if interval_is_wide(result) && interval_mark(result).is_some() {
+        return "wide".to_owned();
+    }
     interval_mark(result).unwrap_or_else(|| "±?".to_owned())
 }
 
@@ -370,13 +403,18 @@ pub fn interval_legend(unknown: usize) -> String {
 /// estimate, [12.1 ns, 12.5 ns], over 10 rounds, each in a fresh process: where a rerun on this
 /// machine should land`.
 pub fn interval_sentence(result: &BenchResult) -> String {
-    let e = &result.estimate;
-    let span = format!(
-        "[{}, {}]",
-        format_duration_ns(e.low_ns),
-        format_duration_ns(e.high_ns)
-    );
+    let span = interval_span(result);
     let rounds = rounds_of(result);
+    if interval_is_wide(result) {
+        if let Some(mark) = interval_mark(result) {
+            return format!(
+                "{mark}: the 95% interval of the estimate over {rounds} rounds, too wide for a \
+                 ± to mean anything: its rounds disagree by more than the estimate itself \
+                 (too few of them, or a machine whose load came and went); a rerun may land \
+                 anywhere in it"
+            );
+        }
+    }
     match (interval_mark(result), &result.rounds) {
         (Some(mark), Some(r)) if r.processes > 1 && r.widened => format!(
             "{mark}: the 95% interval of the estimate, {span}, over {rounds} rounds, each in a \
@@ -708,6 +746,7 @@ mod tests {
         assert_eq!(precision_text(Some(0.0061)), "±0.6%");
         assert_eq!(precision_text(Some(0.123)), "±12%");
         assert_eq!(precision_text(Some(0.00001)), "±<0.1%");
+        assert_eq!(precision_text(Some(409.98)), "over ±100%");
         assert_eq!(precision_text(None), "");
         assert_eq!(precision_text(Some(f64::NAN)), "");
     }

@@ -237,7 +237,7 @@ fn outcomes_are_tallied_apart() {
     for shown in rendered().values() {
         tally.measured(shown.outcome);
     }
-    assert_eq!(tally.text(), "10 passed, 4 warned, 1 partial");
+    assert_eq!(tally.text(), "10 passed, 5 warned, 1 partial");
 }
 
 #[test]
@@ -257,4 +257,33 @@ fn a_declared_throughput_replaces_operations_per_second_in_the_details() {
     let detail = shown(&result, None).detail;
     assert!(detail.contains("; 977 MiB/s"), "{detail}");
     assert!(!detail.contains("ops/s"), "{detail}");
+}
+
+#[test]
+fn an_interval_wider_than_its_estimate_is_shown_as_the_range_it_is() {
+    // Two rounds of a `--quick` run under load once stored `800 ns ±40998%`: a ± that says
+    // nothing a reader can use. Every surface shows the interval itself instead.
+    let all = rendered();
+    let wide = &all["wide_interval"];
+    assert_eq!(wide.spread, "[0.40 ns, 329 µs]");
+    assert!(
+        wide.headline.starts_with("800 ns [0.40 ns, 329 µs]"),
+        "{}",
+        wide.headline
+    );
+    for (surface, text) in [
+        ("headline", &wide.headline),
+        ("line", &wide.line),
+        ("detail", &wide.detail),
+    ] {
+        assert!(!text.contains("±4"), "{surface}: {text}");
+    }
+    assert!(
+        wide.detail.contains("too wide for a ± to mean anything"),
+        "{}",
+        wide.detail
+    );
+    // The engine warns of such an interval: never a tick beside a figure nobody knows.
+    assert_eq!(wide.outcome, Outcome::Warned);
+    assert!(wide.line.contains("⚠ imprecise"), "{}", wide.line);
 }

@@ -538,6 +538,23 @@ fn notes(
             ),
         ));
     } else if rounds >= 2
+        && estimate.precision.is_finite()
+        && estimate.precision >= knotmeter_format::text::WIDE_PRECISION
+    {
+        // An interval that reaches past twice the estimate (or below zero) says the figure is
+        // not known: a warning, never a tick beside a number.
+        warnings.push(Warning::new(
+            "imprecise",
+            format!(
+                "its {} disagree by more than the estimate itself (95% interval [{}, {}]): the \
+                 figure is not known; rerun it on a quieter machine, or give it more time with \
+                 `--time SECS` for more rounds",
+                rounds_text(rounds),
+                knotmeter_format::units::format_duration_ns(estimate.low),
+                knotmeter_format::units::format_duration_ns(estimate.high),
+            ),
+        ));
+    } else if rounds >= 2
         && estimate.rounds_precision.is_finite()
         && estimate.rounds_precision > cx.target_precision
     {
@@ -712,6 +729,38 @@ mod tests {
             "{relative:?}"
         );
         assert!(e.precision > e.rounds_precision * 1.2, "{e:?}");
+    }
+
+    /// Two rounds a loaded machine set far apart once stored `800 ns ±40998%` with no more
+    /// than a note: an interval wider than its estimate is a warning.
+    #[test]
+    fn rounds_that_disagree_by_more_than_the_estimate_warn() {
+        let plan = Plan {
+            processes: 2,
+            planned: 3,
+            cut_short: false,
+        };
+        let cx = Context {
+            timer: crate::measure::Timer::calibrate(crate::measure::TimerKind::Instant).unwrap(),
+            target_precision: 0.03,
+        };
+        let pooled = Measurement {
+            ops_per_sample: 10,
+            workload_ns: vec![800.0; 40],
+            baseline_ns: vec![1.0; 40],
+            ..Measurement::default()
+        };
+        let codes = |medians: &[f64]| -> Vec<(String, bool)> {
+            let e = estimate(medians).unwrap();
+            notes(&pooled, &plan, &e, medians.len(), 40, &cx)
+                .into_iter()
+                .map(|w| (w.code, w.severity == knotmeter_protocol::Severity::Warning))
+                .collect()
+        };
+        let wide = codes(&[520.0, 1230.0]);
+        assert_eq!(wide, [("imprecise".to_owned(), true)], "{wide:?}");
+        let noted = codes(&[800.0, 830.0, 780.0]);
+        assert_eq!(noted, [(WIDE_INTERVAL.to_owned(), false)], "{noted:?}");
     }
 
     #[test]

@@ -49,3 +49,48 @@ pub(crate) fn paired_ratio(base: &Measurement, member: &Measurement) -> Option<R
         p_value: stats::wilcoxon_signed_rank_p(&logs).unwrap_or(1.0),
     })
 }
+
+/// One round's log-ratio of `member` to `base`, for a ratio taken across rounds: the paired
+/// estimate over the round's samples, or, when the round had room for one positive pair only
+/// (a slot's short share of the budget on a loaded machine), that pair's log-ratio. Across
+/// rounds it is one observation like any other, and the interval comes from the rounds; a
+/// round dropped for having one pair left a loaded `--quick` comparison with no round at all.
+pub(crate) fn round_log_ratio(base: &Measurement, member: &Measurement) -> Option<f64> {
+    if let Some(estimate) = paired_ratio(base, member) {
+        return Some(estimate.ratio.ln());
+    }
+    let base = corrected(&base.workload_ns, &base.baseline_ns).samples;
+    let member = corrected(&member.workload_ns, &member.baseline_ns).samples;
+    let mut positive = base
+        .iter()
+        .zip(&member)
+        .filter(|(b, m)| **b > 0.0 && **m > 0.0);
+    let (b, m) = positive.next()?;
+    Some((m / b).ln())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn side(workload_ns: &[f64]) -> Measurement {
+        Measurement {
+            workload_ns: workload_ns.to_vec(),
+            baseline_ns: vec![1.0; workload_ns.len()],
+            ..Measurement::default()
+        }
+    }
+
+    /// A round with one pair gives that pair's ratio; with several, the paired estimate; with
+    /// no positive pair, nothing.
+    #[test]
+    fn a_round_with_one_pair_still_gives_its_ratio() {
+        let one = round_log_ratio(&side(&[101.0]), &side(&[111.0])).expect("one pair is a ratio");
+        assert!((one - 1.1f64.ln()).abs() < 1e-12, "{one}");
+        let many = round_log_ratio(&side(&[101.0, 101.0, 101.0]), &side(&[121.0, 121.0, 121.0]));
+        let paired = paired_ratio(&side(&[101.0; 3]), &side(&[121.0; 3])).unwrap();
+        assert_eq!(many, Some(paired.ratio.ln()));
+        assert_eq!(round_log_ratio(&side(&[0.5]), &side(&[111.0])), None);
+        assert_eq!(round_log_ratio(&side(&[]), &side(&[])), None);
+    }
+}

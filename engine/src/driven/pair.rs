@@ -26,7 +26,7 @@ use super::remote::{PeerEnd, RemoteSampler};
 use super::Driven;
 use crate::analysis::optimized_away;
 use crate::analysis::rounds::{analyse_rounds, Plan, Round};
-use crate::compare::{pair_is_precise, paired_ratio};
+use crate::compare::{pair_is_precise, paired_ratio, round_log_ratio};
 use crate::measure::{measure_pair, MeasureConfig, Measurement, Progress, Sampler};
 use crate::registry::Case;
 use crate::rounds::{from_wire, to_wire};
@@ -137,7 +137,7 @@ impl Driven<'_> {
             .filter_map(|r| {
                 let (base, _) = from_wire(r.base.clone());
                 let (head, _) = from_wire(r.head.clone());
-                paired_ratio(&base, &head).map(|e| e.ratio.ln())
+                round_log_ratio(&base, &head)
             })
             .collect();
         let plan = Plan {

@@ -126,7 +126,7 @@ fn pretty_shows_the_shared_presentation() {
         }
     }
     assert!(
-        text.ends_with("\n10 passed, 4 warned, 1 partial in 8.40 s\n"),
+        text.ends_with("\n10 passed, 5 warned, 1 partial in 8.40 s\n"),
         "{text}"
     );
 }
@@ -183,7 +183,7 @@ fn markdown_and_csv_show_the_shared_presentation() {
         }
     }
     assert!(
-        markdown.ends_with("**10 passed, 4 warned, 1 partial in 8.40 s**\n"),
+        markdown.ends_with("**10 passed, 5 warned, 1 partial in 8.40 s**\n"),
         "{markdown}"
     );
 }

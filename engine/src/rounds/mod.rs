@@ -33,7 +33,7 @@ pub(crate) use slot::{from_wire, measure_slot, stray_panics, to_wire};
 use crate::analysis::rounds::{estimate, round_median, Round};
 use crate::analysis::LEVEL;
 use crate::cancel;
-use crate::compare::{paired_ratio, PAIRED_PRECISION_DIVISOR};
+use crate::compare::{round_log_ratio, PAIRED_PRECISION_DIVISOR};
 use crate::measure::schedule::{SplitMix64, MAX_SAMPLES};
 use crate::measure::{Progress, Timer};
 use crate::registry::Case;
@@ -203,13 +203,15 @@ impl<'c> State<'c> {
 
     /// Whether the unit's next round would take it past its budget (by more than a tenth). A
     /// case gets [`MIN_ROUNDS`] rounds whatever the length of its slots, so that it has an
-    /// interval between processes, unless its last slot alone took its whole budget (a call or
-    /// a set-up longer than the budget), so that it never takes more than [`MIN_ROUNDS`]
-    /// budgets: a loaded machine that stretches every slot, process start included, must not
-    /// leave a case with one or two rounds.
+    /// interval between processes, unless its *first* slot alone took its whole budget (a call
+    /// or a set-up longer than the budget: one round, which says so). A loaded machine that
+    /// stretches a later slot, process start included, must not leave a case with two rounds,
+    /// whose Student's t has one degree of freedom; so a case takes at most [`MIN_ROUNDS`]
+    /// slots' worth past its budget.
     fn over_budget(&self) -> bool {
         let budget = self.unit.budget.as_secs_f64();
-        if self.slots < MIN_ROUNDS && self.last <= self.unit.budget {
+        let first_took_it_all = self.slots == 1 && self.last > self.unit.budget;
+        if self.slots < MIN_ROUNDS && !first_took_it_all {
             return false;
         }
         (self.spent + self.last).as_secs_f64() > budget * BUDGET_SLACK
@@ -469,8 +471,8 @@ fn record<'c>(state: &mut State<'c>, cases: &[&'c Case], outcome: SlotOutcome) {
         }
     }
     if let ([_, _], [Some(base), Some(member)]) = (cases, measured.as_slice()) {
-        if let Some(ratio) = paired_ratio(&base.m, &member.m) {
-            state.log_ratios.push(ratio.ratio.ln());
+        if let Some(log_ratio) = round_log_ratio(&base.m, &member.m) {
+            state.log_ratios.push(log_ratio);
         }
     }
     for (case, round) in cases.iter().zip(measured) {
@@ -643,6 +645,8 @@ mod tests {
         figure: fn(&str) -> Figure,
         crash: Option<(&'static str, u32)>,
         took: Duration,
+        /// From this round on, each slot takes this long instead (a machine loaded mid-case).
+        stretched: Option<(u32, Duration)>,
         /// Every slot measured: its round and ids.
         log: Vec<(u32, Vec<String>)>,
     }
@@ -653,6 +657,7 @@ mod tests {
                 figure,
                 crash: None,
                 took: Duration::from_millis(1),
+                stretched: None,
                 log: Vec::new(),
             }
         }
@@ -703,7 +708,11 @@ mod tests {
                 sides,
                 stray_panics: Vec::new(),
             };
-            (SlotResult::Measured(outcome), self.took)
+            let took = match self.stretched {
+                Some((from, took)) if plan.round >= from => took,
+                _ => self.took,
+            };
+            (SlotResult::Measured(outcome), took)
         }
 
         fn end_round(&mut self) -> Vec<String> {
@@ -935,6 +944,20 @@ mod tests {
         let units = vec![single(&all[0], Duration::from_millis(100))];
         schedule(units, &settings(10, 0.001), &mut fake, &mut told);
         assert_eq!(told.rounds, [("slow".to_owned(), 3, false)]);
+        // The first slot fits, the second is stretched past the whole budget by load: the
+        // case is still owed its third round (two would give Student's t one degree of
+        // freedom); only a first slot longer than the budget ends a case early.
+        let mut fake = Fake::new(noisy);
+        fake.took = Duration::from_millis(40);
+        fake.stretched = Some((1, Duration::from_millis(150)));
+        let mut told = Told::default();
+        let units = vec![single(&all[0], Duration::from_millis(100))];
+        schedule(units, &settings(10, 0.001), &mut fake, &mut told);
+        assert_eq!(
+            told.rounds,
+            [("slow".to_owned(), 3, false)],
+            "a case whose second slot a loaded machine stretched is owed a third round"
+        );
         // A slot longer than the whole budget: one round, and it will say so.
         let mut fake = Fake::new(noisy);
         fake.took = Duration::from_millis(150);
