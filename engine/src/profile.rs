@@ -67,7 +67,8 @@ fn time_runs<O>(runs: u64, routine: &mut impl FnMut() -> O) -> f64 {
     let mut batch = Batch::<(), O>::with_capacity(runs as usize);
     batch.fill(runs as usize, &mut || ());
     let mut call = |()| routine();
-    (timer.ticks_to_ns(time_batch(timer, &mut call, &mut batch)) - timer.read_cost_ns).max(0.0)
+    (timer.ticks_to_ns(time_batch(timer, &mut call, &mut batch, false)) - timer.read_cost_ns)
+        .max(0.0)
 }
 
 /// Calls `routine` `runs` times in the engine's timed loop and reports the total.

@@ -59,6 +59,17 @@ use serde::{Deserialize, Serialize};
 /// as it takes (later steps are held to ten times the longest before them, at least 10 s).
 pub const CASE_TIMEOUT_ENV: &str = "KNOTMETER_CASE_TIMEOUT";
 
+/// Names the profiler a bench binary marks its timed region for (the workload's sampled
+/// batches, nothing else): `callgrind` (client requests toggling collection, for `valgrind
+/// --tool=callgrind --collect-atstart=no`) or `perf:CTL_FIFO,ACK_FIFO` (`enable`/`disable` on
+/// the control FIFOs of `perf record -D -1 --control fifo:CTL_FIFO,ACK_FIFO`). Unset: nothing
+/// is marked. See docs/measurement.md, "The timed region, for a profiler".
+pub const PROFILE_REGION_ENV: &str = "KNOTMETER_PROFILE_REGION";
+/// Beside [`PROFILE_REGION_ENV`]: a file to which the bench binary appends, at the end of each
+/// sampling phase that marked the region, one line `OPERATIONS BATCHES`: how many operations
+/// (and batches) the region held, to turn a profile's totals into costs per operation.
+pub const PROFILE_OPS_ENV: &str = "KNOTMETER_PROFILE_OPS";
+
 /// Set by whoever starts a measuring process (a run's round workers, `knotmeter compare`'s
 /// processes) to a random number of bytes: the variable's own length moves where the process's
 /// stack begins. Where a process's stack and heap lie moves a figure by a few percent

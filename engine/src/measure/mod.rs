@@ -9,6 +9,7 @@
 pub(crate) mod executor;
 mod pace;
 mod paired;
+pub(crate) mod region;
 pub(crate) mod routine;
 mod sampler;
 pub(crate) mod schedule;

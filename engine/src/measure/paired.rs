@@ -11,6 +11,7 @@
 use std::time::{Duration, Instant};
 
 use super::pace::Pace;
+use super::region;
 use super::sampler::Sampler;
 use super::schedule::{
     reuse_tuning_sample, tune_only, warm_only, warm_up_deadline, Schedule, Stop, Tuned,
@@ -102,6 +103,7 @@ pub(crate) fn measure_pair(
         schedule.round_took(base_step + member_step + pace.last_step());
     }
     let mut cancelled = false;
+    let _sampling = region::sampling();
     loop {
         let round = m.workload_ns.len();
         if round > 0 {

@@ -17,6 +17,7 @@ use std::hint::black_box;
 use std::marker::PhantomData;
 use std::mem::needs_drop;
 
+use super::region;
 use super::timer::Timer;
 
 /// The inputs and the output slots of one sample, prepared before the clock starts.
@@ -74,12 +75,16 @@ impl<I, O, D> Batch<I, O, D> {
 /// Runs every operation of `batch` through `routine` and returns the elapsed clock ticks.
 ///
 /// This is the only code between the two clock reads. It is kept out of line so that the
-/// compiler cannot interleave the caller's bookkeeping with the timed work.
+/// compiler cannot interleave the caller's bookkeeping with the timed work. A `marked` batch
+/// (the workload's, not its empty body's) is the region a profiler is told of
+/// ([`region`](super::region)), entered before the first clock read and left after the last,
+/// before the outputs are dropped.
 #[inline(never)]
 pub(crate) fn time_batch<I, O, D, F>(
     timer: &Timer,
     routine: &mut F,
     batch: &mut Batch<I, O, D>,
+    marked: bool,
 ) -> u64
 where
     F: FnMut(I) -> O,
@@ -90,6 +95,7 @@ where
             "a value that needs dropping would be dropped inside the clock"
         );
     }
+    let entered = marked && region::enter(batch.inputs.len() as u64);
     let start = timer.now();
     if Batch::<I, O, D>::KEEPS_OUTPUTS {
         for input in batch.inputs.drain(..) {
@@ -102,6 +108,7 @@ where
         }
     }
     let end = timer.now();
+    region::leave(entered);
     batch.outputs.clear();
     end.saturating_sub(start)
 }
@@ -127,7 +134,7 @@ mod tests {
         let mut batch = Batch::<I, O>::with_capacity(OPS);
         batch.fill(OPS, &mut setup);
         let before = AllocCount::now();
-        time_batch(&timer, &mut routine, &mut batch);
+        time_batch(&timer, &mut routine, &mut batch, false);
         AllocCount::now().since(before).allocations
     }
 

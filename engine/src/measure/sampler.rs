@@ -110,15 +110,19 @@ where
 
     fn workload(&mut self, ops: u64) -> f64 {
         self.work.fill(ops as usize, &mut self.setup);
-        self.timer
-            .ticks_to_ns(time_batch(&self.timer, &mut self.workload, &mut self.work))
+        self.timer.ticks_to_ns(time_batch(
+            &self.timer,
+            &mut self.workload,
+            &mut self.work,
+            true,
+        ))
     }
 
     fn baseline(&mut self, ops: u64) -> f64 {
         let (setup, feed, kept) = (&mut self.setup, self.feed, &mut self.kept);
         kept.reserve(ops as usize);
         self.base.fill(ops as usize, &mut || feed(setup(), kept));
-        let ticks = time_batch(&self.timer, &mut self.baseline, &mut self.base);
+        let ticks = time_batch(&self.timer, &mut self.baseline, &mut self.base, false);
         self.kept.clear();
         self.timer.ticks_to_ns(ticks)
     }
@@ -128,7 +132,7 @@ where
         // fall outside the timed one.
         self.work.fill(ops as usize, &mut self.setup);
         let before = AllocCount::now();
-        time_batch(&self.timer, &mut self.workload, &mut self.work);
+        time_batch(&self.timer, &mut self.workload, &mut self.work, false);
         let counted = AllocCount::now().since(before);
         (
             counted.allocations as f64 / ops as f64,

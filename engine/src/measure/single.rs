@@ -4,6 +4,7 @@
 use std::time::Instant;
 
 use super::pace::Pace;
+use super::region;
 use super::sampler::Sampler;
 use super::schedule::{
     reuse_tuning_sample, tune_only, warm_only, warm_up_deadline, Schedule, Stop,
@@ -50,6 +51,7 @@ pub(crate) fn measure(
         pace.step(1);
         schedule.round_took(tuning_step + pace.last_step());
     }
+    let _sampling = region::sampling();
     loop {
         let round = m.workload_ns.len();
         if round > 0 {
