@@ -30,6 +30,7 @@ pub mod compared;
 pub mod csv;
 pub mod layout;
 pub mod markdown;
+pub mod profile;
 mod shown;
 pub mod suggest;
 mod tally;

@@ -25,6 +25,7 @@ mod location;
 mod manifest;
 mod output_marks;
 mod partition;
+mod profile;
 mod shown;
 mod summary;
 #[cfg(all(test, feature = "typescript"))]
@@ -48,6 +49,7 @@ pub use list::{ListDocument, ListEntry};
 pub use manifest::{Manifest, TimerInfo};
 pub use output_marks::{OutputMark, MARK};
 pub use partition::{partition_unit, unit_hash, Partition, PartitionKind};
+pub use profile::{Profile, ProfileTool, ProfiledFunction, ProfiledLine};
 pub use shown::{Outcome, Shown, ShownComparedCase, ShownComparison, ShownNote};
 pub use summary::{BenchSummary, ClassFit, ComplexityFit, ScalingPoint};
 

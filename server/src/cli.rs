@@ -53,6 +53,50 @@ pub enum Command {
     /// nothing), 2 when the comparison could not be made, 128 + N when stopped by signal N
     /// (130 for Ctrl-C, 143 for SIGTERM).
     Compare(BuildsArgs),
+    /// Where does the time go? Profile one case's timed region and print its costliest
+    /// functions and the hottest lines of the workspace, per operation.
+    ///
+    /// The bench target is built again in a profile build of its own (`knotmeter-profile`:
+    /// `bench` with line tables and symbols, under `<target dir>/knotmeter-profile/`; the
+    /// measured build is left as it is), and the case runs under Valgrind's callgrind, which
+    /// collects only inside the case's timed region: not start-up, tuning, set-up, the empty
+    /// body or the drops. Instructions are counted, exactly and the same on every run; cache
+    /// misses and stalls are not in them. Needs `valgrind` (Debian: `apt install valgrind`).
+    /// Exits with status 1 when the case failed, 2 when nothing could be profiled, 128 + N when
+    /// stopped by signal N.
+    Profile(ProfileArgs),
+}
+
+/// `knotmeter profile`.
+#[derive(Debug, clap::Args)]
+pub struct ProfileArgs {
+    /// A package or workspace directory (or its Cargo.toml), when two arguments are given.
+    /// Default: the current directory.
+    #[arg(value_name = "PATH")]
+    pub first: String,
+    /// The case: its id (`quickstart::sort_stable`) or name (`sort_stable`), whole.
+    #[arg(value_name = "CASE")]
+    pub case: Option<String>,
+    /// The bench binary's time budget for the case under the profiler, in seconds of its own
+    /// clock (callgrind runs a program some fifty times slower); above 0 and at most 86400.
+    #[arg(long, value_name = "SECS", default_value_t = knotmeter_server_profile::DEFAULT_SECONDS, value_parser = values::seconds, allow_negative_numbers = true)]
+    pub time: f64,
+    /// How many functions and lines to print.
+    #[arg(long, value_name = "N", default_value_t = 15)]
+    pub top: usize,
+    /// `pretty` (two tables) or `json` (the whole profile, every function and line).
+    #[arg(long, value_enum, default_value_t = ListFormat::Pretty)]
+    pub format: ListFormat,
+}
+
+impl ProfileArgs {
+    /// PATH and CASE: one argument is the case, in the current directory.
+    pub fn path_and_case(&self) -> (PathBuf, &str) {
+        match &self.case {
+            Some(case) => (PathBuf::from(&self.first), case),
+            None => (PathBuf::from("."), &self.first),
+        }
+    }
 }
 
 /// `knotmeter run`.
@@ -294,7 +338,7 @@ pub enum Format {
     Markdown,
 }
 
-/// Output formats of `knotmeter list` and `knotmeter history`.
+/// Output formats of `knotmeter list`, `knotmeter history` and `knotmeter profile`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ListFormat {
     /// For people.
@@ -308,6 +352,32 @@ mod tests {
     use clap::Parser;
 
     use super::*;
+
+    fn profile_args(args: &[&str]) -> Result<ProfileArgs, clap::Error> {
+        let cli = Cli::try_parse_from(["knotmeter", "profile"].iter().chain(args))?;
+        match cli.command {
+            Command::Profile(args) => Ok(args),
+            _ => unreachable!("parsed `profile`"),
+        }
+    }
+
+    /// One argument is the case, in the current directory; two are PATH and CASE.
+    #[test]
+    fn profile_takes_a_case_and_perhaps_a_path() {
+        let one = profile_args(&["sort_stable"]).unwrap();
+        assert_eq!(one.path_and_case(), (PathBuf::from("."), "sort_stable"));
+        assert_eq!(one.time, knotmeter_server_profile::DEFAULT_SECONDS);
+        let two = profile_args(&["examples/quickstart", "quickstart::sort_stable"]).unwrap();
+        assert_eq!(
+            two.path_and_case(),
+            (
+                PathBuf::from("examples/quickstart"),
+                "quickstart::sort_stable"
+            )
+        );
+        assert!(profile_args(&[]).is_err(), "a case is needed");
+        assert!(profile_args(&["x", "--time", "-1"]).is_err());
+    }
 
     fn run_args(args: &[&str]) -> Result<RunArgs, clap::Error> {
         let cli = Cli::try_parse_from(["knotmeter", "run"].iter().chain(args))?;

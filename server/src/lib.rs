@@ -1,5 +1,5 @@
-//! knotmeter-server: the daemon behind `knotmeter serve`, and the `run`, `list`, `history`
-//! and `compare` commands that use the same pipeline without an editor.
+//! knotmeter-server: the daemon behind `knotmeter serve`, and the `run`, `list`, `history`,
+//! `compare` and `profile` commands that use the same pipeline without an editor.
 //!
 //! ```text
 //! editor ──LSP + knotmeter/* over stdio──▶ lsp (forwards) ──▶ session (owns all state)
@@ -14,7 +14,7 @@
 //! ```
 //!
 //! This crate holds the session, the LSP front end and the headless commands; the rest lives in
-//! four rooms it re-exports, each a crate with one job that may use only the rooms below it:
+//! five rooms it re-exports, each a crate with one job that may use only the rooms below it:
 //! knotmeter-server-process (`process`, `signals`), knotmeter-server-discovery (`discovery`,
 //! `watch`), knotmeter-server-runs (`cargo_build`, `runs`, `stored`) and
 //! knotmeter-server-builds (`compare`, two builds).
@@ -34,6 +34,7 @@ pub mod terminal;
 pub use knotmeter_server_builds as builds;
 pub use knotmeter_server_discovery::{discovery, watch};
 pub use knotmeter_server_process::{process, signals};
+pub use knotmeter_server_profile as profile;
 pub use knotmeter_server_runs::{cargo_build, runs, stored};
 
 use std::process::ExitCode;
@@ -49,6 +50,7 @@ pub fn main(cli: cli::Cli) -> anyhow::Result<ExitCode> {
         cli::Command::List(args) => headless::list(args),
         cli::Command::History(args) => headless::history(args),
         cli::Command::Compare(args) => headless::compare(args),
+        cli::Command::Profile(args) => headless::profile(args),
     }
 }
 

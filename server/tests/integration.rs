@@ -18,6 +18,7 @@ mod history;
 mod history_comparisons;
 mod lsp_edges;
 mod neovim;
+mod profile;
 mod run_on_save;
 mod signals;
 mod surfaces;

@@ -1548,6 +1548,97 @@ benches: Array<BenchSummary>,
 probe?: MachineProbe | null, };
 
 /**
+ * A profile of one case's timed region.
+ */
+export type Profile = { 
+/**
+ * The case profiled.
+ */
+id: string, 
+/**
+ * The profiler.
+ */
+tool: ProfileTool, 
+/**
+ * What the costs count: `instructions` (callgrind) or `samples` (perf).
+ */
+unit: string, 
+/**
+ * The operations the region held: the costs per operation are the totals over this.
+ */
+operations: number, 
+/**
+ * The region's total, per operation.
+ */
+totalPerOp: number, 
+/**
+ * The functions with a cost, the costliest (own) first.
+ */
+functions: Array<ProfiledFunction>, 
+/**
+ * The workspace's own source lines with a cost, the costliest first: the lines an editor
+ * marks.
+ */
+lines: Array<ProfiledLine>, };
+
+/**
+ * The profiler a profile comes from.
+ */
+export type ProfileTool = "callgrind" | "perf";
+
+/**
+ * One function's share of a profile.
+ */
+export type ProfiledFunction = { 
+/**
+ * The function's name, demangled.
+ */
+name: string, 
+/**
+ * What it cost itself (code inlined into it included), per operation, in the profile's
+ * unit.
+ */
+ownPerOp: number, 
+/**
+ * Its share of the region's total, from 0 to 1.
+ */
+ownShare: number, 
+/**
+ * What it and everything it called cost, per operation.
+ */
+inclusivePerOp: number, 
+/**
+ * The workspace source line it spends most on, when it has one: where to go from it.
+ */
+line?: ProfiledLine, };
+
+/**
+ * One source line's share of a profile.
+ */
+export type ProfiledLine = { 
+/**
+ * The source file, absolute.
+ */
+file: string, 
+/**
+ * The line, from 1.
+ */
+line: number, 
+/**
+ * What the line's own code cost, per operation (in whichever function it was inlined
+ * into).
+ */
+ownPerOp: number, 
+/**
+ * What the calls made from the line cost, per operation (the callees and all they called).
+ */
+callsPerOp: number, 
+/**
+ * The line's share of the region's total, own and calls together, from 0 to 1.
+ */
+share: number, };
+
+/**
  * The document `knotmeter compare --format json` prints, and what the history stores of a
  * comparison: two builds of the same benchmarks, case by case.
  */

@@ -1,4 +1,4 @@
-//! The commands without an editor: `knotmeter run`, `list`, `history` and `compare`.
+//! The commands without an editor: `knotmeter run`, `list`, `history`, `compare` and `profile`.
 //!
 //! `run` is the daemon's pipeline (discover, build, run; the engine stores history) with a
 //! terminal front end: progress bars (indicatif) on a terminal and plain lines otherwise, on
@@ -13,7 +13,8 @@
 //! builds in `history`'s listings), `merge` (`history merge`),
 //! `export` (`history export`), `github` (annotations and a step summary on GitHub Actions),
 //! `compare` (`knotmeter compare` on a terminal: the builds room's pipeline, its steps as lines,
-//! signals) and `gate` (its exit status and `--fail-on-regression`).
+//! signals), `gate` (its exit status and `--fail-on-regression`) and `profile` (`knotmeter
+//! profile`: the profile room's pipeline on a terminal).
 
 mod compare;
 mod export;
@@ -23,6 +24,7 @@ mod history;
 mod list;
 mod located;
 mod merge;
+mod profile;
 mod run;
 mod select;
 mod stored_builds;
@@ -30,4 +32,5 @@ mod stored_builds;
 pub use compare::compare;
 pub use history::history;
 pub use list::list;
+pub use profile::profile;
 pub use run::run;

@@ -66,10 +66,58 @@ pub struct BuildOutcome {
     pub cancelled: bool,
 }
 
+/// Which build of the bench binaries: the one that is measured, or the one that is profiled.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum BuildAs {
+    /// `cargo bench`'s own profile, `bench`: what every run measures.
+    #[default]
+    Bench,
+    /// [`PROFILE_BUILD`]: `bench` with line tables (`debug = "line-tables-only"`) and symbols
+    /// kept (`strip = "none"`), so a profile names functions and source lines. Debug
+    /// information moves code (measured: `.text` shifted by 0x20), so the measured build is
+    /// left as it is and this one has its own directory, `<target dir>/knotmeter-profile/`.
+    Profile,
+}
+
+/// The cargo profile [`BuildAs::Profile`] builds with, defined on the command line (`--config`)
+/// so that no user has to write it; one the user defines is overridden in the same three keys.
+pub const PROFILE_BUILD: &str = "knotmeter-profile";
+
+impl BuildAs {
+    /// The arguments that choose this build, after `cargo bench`.
+    fn args(self) -> Vec<String> {
+        match self {
+            BuildAs::Bench => Vec::new(),
+            BuildAs::Profile => vec![
+                "--profile".into(),
+                PROFILE_BUILD.into(),
+                "--config".into(),
+                format!("profile.{PROFILE_BUILD}.inherits=\"bench\""),
+                "--config".into(),
+                format!("profile.{PROFILE_BUILD}.debug=\"line-tables-only\""),
+                "--config".into(),
+                format!("profile.{PROFILE_BUILD}.strip=\"none\""),
+            ],
+        }
+    }
+}
+
 /// Builds `targets` (every one must belong to `workspace`), reporting through `events`.
 pub async fn build(
     workspace: &Workspace,
     targets: &[TargetRef],
+    children: &Children,
+    cancel: &CancellationToken,
+    events: &mut (dyn FnMut(BuildEvent) + Send),
+) -> BuildOutcome {
+    build_as(workspace, targets, BuildAs::Bench, children, cancel, events).await
+}
+
+/// [`build`], of the build `flavour` names.
+pub async fn build_as(
+    workspace: &Workspace,
+    targets: &[TargetRef],
+    flavour: BuildAs,
     children: &Children,
     cancel: &CancellationToken,
     events: &mut (dyn FnMut(BuildEvent) + Send),
@@ -89,8 +137,8 @@ pub async fn build(
         }
         build_package(
             workspace,
-            package,
-            &names,
+            (package, &names),
+            flavour,
             children,
             cancel,
             events,
@@ -108,8 +156,8 @@ pub async fn build(
 fn bench_command(
     workspace: &Workspace,
     manifest: &Path,
-    package: &str,
-    targets: &[&str],
+    (package, targets): (&str, &[&str]),
+    flavour: BuildAs,
 ) -> Command {
     let mut command = Command::from(crate::discovery::workspace::cargo_command());
     command
@@ -125,7 +173,8 @@ fn bench_command(
         // the base's worktree (to share the dependencies' build).
         .arg("--target-dir")
         .arg(&workspace.target_dir)
-        .args(["--package", package]);
+        .args(["--package", package])
+        .args(flavour.args());
     for target in targets {
         command.args(["--bench", target]);
     }
@@ -140,8 +189,8 @@ fn bench_command(
 
 async fn build_package(
     workspace: &Workspace,
-    package: &str,
-    targets: &[&str],
+    (package, targets): (&str, &[&str]),
+    flavour: BuildAs,
     children: &Children,
     cancel: &CancellationToken,
     events: &mut (dyn FnMut(BuildEvent) + Send),
@@ -153,7 +202,7 @@ async fn build_package(
         .find(|p| p.name == package)
         .map(|p| p.manifest_path.clone())
         .unwrap_or_else(|| workspace.root.join("Cargo.toml"));
-    let command = bench_command(workspace, &manifest, package, targets);
+    let command = bench_command(workspace, &manifest, (package, targets), flavour);
     tracing::info!(package, ?targets, "building");
     events(BuildEvent::Output(format!(
         "cargo bench --no-run -p {package} {}",

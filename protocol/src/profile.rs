@@ -1,0 +1,77 @@
+//! A profile of one case's timed region (`knotmeter profile`): where its operations spend what
+//! the profiler counts, by function and by source line.
+
+use serde::{Deserialize, Serialize};
+
+/// The profiler a profile comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
+#[serde(rename_all = "lowercase")]
+pub enum ProfileTool {
+    /// Valgrind's callgrind: instructions executed, counted exactly (deterministic; it sees no
+    /// cache miss or stall).
+    Callgrind,
+    /// Linux `perf record -e cpu-clock`: samples of where the CPU was (sees stalls and misses,
+    /// noisy).
+    Perf,
+}
+
+/// One function's share of a profile.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct ProfiledFunction {
+    /// The function's name, demangled.
+    pub name: String,
+    /// What it cost itself (code inlined into it included), per operation, in the profile's
+    /// unit.
+    pub own_per_op: f64,
+    /// Its share of the region's total, from 0 to 1.
+    pub own_share: f64,
+    /// What it and everything it called cost, per operation.
+    pub inclusive_per_op: f64,
+    /// The workspace source line it spends most on, when it has one: where to go from it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "typescript", ts(optional))]
+    pub line: Option<ProfiledLine>,
+}
+
+/// One source line's share of a profile.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct ProfiledLine {
+    /// The source file, absolute.
+    pub file: String,
+    /// The line, from 1.
+    pub line: u32,
+    /// What the line's own code cost, per operation (in whichever function it was inlined
+    /// into).
+    pub own_per_op: f64,
+    /// What the calls made from the line cost, per operation (the callees and all they called).
+    pub calls_per_op: f64,
+    /// The line's share of the region's total, own and calls together, from 0 to 1.
+    pub share: f64,
+}
+
+/// A profile of one case's timed region.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct Profile {
+    /// The case profiled.
+    pub id: String,
+    /// The profiler.
+    pub tool: ProfileTool,
+    /// What the costs count: `instructions` (callgrind) or `samples` (perf).
+    pub unit: String,
+    /// The operations the region held: the costs per operation are the totals over this.
+    pub operations: u64,
+    /// The region's total, per operation.
+    pub total_per_op: f64,
+    /// The functions with a cost, the costliest (own) first.
+    pub functions: Vec<ProfiledFunction>,
+    /// The workspace's own source lines with a cost, the costliest first: the lines an editor
+    /// marks.
+    pub lines: Vec<ProfiledLine>,
+}

@@ -1,0 +1,429 @@
+//! Reading what Valgrind's callgrind wrote: its profile data format
+//! (<https://valgrind.org/docs/manual/cl-format.html>), for the first event (`Ir`, instructions
+//! executed) and line positions.
+//!
+//! A cost line (`LINE COST…`) is the cost of the instructions of one source line in the current
+//! function: its own cost, charged to the current *source* file, which `fi=`/`fe=` switch to
+//! the file of code inlined into the function and back, and `fl=` sets with the function. A
+//! `calls=` line is followed by the call's line: the line of the call site and the inclusive
+//! cost of the call (the callee and all it called), charged to the caller at that line, never
+//! to its own cost. Both name kinds may be compressed (`(3) name` once, `(3)` after) and
+//! positions may be relative (`+2`, `-1`, `*`); both are read. Call counts are not used:
+//! callgrind counts calls outside the collected region too.
+
+use std::collections::HashMap;
+
+/// One function's costs in the profile.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FunctionCost {
+    /// The function's name, demangled as callgrind wrote it.
+    pub name: String,
+    /// The object (executable or library) its code is in.
+    pub object: String,
+    /// Its own cost: instructions executed in it (inlined code included).
+    pub own: u64,
+    /// Its own cost and that of every call it made.
+    pub inclusive: u64,
+    /// Where its costs were: each spot's own instructions, and each call's inclusive cost at
+    /// the instruction and line that made it.
+    pub spots: HashMap<Spot, u64>,
+}
+
+impl FunctionCost {
+    /// Whether it ran inside the collected region: it executed instructions there (a function
+    /// that called anything there executed at least its call). A function with none is an
+    /// ancestor of the region (`main`, the harness's frames down to the timed loop), whose
+    /// calls' inclusive cost holds the whole region without any of it being its own doing.
+    pub fn in_region(&self) -> bool {
+        self.own > 0
+    }
+
+    /// Its own cost by source line (inlined code's at the inlined line).
+    pub fn own_by_line(&self) -> HashMap<&LineKey, u64> {
+        let mut lines = HashMap::new();
+        for (spot, cost) in self.spots.iter().filter(|(spot, _)| !spot.call) {
+            *lines.entry(&spot.at).or_default() += cost;
+        }
+        lines
+    }
+}
+
+/// Where a cost was: an instruction (when the profile has instruction positions) and the
+/// source line callgrind gives it, and whether it is a call's.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Spot {
+    /// The instruction's address in its object, with `--dump-instr=yes`.
+    pub address: Option<u64>,
+    /// The innermost source line of the instruction.
+    pub at: LineKey,
+    /// A call's inclusive cost (after `calls=`), not the instruction's own.
+    pub call: bool,
+}
+
+/// A source line.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct LineKey {
+    /// The source file, as the debug information names it.
+    pub file: String,
+    /// The line, from 1 (0 where the debug information has none).
+    pub line: u32,
+}
+
+/// A callgrind profile, summed over its parts.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Callgrind {
+    /// The first event's name (`Ir`).
+    pub event: String,
+    /// The total of the first event over the whole profile.
+    pub total: u64,
+    /// Every function with a cost, in no order.
+    pub functions: Vec<FunctionCost>,
+}
+
+/// A line of the profile that does not follow the format.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParseError {
+    /// The line's number in the file, from 1.
+    pub line: usize,
+    /// What was wrong.
+    pub why: String,
+}
+
+impl std::fmt::Display for ParseError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "line {}: {}", self.line, self.why)
+    }
+}
+
+impl std::error::Error for ParseError {}
+
+/// Names that may be compressed: `(id) name` defines, `(id)` refers.
+#[derive(Default)]
+struct Names(HashMap<String, String>);
+
+impl Names {
+    fn read(&mut self, value: &str) -> Result<String, String> {
+        let value = value.trim();
+        // `(12) name` or `(12)`; a name of its own may start with a parenthesis too:
+        // `(below main)`.
+        let compressed = value
+            .strip_prefix('(')
+            .and_then(|rest| rest.split_once(')'))
+            .filter(|(id, _)| !id.is_empty() && id.bytes().all(|b| b.is_ascii_digit()));
+        let Some((id, name)) = compressed else {
+            return Ok(value.to_owned());
+        };
+        let name = name.trim();
+        if name.is_empty() {
+            self.0
+                .get(id)
+                .cloned()
+                .ok_or_else(|| format!("the compressed name ({id}) was never defined"))
+        } else {
+            self.0.insert(id.to_owned(), name.to_owned());
+            Ok(name.to_owned())
+        }
+    }
+}
+
+/// Where the reader is in the file.
+#[derive(Default)]
+struct Cursor {
+    /// The current object (`ob=`).
+    object: String,
+    /// The function's own file (`fl=`), and the file its cost lines go to (`fi=`/`fe=`).
+    function_file: String,
+    source_file: String,
+    function: Option<String>,
+    /// The last positions read (address, line), for relative positions.
+    last: (u64, u64),
+    /// The next cost line is a call's (after `calls=`).
+    call_pending: bool,
+}
+
+/// Reads a whole callgrind output file, with positions `line` or `instr line`.
+pub fn parse(text: &str) -> Result<Callgrind, ParseError> {
+    let mut files = Names::default();
+    let mut functions = Names::default();
+    let mut objects = Names::default();
+    let mut profile = Callgrind::default();
+    let mut by_function: HashMap<String, FunctionCost> = HashMap::new();
+    let mut cursor = Cursor::default();
+    let mut with_address = false;
+    for (index, raw) in text.lines().enumerate() {
+        let error = |why: String| ParseError {
+            line: index + 1,
+            why,
+        };
+        let line = raw.trim_end();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let first = line.as_bytes()[0];
+        if first.is_ascii_digit() || matches!(first, b'+' | b'-' | b'*') {
+            let (address, position, cost) =
+                cost_line(line, with_address, &mut cursor.last).map_err(error)?;
+            let Some(function) = cursor.function.clone() else {
+                return Err(error("a cost before any `fn=`".into()));
+            };
+            let spot = Spot {
+                address,
+                at: LineKey {
+                    file: cursor.source_file.clone(),
+                    line: position,
+                },
+                call: std::mem::take(&mut cursor.call_pending),
+            };
+            let object = cursor.object.clone();
+            let entry = by_function
+                .entry(function.clone())
+                .or_insert_with(|| FunctionCost {
+                    name: function,
+                    object,
+                    own: 0,
+                    inclusive: 0,
+                    spots: HashMap::new(),
+                });
+            entry.inclusive += cost;
+            if !spot.call {
+                entry.own += cost;
+            }
+            *entry.spots.entry(spot).or_default() += cost;
+            continue;
+        }
+        let Some((key, value)) = line.split_once(['=', ':']) else {
+            return Err(error(format!("not a line of the format: {line}")));
+        };
+        match key {
+            "fl" => {
+                let file = files.read(value).map_err(error)?;
+                cursor.function_file = file.clone();
+                cursor.source_file = file;
+            }
+            "fi" | "fe" => cursor.source_file = files.read(value).map_err(error)?,
+            "fn" => {
+                cursor.function = Some(functions.read(value).map_err(error)?);
+                cursor.source_file = cursor.function_file.clone();
+            }
+            "cfi" | "cfl" => {
+                files.read(value).map_err(error)?;
+            }
+            // The callee is named for the compression of later names; its cost is its own.
+            "cfn" => {
+                functions.read(value).map_err(error)?;
+            }
+            "ob" => cursor.object = objects.read(value).map_err(error)?,
+            "cob" => {
+                objects.read(value).map_err(error)?;
+            }
+            "calls" => cursor.call_pending = true,
+            "jump" | "jcnd" => {
+                return Err(error(
+                    "jumps are not read: run without --collect-jumps".into(),
+                ))
+            }
+            "positions" => {
+                with_address = match value.split_whitespace().collect::<Vec<_>>()[..] {
+                    ["line"] => false,
+                    ["instr", "line"] => true,
+                    _ => return Err(error(format!("positions `{}` are not read", value.trim()))),
+                }
+            }
+            "events" => {
+                profile.event = value.split_whitespace().next().unwrap_or_default().into();
+            }
+            // The header, and per-part descriptions: nothing to read.
+            _ => {}
+        }
+    }
+    profile.functions = by_function.into_values().collect();
+    profile.total = profile.functions.iter().map(|f| f.own).sum();
+    Ok(profile)
+}
+
+/// A cost line's positions and first event: `[ADDRESS] LINE COST…` (the cost is 0 when left
+/// out); `last` holds the previous positions, for relative ones, and is updated.
+fn cost_line(
+    line: &str,
+    with_address: bool,
+    last: &mut (u64, u64),
+) -> Result<(Option<u64>, u32, u64), String> {
+    let mut fields = line.split_whitespace();
+    let address = if with_address {
+        let field = fields.next().unwrap_or_default();
+        last.0 = position(field, last.0)?;
+        Some(last.0)
+    } else {
+        None
+    };
+    let field = fields
+        .next()
+        .ok_or_else(|| "a cost line without its line position".to_owned())?;
+    last.1 = position(field, last.1)?;
+    let line_number =
+        u32::try_from(last.1).map_err(|_| format!("a line number out of range: {field}"))?;
+    let cost = match fields.next() {
+        Some(cost) => cost
+            .parse()
+            .map_err(|_| format!("a cost that is not a number: {cost}"))?,
+        None => 0,
+    };
+    Ok((address, line_number, cost))
+}
+
+/// A position: absolute (decimal or `0x` hexadecimal), relative to the last (`+N`, `-N`) or
+/// the same (`*`).
+fn position(field: &str, last: u64) -> Result<u64, String> {
+    let number = |text: &str| -> Result<u64, String> {
+        match text.strip_prefix("0x") {
+            Some(hex) => u64::from_str_radix(hex, 16),
+            None => text.parse(),
+        }
+        .map_err(|_| format!("a position that is not a number: {field}"))
+    };
+    match field.as_bytes().first() {
+        Some(b'*') => Ok(last),
+        Some(b'+') => Ok(last.saturating_add(number(&field[1..])?)),
+        Some(b'-') => Ok(last.saturating_sub(number(&field[1..])?)),
+        _ => number(field),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SMALL: &str = "\
+# callgrind format
+version: 1
+positions: line
+events: Ir
+summary: 160
+
+fl=(1) /ws/src/lib.rs
+fn=(1) app::body
+10 40
+fi=(2) /rustc/core/src/iter.rs
++5 30
+fe=(1)
+12 5
+cfi=(1)
+cfn=(2) app::helper
+calls=3 20
+12 80
+
+fn=(2)
+20 60
++1 20
+
+fn=(3) app::main
+cfn=(1)
+calls=1 10
+5 155
+";
+
+    #[test]
+    fn own_and_call_costs_go_to_their_lines_and_functions() {
+        let p = parse(SMALL).unwrap();
+        assert_eq!(p.event, "Ir");
+        // body: 40 + 30 + 5 of its own; helper 80 of its own.
+        assert_eq!(p.total, 155);
+        let function = |name: &str| p.functions.iter().find(|f| f.name == name).unwrap();
+        assert_eq!(function("app::body").own, 75);
+        assert_eq!(function("app::body").inclusive, 155);
+        assert_eq!(function("app::helper").own, 80);
+        assert_eq!(function("app::helper").inclusive, 80);
+        // `main` led to the region and executed nothing in it.
+        assert!(!function("app::main").in_region());
+        assert_eq!(function("app::main").inclusive, 155);
+        let own = function("app::body").own_by_line();
+        let at = |file: &str, line: u32| LineKey {
+            file: file.into(),
+            line,
+        };
+        assert_eq!(own[&at("/ws/src/lib.rs", 10)], 40);
+        // The inlined code's cost goes to the inlined file, at the relative position 10 + 5.
+        assert_eq!(own[&at("/rustc/core/src/iter.rs", 15)], 30);
+        // After `fe=` the cost is the function's file's again.
+        assert_eq!(own[&at("/ws/src/lib.rs", 12)], 5);
+    }
+
+    /// With `--dump-instr=yes` each cost line starts with the instruction's address.
+    #[test]
+    fn instruction_positions_are_read_with_their_lines() {
+        let p = parse(
+            "positions: instr line\nevents: Ir\nob=/bin/b\nfl=/ws/b.rs\nfn=f\n0x10 3 7\n+2 * 1\n\
+             cfn=g\ncalls=1 0x40 9\n0x14 4 20\n",
+        )
+        .unwrap();
+        let f = &p.functions[0];
+        assert_eq!(f.object, "/bin/b");
+        let mut spots: Vec<(Option<u64>, u32, bool, u64)> = f
+            .spots
+            .iter()
+            .map(|(s, c)| (s.address, s.at.line, s.call, *c))
+            .collect();
+        spots.sort();
+        assert_eq!(
+            spots,
+            [
+                (Some(0x10), 3, false, 7),
+                (Some(0x12), 3, false, 1),
+                (Some(0x14), 4, true, 20)
+            ]
+        );
+        assert_eq!((f.own, f.inclusive), (8, 28));
+    }
+
+    /// callgrind's own name for the code before `main`, uncompressed, is no reference.
+    #[test]
+    fn a_name_in_parentheses_is_a_name() {
+        let p = parse("events: Ir\nfn=(below main)\n1 3\nfn=(1) f\n2 4\nfn=(1)\n3 5\n").unwrap();
+        let mut names: Vec<(&str, u64)> = p
+            .functions
+            .iter()
+            .map(|f| (f.name.as_str(), f.own))
+            .collect();
+        names.sort();
+        assert_eq!(names, [("(below main)", 3), ("f", 9)]);
+    }
+
+    #[test]
+    fn a_damaged_file_says_where() {
+        let err = parse("events: Ir\nfn=(9)\n1 2\n").unwrap_err();
+        assert_eq!(err.line, 2);
+        assert!(err.why.contains("never defined"), "{err}");
+        let err = parse("events: Ir\n1 2\n").unwrap_err();
+        assert!(err.why.contains("before any `fn=`"), "{err}");
+        let err = parse("events: Ir\nfn=f\n1 x\n").unwrap_err();
+        assert!(err.why.contains("not a number"), "{err}");
+    }
+
+    /// A real profile of the engine's own test (`engine/tests/profile_region.rs` as it was when
+    /// the fixture was written, a debug build, collecting the timed region only): the body is
+    /// most of it, and the fold's line is the hottest of the test's file.
+    #[test]
+    fn a_real_profile_of_the_timed_region_reads_whole() {
+        let text = include_str!("../tests/fixtures/callgrind.region.out");
+        let p = parse(text).unwrap();
+        assert_eq!(p.event, "Ir");
+        // callgrind's own total, from the file's `totals:` line.
+        assert_eq!(p.total, 634_745);
+        let body = p
+            .functions
+            .iter()
+            .find(|f| f.name == "profile_region::region_body_work")
+            .unwrap();
+        assert!(body.own as f64 > 0.8 * p.total as f64, "{body:?}");
+        let hot = body
+            .own_by_line()
+            .into_iter()
+            .filter(|(k, _)| k.file.ends_with("engine/tests/profile_region.rs"))
+            .max_by_key(|(_, own)| *own)
+            .unwrap();
+        assert_eq!(
+            hot.0.line, 28,
+            "the fold's line is the hottest of the test's file"
+        );
+    }
+}

@@ -1,0 +1,188 @@
+//! knotmeter-server-profile: where one case's time goes. It builds the bench binary in a
+//! profile build of its own (line tables, symbols kept; the measured build is left as it is),
+//! runs the case under a profiler that sees its timed region only, and turns what the profiler
+//! counted into a [`Profile`]: costs per operation by function and by the workspace's source
+//! lines. It serves the headless `knotmeter profile` and the session alike and knows neither:
+//! no LSP type, no terminal; it reports through a callback.
+//!
+//! One file per step: `tool` (finding the profiler, or the package to install), `run` (the
+//! case under callgrind), `callgrind` (reading its output), `report` (the [`Profile`]).
+
+#![deny(missing_docs)]
+#![deny(clippy::print_stdout, clippy::print_stderr)]
+
+pub mod callgrind;
+pub mod report;
+pub mod run;
+pub mod tool;
+
+use std::path::PathBuf;
+
+use knotmeter_protocol::{Profile, ProfileTool};
+use knotmeter_server_discovery::discovery::{TargetRef, Workspace};
+use knotmeter_server_process::process;
+use knotmeter_server_runs::cargo_build::{self, BuildAs, BuildEvent, CompilerError};
+use tokio_util::sync::CancellationToken;
+
+use process::Children;
+
+/// The wall-time budget of the profiled case by default, in seconds of the bench binary's own
+/// clock: under callgrind a program runs some fifty times slower, so this is the case's
+/// sampling of a fiftieth of a second at full speed, thousands of operations for most
+/// benchmarks (the operations are counted, so the costs per operation are exact whatever it is).
+pub const DEFAULT_SECONDS: f64 = 2.0;
+
+/// One case to profile.
+#[derive(Debug, Clone)]
+pub struct ProfileRequest {
+    /// The workspace the case belongs to.
+    pub workspace: Workspace,
+    /// The bench target that holds it.
+    pub target: TargetRef,
+    /// Its id (`quickstart::sort_stable`).
+    pub id: String,
+    /// The bench binary's time budget for it under the profiler, in seconds.
+    pub seconds: f64,
+}
+
+/// What a profile reports while it runs.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ProfileEvent {
+    /// The profile build's output and progress.
+    Build(BuildEvent),
+    /// The build is done; the case runs under the profiler (`valgrind` and its arguments).
+    Counting(String),
+}
+
+/// Why there is no profile.
+#[derive(Debug)]
+pub enum ProfileError {
+    /// The profiler is not installed: one line naming its package.
+    Missing(String),
+    /// The profile build failed: the message, and the compiler errors for the editor.
+    Build {
+        /// What to tell the user.
+        message: String,
+        /// Every compiler error.
+        errors: Vec<CompilerError>,
+    },
+    /// The case failed, or the profiler did.
+    Failed(String),
+    /// Cancelled.
+    Cancelled,
+}
+
+impl std::fmt::Display for ProfileError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ProfileError::Missing(message)
+            | ProfileError::Build { message, .. }
+            | ProfileError::Failed(message) => f.write_str(message),
+            ProfileError::Cancelled => f.write_str("the profile was cancelled"),
+        }
+    }
+}
+
+impl std::error::Error for ProfileError {}
+
+/// Where a case's profiler output is written: `<target dir>/knotmeter/profile/<id>/`, the id's
+/// characters other than letters, digits, `_` and `-` as `_`.
+pub fn scratch_dir(workspace: &Workspace, id: &str) -> PathBuf {
+    let name: String = id
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    workspace
+        .target_dir
+        .join("knotmeter")
+        .join("profile")
+        .join(name)
+}
+
+/// Profiles `request`'s case with callgrind: the profile build, the case under the profiler,
+/// its output read.
+pub async fn profile(
+    request: &ProfileRequest,
+    children: &Children,
+    cancel: &CancellationToken,
+    events: &mut (dyn FnMut(ProfileEvent) + Send),
+) -> Result<Profile, ProfileError> {
+    let valgrind = tool::require(ProfileTool::Callgrind).map_err(ProfileError::Missing)?;
+    let built = cargo_build::build_as(
+        &request.workspace,
+        std::slice::from_ref(&request.target),
+        BuildAs::Profile,
+        children,
+        cancel,
+        &mut |event| events(ProfileEvent::Build(event)),
+    )
+    .await;
+    if built.cancelled || cancel.is_cancelled() {
+        return Err(ProfileError::Cancelled);
+    }
+    let Some(executable) = built.executables.get(&request.target) else {
+        let message = match (&built.failure, built.errors.first()) {
+            (Some(failure), _) => format!("the profile build failed: {failure}"),
+            (None, Some(error)) => format!(
+                "the profile build of {} failed: {}",
+                request.target.package, error.message
+            ),
+            (None, None) => format!(
+                "the profile build left no executable for bench target {}",
+                request.target.target
+            ),
+        };
+        return Err(ProfileError::Build {
+            message,
+            errors: built.errors,
+        });
+    };
+    let scratch = scratch_dir(&request.workspace, &request.id);
+    std::fs::create_dir_all(&scratch)
+        .map_err(|e| ProfileError::Failed(format!("cannot create {}: {e}", scratch.display())))?;
+    for stale in ["callgrind.out", "operations"] {
+        let _ = std::fs::remove_file(scratch.join(stale));
+    }
+    let command = run::command(
+        &valgrind,
+        executable,
+        &request.id,
+        request.seconds,
+        &scratch,
+    );
+    events(ProfileEvent::Counting(format!(
+        "valgrind --tool=callgrind {} --exact {}",
+        executable.display(),
+        request.id
+    )));
+    let counted = match run::count(command, &scratch, children, cancel).await {
+        Ok(counted) => counted,
+        Err(run::NotCounted::Cancelled) => return Err(ProfileError::Cancelled),
+        Err(run::NotCounted::Failed(why)) => return Err(ProfileError::Failed(why)),
+    };
+    let text = std::fs::read_to_string(&counted.output).map_err(|e| {
+        ProfileError::Failed(format!(
+            "callgrind wrote no profile to {}: {e}",
+            counted.output.display()
+        ))
+    })?;
+    let parsed = callgrind::parse(&text).map_err(|e| {
+        ProfileError::Failed(format!(
+            "callgrind's profile {} cannot be read: {e}",
+            counted.output.display()
+        ))
+    })?;
+    Ok(report::from_callgrind(
+        &request.id,
+        &parsed,
+        counted.operations,
+        &request.workspace.root,
+        &report::Dwarf::of(executable),
+    ))
+}

@@ -1,0 +1,138 @@
+//! `knotmeter profile [PATH] CASE` on a terminal: the profile room's pipeline
+//! (`knotmeter_server_profile::profile`), the build's progress and the profiler's command as
+//! lines on standard error, the profile on standard output (two tables, or JSON). A first
+//! SIGINT, SIGTERM or SIGHUP cancels (the build or the profiled process group is stopped); a
+//! second stops at once; either way the exit status is 128 + the signal's number.
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use anyhow::Context;
+use tokio_util::sync::CancellationToken;
+
+use crate::cargo_build::BuildEvent;
+use crate::cli::{ListFormat, ProfileArgs};
+use crate::discovery::{workspace, Discovery};
+use crate::process::Children;
+use crate::profile::{self, ProfileError, ProfileEvent, ProfileRequest};
+use crate::signals::{self, Heard, Signals, Stopping};
+
+/// `knotmeter profile`: returns the exit status.
+pub fn profile(args: ProfileArgs) -> anyhow::Result<ExitCode> {
+    let (path, case) = args.path_and_case();
+    let workspace = workspace::load(&path)?;
+    let request = request(workspace, case, args.time)?;
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    let children = Children::default();
+    let code = runtime.block_on(follow(&request, &args, &children));
+    // Nothing may outlive `knotmeter profile`, whichever way it ends.
+    children.kill_all();
+    code
+}
+
+/// The case named `case` (an id or a name, whole), with its bench target.
+fn request(
+    workspace: workspace::Workspace,
+    case: &str,
+    seconds: f64,
+) -> anyhow::Result<ProfileRequest> {
+    let mut discovery = Discovery::new(workspace.clone());
+    let tree = discovery.tree();
+    let strip = |id: &str| id.split_once("::").map_or(id, |(_, rest)| rest).to_owned();
+    let found: Vec<(crate::discovery::TargetRef, String)> = tree
+        .select(None, &[])
+        .into_iter()
+        .flat_map(|(target, ids)| ids.into_iter().map(move |id| (target.clone(), id)))
+        .filter(|(_, id)| id == case || strip(id) == case)
+        .collect();
+    match found.as_slice() {
+        [(target, id)] => Ok(ProfileRequest {
+            workspace,
+            target: target.clone(),
+            id: id.clone(),
+            seconds,
+        }),
+        [] => anyhow::bail!(
+            "no case is `{case}` in {} (`knotmeter list` lists them; name one case by its id \
+             or its name, whole)",
+            workspace.root.display()
+        ),
+        many => anyhow::bail!(
+            "`{case}` names {} cases ({}): name one by its whole id",
+            many.len(),
+            many.iter()
+                .map(|(_, id)| id.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    }
+}
+
+/// Profiles until done or a second signal.
+async fn follow(
+    request: &ProfileRequest,
+    args: &ProfileArgs,
+    children: &Children,
+) -> anyhow::Result<ExitCode> {
+    let mut signals = Signals::new().context("cannot listen for signals")?;
+    let cancel = CancellationToken::new();
+    let mut on = |event: ProfileEvent| match event {
+        ProfileEvent::Build(BuildEvent::Output(line)) => eprintln!("{line}"),
+        ProfileEvent::Build(BuildEvent::Progress(_)) => {}
+        ProfileEvent::Counting(command) => eprintln!("knotmeter: {command}"),
+    };
+    let work = profile::profile(request, children, &cancel, &mut on);
+    tokio::pin!(work);
+    let mut stopping = Stopping::default();
+    let result = loop {
+        tokio::select! {
+            result = &mut work => break result,
+            stop = signals.next() => match stopping.hear(stop) {
+                Heard::AtOnce { first, again } => {
+                    eprintln!("{}", Heard::at_once_note(again));
+                    return Ok(ExitCode::from(signals::exit_status(first)));
+                }
+                Heard::Cancel(stop) => {
+                    eprintln!("knotmeter: {stop}: cancelling the profile ({stop} again stops at once)");
+                    cancel.cancel();
+                }
+            },
+        }
+    };
+    if let Some(stop) = stopping.first() {
+        eprintln!("knotmeter: the profile was cancelled ({stop})");
+        return Ok(ExitCode::from(signals::exit_status(stop)));
+    }
+    let profile = match result {
+        Ok(profile) => profile,
+        Err(ProfileError::Failed(why)) => {
+            eprintln!("knotmeter: {why}");
+            return Ok(ExitCode::from(1));
+        }
+        Err(error) => {
+            eprintln!("knotmeter: {error}");
+            return Ok(ExitCode::from(2));
+        }
+    };
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    match args.format {
+        ListFormat::Json => {
+            serde_json::to_writer_pretty(&mut out, &profile)?;
+            writeln!(out)?;
+        }
+        ListFormat::Pretty => write!(
+            out,
+            "{}",
+            knotmeter_format::profile::profile_text(
+                &profile,
+                Some(&request.workspace.root),
+                args.top
+            )
+        )?,
+    }
+    Ok(ExitCode::SUCCESS)
+}
