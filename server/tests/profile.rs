@@ -18,8 +18,8 @@ fn a_profile_holds_the_timed_region_and_marks_the_workspaces_hot_lines() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{}\n{stderr}", out.status);
     assert!(
-        stderr.contains("--profile knotmeter-profile") || stderr.contains("knotmeter-profile"),
-        "the build says it is the profile build: {stderr}"
+        stderr.contains("Finished `knotmeter-profile` profile"),
+        "cargo built the profile build, not the measured one: {stderr}"
     );
     let profile: Profile = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(profile.id, "profiled::hashing");
