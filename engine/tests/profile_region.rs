@@ -49,6 +49,28 @@ fn marked(b: &mut Bencher) {
     });
 }
 
+/// A group's baseline: measured paired with its member, never in the member's profile.
+#[inline(never)]
+fn region_group_baseline_work(x: u64) -> u64 {
+    (0..64u64).fold(x, |acc, y| acc.rotate_left(3) ^ y)
+}
+
+/// A group's member: the case profiled.
+#[inline(never)]
+fn region_group_member_work(x: u64) -> u64 {
+    (0..64u64).fold(x, |acc, y| acc.rotate_left(7).wrapping_add(y))
+}
+
+#[bench(group = "pair", baseline)]
+fn group_baseline() -> u64 {
+    region_group_baseline_work(black_box(1))
+}
+
+#[bench(group = "pair")]
+fn group_member() -> u64 {
+    region_group_member_work(black_box(1))
+}
+
 /// Self cost per function, from a callgrind output written with `--compress-strings=no
 /// --compress-pos=no`: each `fn=` line opens a function; the cost lines after it are its own,
 /// except the one after each `calls=` line (the cost of the call, the callee's).
@@ -86,8 +108,13 @@ struct Collected {
     batches: u64,
 }
 
-/// Runs this binary's case under callgrind.
+/// Runs this binary's case `marked` under callgrind.
 fn under_callgrind(dir: &Path, name: &str, region: bool) -> Collected {
+    under_callgrind_exact(dir, name, region, "profile_region::marked")
+}
+
+/// Runs this binary's case `id` under callgrind.
+fn under_callgrind_exact(dir: &Path, name: &str, region: bool, id: &str) -> Collected {
     let out = dir.join(format!("callgrind.{name}.out"));
     let ops_file = dir.join(format!("operations.{name}"));
     let _ = std::fs::remove_file(&ops_file);
@@ -105,12 +132,7 @@ fn under_callgrind(dir: &Path, name: &str, region: bool) -> Collected {
             if region { "no" } else { "yes" }
         ))
         .arg(&exe)
-        .args([
-            "--bench",
-            "--exact",
-            "profile_region::marked",
-            "--in-process",
-        ])
+        .args(["--bench", "--exact", id, "--in-process"])
         .args([
             "--rounds",
             "1",
@@ -218,6 +240,22 @@ fn check() {
         "profile region: the body {body} of {total} instructions, {per_call} per operation over \
          {operations} operations in {batches} batches; the set-up none"
     );
+
+    // A group member is measured paired with its baseline: only the member's batches are the
+    // region (both were, and the member's profile held both bodies).
+    let Collected {
+        costs: member,
+        operations,
+        ..
+    } = under_callgrind_exact(&dir, "member", true, "profile_region::group_member");
+    let own = cost_of(&member, "region_group_member_work");
+    assert!(own > 0, "the member is in its profile: {member:?}");
+    assert_eq!(
+        cost_of(&member, "region_group_baseline_work"),
+        0,
+        "the baseline is not in the member's profile: {member:?}"
+    );
+    assert_eq!(own % operations, 0, "{own} over {operations} operations");
 }
 
 fn main() -> ExitCode {

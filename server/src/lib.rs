@@ -16,8 +16,9 @@
 //! This crate holds the session, the LSP front end and the headless commands; the rest lives in
 //! five rooms it re-exports, each a crate with one job that may use only the rooms below it:
 //! knotmeter-server-process (`process`, `signals`), knotmeter-server-discovery (`discovery`,
-//! `watch`), knotmeter-server-runs (`cargo_build`, `runs`, `stored`) and
-//! knotmeter-server-builds (`compare`, two builds).
+//! `watch`), knotmeter-server-runs (`cargo_build`, `runs`, `stored`),
+//! knotmeter-server-builds (`compare`, two builds) and knotmeter-server-profile (`profile`, one
+//! case's timed region under callgrind).
 //!
 //! The daemon never links the measurement engine: it reads the bench binaries' output through
 //! the protocol crate's types. Its stdout is the protocol; logs go through `tracing` to

@@ -18,8 +18,9 @@ fn a_profile_holds_the_timed_region_and_marks_the_workspaces_hot_lines() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{}\n{stderr}", out.status);
     assert!(
-        stderr.contains("Finished `knotmeter-profile` profile"),
-        "cargo built the profile build, not the measured one: {stderr}"
+        stderr.contains("Finished `knotmeter-profile` profile")
+            && stderr.contains("--bench profiled --profile knotmeter-profile"),
+        "cargo built the profile build, and the build's line says so: {stderr}"
     );
     let profile: Profile = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(profile.id, "profiled::hashing");

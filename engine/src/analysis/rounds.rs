@@ -109,6 +109,47 @@ pub(crate) fn from_the_history(
     }
     rounds.widened = run_sd.is_some();
     rounds.machine_sd = machine_sd;
+    rewarn_wide(result, logs.len());
+}
+
+/// The words of the warning [`wide_warning`] gives, by which [`from_the_history`] finds it.
+const DISAGREE: &str = "disagree by more than the estimate itself";
+
+/// The warning of an interval that reaches past twice the estimate (or below zero): the figure
+/// is not known, and a warning, never a tick, stands beside it.
+fn wide_warning(rounds: usize, low: f64, high: f64) -> Warning {
+    Warning::new(
+        "imprecise",
+        format!(
+            "its {rounds} rounds {DISAGREE} (95% interval [{}, {}]): the figure is not known; \
+             rerun it on a quieter machine, or give it more time with `--time SECS` for more \
+             rounds",
+            knotmeter_format::units::format_duration_ns(low),
+            knotmeter_format::units::format_duration_ns(high),
+        ),
+    )
+}
+
+/// [`wide_warning`] again for the interval the history left: it gives one when the history
+/// widened an interval past twice its estimate, and takes it away (or quotes the new interval)
+/// when the history narrowed it, so the warning always speaks of the interval shown.
+fn rewarn_wide(result: &mut BenchResult, rounds: usize) {
+    result
+        .warnings
+        .retain(|w| !(w.code == "imprecise" && w.message.contains(DISAGREE)));
+    let empty = result
+        .warnings
+        .iter()
+        .any(|w| w.code == validity::OPTIMIZED_AWAY);
+    let imprecise = result.warnings.iter().any(|w| w.code == "imprecise");
+    let wide = result
+        .precision
+        .is_some_and(|p| p >= knotmeter_format::text::WIDE_PRECISION);
+    if wide && !empty && !imprecise && rounds >= 2 {
+        let e = &result.estimate;
+        let warning = wide_warning(rounds, e.low_ns, e.high_ns);
+        result.warnings.push(warning);
+    }
 }
 
 /// One round of a case: what its slot measured, and whether the benchmark called a timing
@@ -541,19 +582,7 @@ fn notes(
         && estimate.precision.is_finite()
         && estimate.precision >= knotmeter_format::text::WIDE_PRECISION
     {
-        // An interval that reaches past twice the estimate (or below zero) says the figure is
-        // not known: a warning, never a tick beside a number.
-        warnings.push(Warning::new(
-            "imprecise",
-            format!(
-                "its {} disagree by more than the estimate itself (95% interval [{}, {}]): the \
-                 figure is not known; rerun it on a quieter machine, or give it more time with \
-                 `--time SECS` for more rounds",
-                rounds_text(rounds),
-                knotmeter_format::units::format_duration_ns(estimate.low),
-                knotmeter_format::units::format_duration_ns(estimate.high),
-            ),
-        ));
+        warnings.push(wide_warning(rounds, estimate.low, estimate.high));
     } else if rounds >= 2
         && estimate.rounds_precision.is_finite()
         && estimate.rounds_precision > cx.target_precision
@@ -693,6 +722,23 @@ mod tests {
         from_the_history(&mut r, Some(0.005), None);
         assert_eq!(r.rounds.as_ref().unwrap().machine_sd, Some(0.005));
         assert!(r.precision.unwrap() < own / 2.0, "{:?}", r.precision);
+
+        // A history whose runs of the case move by far more than the estimate widens its
+        // interval past twice it: the warning comes with it (it used to be decided before the
+        // history, and the widened range got a tick), and goes when a calmer history narrows
+        // the interval again.
+        let wide_warning = |r: &BenchResult| {
+            r.warnings
+                .iter()
+                .any(|w| w.code == "imprecise" && w.message.contains(DISAGREE))
+        };
+        let mut r = narrow.clone();
+        from_the_history(&mut r, None, Some(3.0));
+        assert!(r.precision.unwrap() >= 1.0, "{:?}", r.precision);
+        assert!(wide_warning(&r), "{:?}", r.warnings);
+        from_the_history(&mut r, Some(0.005), None);
+        assert!(r.precision.unwrap() < 0.1, "{:?}", r.precision);
+        assert!(!wide_warning(&r), "{:?}", r.warnings);
     }
 
     /// The rounds of one run see what differs between its processes, not what holds for the

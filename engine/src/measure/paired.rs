@@ -103,7 +103,6 @@ pub(crate) fn measure_pair(
         schedule.round_took(base_step + member_step + pace.last_step());
     }
     let mut cancelled = false;
-    let _sampling = region::sampling();
     loop {
         let round = m.workload_ns.len();
         if round > 0 {
@@ -151,6 +150,10 @@ fn cold(sampler: &mut dyn Sampler) -> Measurement {
 /// operation, each side's empty body in the reverse order of the workloads (ABBA); the base
 /// first in even rounds and the member in odd ones, so that what going first does to a figure
 /// falls on both sides alike.
+///
+/// Only the member's workload is the region a profiler is told of: the member is the case
+/// measured (`--exact member`, or this build's side of `knotmeter compare`), its baseline the
+/// reference it is paired with.
 fn sample_round(
     round: usize,
     n: u64,
@@ -158,13 +161,17 @@ fn sample_round(
     (member, m): (&mut dyn Sampler, &mut Measurement),
 ) {
     let per_op = |ns: f64| ns / n as f64;
+    let marked = |member: &mut dyn Sampler| {
+        let _sampling = region::sampling();
+        member.workload(n)
+    };
     if round.is_multiple_of(2) {
         b.workload_ns.push(per_op(base.workload(n)));
-        m.workload_ns.push(per_op(member.workload(n)));
+        m.workload_ns.push(per_op(marked(member)));
         m.baseline_ns.push(per_op(member.baseline(n)));
         b.baseline_ns.push(per_op(base.baseline(n)));
     } else {
-        m.workload_ns.push(per_op(member.workload(n)));
+        m.workload_ns.push(per_op(marked(member)));
         b.workload_ns.push(per_op(base.workload(n)));
         b.baseline_ns.push(per_op(base.baseline(n)));
         m.baseline_ns.push(per_op(member.baseline(n)));

@@ -9,11 +9,11 @@
 //!
 //! * `callgrind`: Valgrind's client request `CALLGRIND_TOGGLE_COLLECT`, for a run under
 //!   `valgrind --tool=callgrind --collect-atstart=no`: only the region's instructions are
-//!   collected. Outside Valgrind the request is a few no-op instructions.
+//!   collected. Outside Valgrind the request is a few no-op instructions. x86_64 only.
 //! * `perf:CTL,ACK`: `enable` and `disable` written to the control FIFO `CTL` of a `perf record
 //!   -D -1 --control fifo:CTL,ACK`, each acknowledged on `ACK` before the batch runs on: only
-//!   the region is sampled. perf opens `ACK` for writing without blocking, so whoever starts
-//!   perf holds it open for reading first.
+//!   the region is sampled. With nobody reading `CTL` the bench binary says so and stops,
+//!   rather than wait; a perf that goes away mid-run ends it too.
 //!
 //! At the end of each sampling phase that marked the region, the operations and batches it
 //! held are appended to the file `KNOTMETER_PROFILE_OPS` names (one line, `OPERATIONS
@@ -76,12 +76,42 @@ fn parse(value: &str) -> Result<Marker, String> {
     let Some((ctl, ack)) = value.strip_prefix("perf:").and_then(|v| v.split_once(',')) else {
         return Err("expected `callgrind` or `perf:CTL_FIFO,ACK_FIFO`".to_owned());
     };
-    let ctl = OpenOptions::new()
-        .write(true)
-        .open(ctl)
-        .map_err(|e| format!("cannot open perf's control FIFO {ctl}: {e}"))?;
-    let ack = File::open(ack).map_err(|e| format!("cannot open perf's ack FIFO {ack}: {e}"))?;
+    // perf opens both FIFOs (read and write, without blocking) before it starts the bench
+    // binary. Opening the control FIFO for writing without blocking fails at once when nobody
+    // reads it (ENXIO), instead of waiting for ever for a perf that is not there.
+    let ctl = open_fifo(ctl, true).map_err(|e| match e.raw_os_error() {
+        Some(libc::ENXIO) => format!(
+            "nobody reads perf's control FIFO {ctl}: run the bench binary under `perf record \
+             -D -1 --control fifo:{ctl},{ack} -- …`"
+        ),
+        _ => format!("cannot open perf's control FIFO {ctl}: {e}"),
+    })?;
+    let ack =
+        open_fifo(ack, false).map_err(|e| format!("cannot open perf's ack FIFO {ack}: {e}"))?;
     Ok(Marker::Perf(Mutex::new(PerfControl { ctl, ack })))
+}
+
+/// Opens a FIFO without blocking (for writing: only when someone reads it), then makes it
+/// blocking, so that a command waits for its acknowledgement.
+fn open_fifo(path: &str, write: bool) -> std::io::Result<File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    use std::os::unix::io::AsRawFd;
+    let file = OpenOptions::new()
+        .read(!write)
+        .write(write)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)?;
+    let fd = file.as_raw_fd();
+    // SAFETY: `fd` is open for the life of `file`; F_GETFL and F_SETFL touch only its flags.
+    let cleared = unsafe {
+        let flags = libc::fcntl(fd, libc::F_GETFL);
+        flags >= 0 && libc::fcntl(fd, libc::F_SETFL, flags & !libc::O_NONBLOCK) == 0
+    };
+    if cleared {
+        Ok(file)
+    } else {
+        Err(std::io::Error::last_os_error())
+    }
 }
 
 /// Marks the sampling phase while the guard lives: the workload batches timed meanwhile are
@@ -216,15 +246,16 @@ mod callgrind {
     /// `VG_USERREQ_TOOL_BASE('C', 'T')`: callgrind's first request.
     const BASE: u64 = ((b'C' as u64) << 24) | ((b'T' as u64) << 16);
     /// `CALLGRIND_TOGGLE_COLLECT`.
-    const TOGGLE_COLLECT: u64 = BASE + 2;
+    pub(super) const TOGGLE_COLLECT: u64 = BASE + 2;
 
     /// Turns callgrind's collection on if off, off if on.
     pub(super) fn toggle_collect() {
         request(TOGGLE_COLLECT);
     }
 
+    /// Issues request `code` with no arguments; returns Valgrind's answer (0 outside it).
     #[cfg(target_arch = "x86_64")]
-    fn request(code: u64) -> u64 {
+    pub(super) fn request(code: u64) -> u64 {
         let args: [u64; 6] = [code, 0, 0, 0, 0, 0];
         let result: u64;
         // SAFETY: the rotations of rdi add up to 128 bits, leaving it as it was, and
@@ -246,9 +277,10 @@ mod callgrind {
         result
     }
 
-    /// Other architectures are not marked: a profile there holds every batch.
+    /// Other architectures are not marked: callgrind's collection never turns on, and
+    /// `knotmeter profile` refuses to run there rather than return an empty profile.
     #[cfg(not(target_arch = "x86_64"))]
-    fn request(_: u64) -> u64 {
+    pub(super) fn request(_: u64) -> u64 {
         0
     }
 }
@@ -257,11 +289,14 @@ mod callgrind {
 mod tests {
     use super::*;
 
-    /// Outside Valgrind a client request is a no-op that answers its default.
+    /// Outside Valgrind a client request is a no-op that answers its default (0), and leaves
+    /// the registers it rotates as they were: a value live across it survives.
     #[test]
     fn a_client_request_outside_valgrind_does_nothing() {
-        callgrind::toggle_collect();
-        callgrind::toggle_collect();
+        let kept = std::hint::black_box(0x0123_4567_89ab_cdefu64);
+        assert_eq!(callgrind::request(callgrind::TOGGLE_COLLECT), 0);
+        assert_eq!(callgrind::request(callgrind::TOGGLE_COLLECT), 0);
+        assert_eq!(std::hint::black_box(kept), 0x0123_4567_89ab_cdef);
     }
 
     #[test]
@@ -278,8 +313,10 @@ mod tests {
         );
     }
 
-    /// The perf protocol against a stand-in for perf on two FIFOs: each command is sent, and the
-    /// batch waits for its acknowledgement (NUL-terminated, as perf writes it).
+    /// The perf protocol against a stand-in for perf on two FIFOs, opened as perf opens them
+    /// (read and write, before the bench binary starts): each command is sent, and the batch
+    /// waits for its acknowledgement (NUL-terminated, as perf writes it). With nobody reading
+    /// the control FIFO, the engine says so at once instead of waiting.
     #[test]
     fn perf_is_told_enable_and_disable_and_each_is_acknowledged() {
         let dir = std::env::temp_dir().join(format!("knotmeter-region-{}", std::process::id()));
@@ -289,23 +326,34 @@ mod tests {
             let made = std::process::Command::new("mkfifo").arg(fifo).status();
             assert!(made.unwrap().success(), "mkfifo {}", fifo.display());
         }
-        let (ctl_path, ack_path) = (ctl.clone(), ack.clone());
+        let value = format!("perf:{},{}", ctl.display(), ack.display());
+        let Err(alone) = parse(&value) else {
+            panic!("nobody reads the control FIFO yet");
+        };
+        assert!(
+            alone.contains("nobody reads perf's control FIFO"),
+            "{alone}"
+        );
+        let both = |path: &std::path::Path| {
+            OpenOptions::new()
+                .read(true)
+                .write(true)
+                .open(path)
+                .unwrap()
+        };
+        let (mut perf_ctl, mut perf_ack) = (both(&ctl), both(&ack));
         let perf = std::thread::spawn(move || {
-            let mut ctl = File::open(&ctl_path).unwrap();
-            let mut ack = OpenOptions::new().write(true).open(&ack_path).unwrap();
             let mut heard = Vec::new();
             let mut buf = [0u8; 64];
             while heard.iter().filter(|b| **b == b'\n').count() < 2 {
-                let n = ctl.read(&mut buf).unwrap();
-                assert!(n > 0, "the engine closed the control FIFO early");
+                let n = perf_ctl.read(&mut buf).unwrap();
                 heard.extend_from_slice(&buf[..n]);
                 for _ in buf[..n].iter().filter(|b| **b == b'\n') {
-                    ack.write_all(b"ack\n\0").unwrap();
+                    perf_ack.write_all(b"ack\n\0").unwrap();
                 }
             }
             String::from_utf8(heard).unwrap()
         });
-        let value = format!("perf:{},{}", ctl.display(), ack.display());
         let Ok(Marker::Perf(control)) = parse(&value) else {
             panic!("{value} is perf's");
         };

@@ -21,7 +21,7 @@ use crate::builds::pipeline::{self, Outcome, Phase, Step};
 use crate::builds::{render, BuildCancelled, BuildsArgs, BuildsFormat, MeasureEvent};
 use crate::process::Children;
 use crate::runs::Sink;
-use crate::signals::{self, Heard, Signals, Stop, Stopping};
+use crate::signals::{self, Followed, Heard, Signals, Stop};
 
 /// `knotmeter compare`: returns the exit status.
 pub fn compare(args: BuildsArgs) -> anyhow::Result<ExitCode> {
@@ -62,25 +62,21 @@ async fn follow(args: &BuildsArgs, children: &Children) -> anyhow::Result<ExitCo
     let cancel = CancellationToken::new();
     let phase = PhaseCell::default();
     let work = measure(args, children, &cancel, &phase);
-    tokio::pin!(work);
-    let mut stopping = Stopping::default();
-    let result = loop {
-        tokio::select! {
-            result = &mut work => break result,
-            stop = signals.next() => match stopping.hear(stop) {
-                Heard::AtOnce { first, again } => {
-                    eprintln!("{}", Heard::at_once_note(again));
-                    return Ok(ExitCode::from(signals::exit_status(first)));
-                }
-                Heard::Cancel(stop) => {
-                    eprintln!("{}", cancelling(stop, phase.get()));
-                    cancel.cancel();
-                }
-            },
+    let followed = signals
+        .follow(work, |stop| {
+            eprintln!("{}", cancelling(stop, phase.get()));
+            cancel.cancel();
+        })
+        .await;
+    let (result, stop) = match followed {
+        Followed::AtOnce { first, again } => {
+            eprintln!("{}", Heard::at_once_note(again));
+            return Ok(ExitCode::from(signals::exit_status(first)));
         }
-    };
-    let Some(stop) = stopping.first() else {
-        return result;
+        Followed::Ended { result, stopped } => match stopped {
+            None => return result,
+            Some(stop) => (result, stop),
+        },
     };
     match result {
         Err(error) if error.is::<BuildCancelled>() => {

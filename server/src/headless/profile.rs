@@ -15,7 +15,7 @@ use crate::cli::{ListFormat, ProfileArgs};
 use crate::discovery::{workspace, Discovery};
 use crate::process::Children;
 use crate::profile::{self, ProfileError, ProfileEvent, ProfileRequest};
-use crate::signals::{self, Heard, Signals, Stopping};
+use crate::signals::{self, Followed, Heard, Signals};
 
 /// `knotmeter profile`: returns the exit status.
 pub fn profile(args: ProfileArgs) -> anyhow::Result<ExitCode> {
@@ -85,27 +85,26 @@ async fn follow(
         ProfileEvent::Counting(command) => eprintln!("knotmeter: {command}"),
     };
     let work = profile::profile(request, children, &cancel, &mut on);
-    tokio::pin!(work);
-    let mut stopping = Stopping::default();
-    let result = loop {
-        tokio::select! {
-            result = &mut work => break result,
-            stop = signals.next() => match stopping.hear(stop) {
-                Heard::AtOnce { first, again } => {
-                    eprintln!("{}", Heard::at_once_note(again));
-                    return Ok(ExitCode::from(signals::exit_status(first)));
-                }
-                Heard::Cancel(stop) => {
-                    eprintln!("knotmeter: {stop}: cancelling the profile ({stop} again stops at once)");
-                    cancel.cancel();
-                }
-            },
+    let result = match signals
+        .follow(work, |stop| {
+            eprintln!("knotmeter: {stop}: cancelling the profile ({stop} again stops at once)");
+            cancel.cancel();
+        })
+        .await
+    {
+        Followed::AtOnce { first, again } => {
+            eprintln!("{}", Heard::at_once_note(again));
+            return Ok(ExitCode::from(signals::exit_status(first)));
         }
+        Followed::Ended {
+            stopped: Some(stop),
+            ..
+        } => {
+            eprintln!("knotmeter: the profile was cancelled ({stop})");
+            return Ok(ExitCode::from(signals::exit_status(stop)));
+        }
+        Followed::Ended { result, .. } => result,
     };
-    if let Some(stop) = stopping.first() {
-        eprintln!("knotmeter: the profile was cancelled ({stop})");
-        return Ok(ExitCode::from(signals::exit_status(stop)));
-    }
     let profile = match result {
         Ok(profile) => profile,
         Err(ProfileError::Failed(why)) => {

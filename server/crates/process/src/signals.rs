@@ -52,6 +52,50 @@ impl Signals {
     }
 }
 
+/// How a piece of work followed with [`Signals::follow`] ended.
+#[derive(Debug)]
+pub enum Followed<T> {
+    /// It ended by itself; `stopped` is the signal that cancelled it, if one did.
+    Ended {
+        /// What the work returned.
+        result: T,
+        /// The first signal, which asked it to cancel.
+        stopped: Option<Stop>,
+    },
+    /// A second signal arrived first: the command stops at once, with the first's status.
+    AtOnce {
+        /// The signal that cancelled.
+        first: Stop,
+        /// The signal that arrived again.
+        again: Stop,
+    },
+}
+
+impl Signals {
+    /// Follows `work` to its end while listening: the first signal calls `cancel` (which asks
+    /// the work to stop gracefully), a second ends the following at once. `knotmeter compare`
+    /// and `knotmeter profile` follow their pipelines so.
+    pub async fn follow<T>(
+        &mut self,
+        work: impl std::future::Future<Output = T>,
+        mut cancel: impl FnMut(Stop),
+    ) -> Followed<T> {
+        tokio::pin!(work);
+        let mut stopping = Stopping::default();
+        loop {
+            tokio::select! {
+                result = &mut work => {
+                    return Followed::Ended { result, stopped: stopping.first() };
+                }
+                stop = self.next() => match stopping.hear(stop) {
+                    Heard::AtOnce { first, again } => return Followed::AtOnce { first, again },
+                    Heard::Cancel(stop) => cancel(stop),
+                },
+            }
+        }
+    }
+}
+
 /// The stopping signals a command heard: the first cancels gracefully, a second stops at once.
 /// Both `knotmeter run` and `knotmeter compare` keep one, so the rule and its wording are the
 /// same for both.

@@ -7,9 +7,11 @@
 //! the file of code inlined into the function and back, and `fl=` sets with the function. A
 //! `calls=` line is followed by the call's line: the line of the call site and the inclusive
 //! cost of the call (the callee and all it called), charged to the caller at that line, never
-//! to its own cost. Both name kinds may be compressed (`(3) name` once, `(3)` after) and
-//! positions may be relative (`+2`, `-1`, `*`); both are read. Call counts are not used:
-//! callgrind counts calls outside the collected region too.
+//! to its own cost. Names may be compressed (`(3) name` once, `(3)` after). Positions are read
+//! as `--compress-pos=no` writes them, absolute; relative ones (`+2`, `-1`, `*`) are read too,
+//! but not tested against callgrind's own output. Call counts are not used: callgrind counts
+//! calls outside the collected region too. The costs must add up to the file's `summary:` or
+//! `totals:` line, or the file was cut short.
 
 use std::collections::HashMap;
 
@@ -150,6 +152,8 @@ pub fn parse(text: &str) -> Result<Callgrind, ParseError> {
     let mut by_function: HashMap<String, FunctionCost> = HashMap::new();
     let mut cursor = Cursor::default();
     let mut with_address = false;
+    // The first event's total as the file says it: `totals:` of every part, else `summary:`.
+    let (mut totals, mut summary): (Option<u64>, Option<u64>) = (None, None);
     for (index, raw) in text.lines().enumerate() {
         let error = |why: String| ParseError {
             line: index + 1,
@@ -184,11 +188,13 @@ pub fn parse(text: &str) -> Result<Callgrind, ParseError> {
                     inclusive: 0,
                     spots: HashMap::new(),
                 });
-            entry.inclusive += cost;
+            let overflow = || error("costs past 2^64".into());
+            entry.inclusive = entry.inclusive.checked_add(cost).ok_or_else(overflow)?;
             if !spot.call {
-                entry.own += cost;
+                entry.own = entry.own.checked_add(cost).ok_or_else(overflow)?;
             }
-            *entry.spots.entry(spot).or_default() += cost;
+            let at = entry.spots.entry(spot).or_default();
+            *at = at.checked_add(cost).ok_or_else(overflow)?;
             continue;
         }
         let Some((key, value)) = line.split_once(['=', ':']) else {
@@ -232,12 +238,43 @@ pub fn parse(text: &str) -> Result<Callgrind, ParseError> {
             "events" => {
                 profile.event = value.split_whitespace().next().unwrap_or_default().into();
             }
+            "totals" | "summary" => {
+                let first = value.split_whitespace().next().unwrap_or_default();
+                let total: u64 = first
+                    .parse()
+                    .map_err(|_| error(format!("a {key} that is not a number: {first}")))?;
+                let slot = if key == "totals" {
+                    &mut totals
+                } else {
+                    &mut summary
+                };
+                *slot = Some(slot.unwrap_or(0).saturating_add(total));
+            }
             // The header, and per-part descriptions: nothing to read.
             _ => {}
         }
     }
     profile.functions = by_function.into_values().collect();
-    profile.total = profile.functions.iter().map(|f| f.own).sum();
+    profile.total = profile
+        .functions
+        .iter()
+        .try_fold(0u64, |sum, f| sum.checked_add(f.own))
+        .ok_or_else(|| ParseError {
+            line: 0,
+            why: "costs past 2^64".into(),
+        })?;
+    if let Some(declared) = totals.or(summary) {
+        if declared != profile.total {
+            return Err(ParseError {
+                line: text.lines().count(),
+                why: format!(
+                    "the file says its total is {declared}, its costs add up to {}: it was cut \
+                     short or damaged",
+                    profile.total
+                ),
+            });
+        }
+    }
     Ok(profile)
 }
 
@@ -298,7 +335,7 @@ mod tests {
 version: 1
 positions: line
 events: Ir
-summary: 160
+summary: 155
 
 fl=(1) /ws/src/lib.rs
 fn=(1) app::body
@@ -397,6 +434,35 @@ calls=1 10
         assert!(err.why.contains("before any `fn=`"), "{err}");
         let err = parse("events: Ir\nfn=f\n1 x\n").unwrap_err();
         assert!(err.why.contains("not a number"), "{err}");
+        // Cut short: the costs do not add up to the total the header declared.
+        let whole = include_str!("../tests/fixtures/callgrind.region.out");
+        let cut = &whole[..whole.len() / 2];
+        let err = parse(&cut[..cut.rfind('\n').unwrap()]).unwrap_err();
+        assert!(err.why.contains("cut short"), "{err}");
+    }
+
+    /// A real profile with instruction positions (`--dump-instr=yes`, as `knotmeter profile`
+    /// runs callgrind) reads whole: its costs add up to its totals, every cost has its address,
+    /// and the body's first instruction is at the address `nm` gave its symbol (0x1cb160:
+    /// addresses are the object's own, as the debug information's are).
+    #[test]
+    fn a_real_profile_with_instruction_positions_reads_whole() {
+        let text = include_str!("../tests/fixtures/callgrind.instr.out");
+        let p = parse(text).unwrap();
+        assert_eq!(p.total, 1_202_386);
+        assert!(p
+            .functions
+            .iter()
+            .flat_map(|f| f.spots.keys())
+            .all(|spot| spot.address.is_some()));
+        let body = p
+            .functions
+            .iter()
+            .find(|f| f.name == "profile_region::region_body_work")
+            .unwrap();
+        let first = body.spots.keys().filter_map(|s| s.address).min().unwrap();
+        assert_eq!(first, 0x1cb160);
+        assert!(body.object.contains("profile_region-"), "{}", body.object);
     }
 
     /// A real profile of the engine's own test (`engine/tests/profile_region.rs` as it was when

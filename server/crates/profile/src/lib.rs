@@ -27,8 +27,8 @@ use tokio_util::sync::CancellationToken;
 use process::Children;
 
 /// The wall-time budget of the profiled case by default, in seconds of the bench binary's own
-/// clock: under callgrind a program runs some fifty times slower, so this is the case's
-/// sampling of a fiftieth of a second at full speed, thousands of operations for most
+/// clock: under callgrind a program runs some fifty times slower, so this is about a
+/// twenty-fifth of a second of the case at full speed, thousands of operations for most
 /// benchmarks (the operations are counted, so the costs per operation are exact whatever it is).
 pub const DEFAULT_SECONDS: f64 = 2.0;
 

@@ -112,8 +112,11 @@ pub fn line_costs(counted: &Callgrind, chains: &dyn InlineChains) -> HashMap<Lin
             let Some(address) = spot.address else {
                 continue;
             };
+            // The chain's innermost line is callgrind's own (charged above) when the debug
+            // information has one; when the innermost frame has none, the first line of the
+            // chain is an outer one, and is charged like the rest.
             let mut charged: HashSet<LineKey> = HashSet::from([spot.at.clone()]);
-            for outer in chains.chain(&function.object, address).into_iter().skip(1) {
+            for outer in chains.chain(&function.object, address) {
                 if charged.insert(outer.clone()) {
                     lines.entry(outer).or_default().below += cost;
                 }
@@ -270,6 +273,9 @@ calls=1 10
                     at("/reg/knotmeter/src/measure/routine.rs", 90),
                     at("/ws/benches/b.rs", 5),
                 ],
+                // An instruction whose innermost frame has no line in the debug information:
+                // the chain starts at the line it was inlined into.
+                ("/ws/b", 0x20) => vec![at("/ws/benches/b.rs", 6)],
                 _ => Vec::new(),
             }
         }
@@ -290,12 +296,26 @@ calls=1 10
         let plain = from_callgrind("b::sort", &counted, 10, root, &NoInlining);
         assert!(plain.lines.is_empty(), "{:?}", plain.lines);
         let p = from_callgrind("b::sort", &counted, 10, root, &Inlined);
-        assert_eq!(p.lines.len(), 1, "{:?}", p.lines);
-        let line = &p.lines[0];
-        assert_eq!((line.file.as_str(), line.line), ("/ws/benches/b.rs", 5));
+        let lines: Vec<(&str, u32, f64, f64, f64)> = p
+            .lines
+            .iter()
+            .map(|l| {
+                (
+                    l.file.as_str(),
+                    l.line,
+                    l.own_per_op,
+                    l.calls_per_op,
+                    l.share,
+                )
+            })
+            .collect();
         assert_eq!(
-            (line.own_per_op, line.calls_per_op, line.share),
-            (0.0, 90.0, 0.9)
+            lines,
+            [
+                ("/ws/benches/b.rs", 5, 0.0, 90.0, 0.9),
+                // The first line of a chain whose innermost frame had none is charged too.
+                ("/ws/benches/b.rs", 6, 0.0, 10.0, 0.1),
+            ]
         );
     }
 

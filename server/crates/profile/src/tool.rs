@@ -25,8 +25,16 @@ fn is_executable(path: &Path) -> bool {
         .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
 }
 
-/// The executable of `tool`, or one line saying what to install.
+/// The executable of `tool`, or one line saying what to install (or that this machine's
+/// architecture cannot be profiled: the engine marks the timed region with x86_64 instructions).
 pub fn require(tool: ProfileTool) -> Result<PathBuf, String> {
+    if !cfg!(target_arch = "x86_64") {
+        return Err(format!(
+            "knotmeter profile marks the timed region with x86_64 instructions, and this \
+             machine is {}: not supported yet",
+            std::env::consts::ARCH
+        ));
+    }
     let program = program(tool);
     find_on(program, std::env::var_os("PATH").as_deref()).ok_or_else(|| missing(tool))
 }
@@ -38,10 +46,9 @@ pub fn missing(tool: ProfileTool) -> String {
              callgrind, and `valgrind` is not on PATH: install Valgrind (Debian and Ubuntu: \
              `sudo apt install valgrind`; Fedora: `sudo dnf install valgrind`)"
             .to_owned(),
-        ProfileTool::Perf => "knotmeter profile --tool perf samples with Linux perf, and `perf` \
-             is not on PATH: install it (Debian: `sudo apt install linux-perf`; Ubuntu: `sudo apt \
-             install linux-tools-common linux-tools-$(uname -r)`; Fedora: `sudo dnf install \
-             perf`)"
+        ProfileTool::Perf => "sampling with Linux perf needs `perf`, and it is not on PATH: \
+             install it (Debian: `sudo apt install linux-perf`; Ubuntu: `sudo apt install \
+             linux-tools-common linux-tools-$(uname -r)`; Fedora: `sudo dnf install perf`)"
             .to_owned(),
     }
 }

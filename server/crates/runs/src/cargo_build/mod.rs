@@ -204,8 +204,12 @@ async fn build_package(
         .unwrap_or_else(|| workspace.root.join("Cargo.toml"));
     let command = bench_command(workspace, &manifest, (package, targets), flavour);
     tracing::info!(package, ?targets, "building");
+    let profile = match flavour {
+        BuildAs::Bench => String::new(),
+        BuildAs::Profile => format!(" --profile {PROFILE_BUILD}"),
+    };
     events(BuildEvent::Output(format!(
-        "cargo bench --no-run -p {package} {}",
+        "cargo bench --no-run -p {package} {}{profile}",
         targets
             .iter()
             .map(|t| format!("--bench {t}"))
