@@ -173,32 +173,44 @@ impl Drop for Unmarked {
 }
 
 /// Enters the region before the first clock read of a workload batch of `operations`; returns
-/// whether it did, for [`leave`].
-#[inline(never)]
+/// whether it did, for [`leave`]. Outside a sampling phase (every batch of a run that is not
+/// profiled) it is one load of a flag, inlined into the timed loop's caller side; the rest is
+/// out of line.
+#[inline]
 pub(crate) fn enter(operations: u64) -> bool {
-    if !SAMPLING.load(Ordering::Relaxed) || UNMARKED.load(Ordering::Relaxed) {
+    SAMPLING.load(Ordering::Relaxed) && enter_marked(operations)
+}
+
+#[cold]
+#[inline(never)]
+fn enter_marked(operations: u64) -> bool {
+    if UNMARKED.load(Ordering::Relaxed) || !tell(true) {
         return false;
-    }
-    match marker() {
-        Marker::Off => return false,
-        Marker::Callgrind => callgrind::toggle_collect(),
-        Marker::Perf(control) => perf_command(control, "enable"),
     }
     OPERATIONS.fetch_add(operations, Ordering::Relaxed);
     BATCHES.fetch_add(1, Ordering::Relaxed);
     true
 }
 
-/// Leaves the region after the batch's last clock read, when [`enter`] entered it.
+/// Leaves the region after the batch's last clock read; called only when [`enter`] entered.
+#[cold]
 #[inline(never)]
-pub(crate) fn leave(entered: bool) {
-    if !entered {
-        return;
-    }
+pub(crate) fn leave() {
+    tell(false);
+}
+
+/// Tells the profiler the region begins (`on`) or ends; returns whether there is one.
+fn tell(on: bool) -> bool {
     match marker() {
-        Marker::Off => {}
-        Marker::Callgrind => callgrind::toggle_collect(),
-        Marker::Perf(control) => perf_command(control, "disable"),
+        Marker::Off => false,
+        Marker::Callgrind => {
+            callgrind::toggle_collect();
+            true
+        }
+        Marker::Perf(control) => {
+            perf_command(control, if on { "enable" } else { "disable" });
+            true
+        }
     }
 }
 

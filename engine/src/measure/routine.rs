@@ -108,7 +108,9 @@ where
         }
     }
     let end = timer.now();
-    region::leave(entered);
+    if entered {
+        region::leave();
+    }
     batch.outputs.clear();
     end.saturating_sub(start)
 }

@@ -17,6 +17,8 @@ use crate::process::Children;
 use crate::profile::{self, ProfileError, ProfileEvent, ProfileRequest};
 use crate::signals::{self, Followed, Heard, Signals};
 
+use super::select::Selection;
+
 /// `knotmeter profile`: returns the exit status.
 pub fn profile(args: ProfileArgs) -> anyhow::Result<ExitCode> {
     let (path, case) = args.path_and_case();
@@ -40,13 +42,16 @@ fn request(
     seconds: f64,
 ) -> anyhow::Result<ProfileRequest> {
     let mut discovery = Discovery::new(workspace.clone());
-    let tree = discovery.tree();
-    let strip = |id: &str| id.split_once("::").map_or(id, |(_, rest)| rest).to_owned();
-    let found: Vec<(crate::discovery::TargetRef, String)> = tree
-        .select(None, &[])
+    // `knotmeter run --exact`'s rule (the bench binary's): an id or a name, whole.
+    let selection = Selection {
+        filter: Some(case.to_owned()),
+        exact: true,
+        skip: Vec::new(),
+    };
+    let found: Vec<(crate::discovery::TargetRef, String)> = selection
+        .apply(&discovery.tree())
         .into_iter()
         .flat_map(|(target, ids)| ids.into_iter().map(move |id| (target.clone(), id)))
-        .filter(|(_, id)| id == case || strip(id) == case)
         .collect();
     match found.as_slice() {
         [(target, id)] => Ok(ProfileRequest {
