@@ -6,7 +6,9 @@
 //!   one [`Event`] per line for `--format jsonl`, and [`ListDocument`] for
 //!   `--list --format json`; under `--driven` it reads [`DrivenCommand`]s and writes
 //!   [`DrivenEvent`]s (`knotmeter compare`, which prints a [`CompareReport`]);
-//! * the daemon (`knotmeter serve`) reads those and speaks the editor methods;
+//! * the daemon (`knotmeter serve`) reads those and speaks the editor methods ([`editor`],
+//!   behind the feature `editor`: a bench binary never compiles them, so a user's build does
+//!   not pay for them and a change to them cannot move a measurement);
 //! * the VS Code extension, whose TypeScript types are generated from this crate.
 //!
 //! The crate holds types only: no measurement, no I/O, no LSP. Field names may grow between
@@ -16,6 +18,7 @@
 
 mod bench;
 mod driven;
+#[cfg(feature = "editor")]
 pub mod editor;
 mod event;
 mod history;

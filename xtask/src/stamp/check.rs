@@ -193,3 +193,28 @@ fn every_path_a_section_depends_on_exists() {
          their changes): {missing:?}"
     );
 }
+
+/// Every file of `protocol/src` is a dependency of the engine's sections, or one of the files
+/// a bench binary never compiles (the editor's methods, which the daemon's sections have; the
+/// TypeScript generator, a test): a file added to the protocol is not missed.
+#[test]
+fn protocol_files_are_all_placed() {
+    use super::sections::{ENGINE, SERVER};
+    let apart = ["protocol/src/editor.rs", "protocol/src/typescript.rs"];
+    let unplaced: Vec<String> = std::fs::read_dir(root().join("protocol/src"))
+        .expect("protocol/src")
+        .map(|entry| {
+            format!(
+                "protocol/src/{}",
+                entry.expect("entry").file_name().to_string_lossy()
+            )
+        })
+        .filter(|path| !ENGINE.contains(&path.as_str()) && !apart.contains(&path.as_str()))
+        .collect();
+    assert!(
+        unplaced.is_empty(),
+        "files of protocol/src in no section's dependencies (add them to ENGINE in \
+         xtask/src/stamp/sections.rs): {unplaced:?}"
+    );
+    assert!(SERVER.contains(&"protocol/src/editor.rs"));
+}
