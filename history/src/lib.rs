@@ -20,7 +20,7 @@
 //! * **A versioned schema.** `PRAGMA application_id` holds [`APPLICATION_ID`], so a file that
 //!   belongs to another program is recognised; `PRAGMA user_version` holds the schema version,
 //!   and opening for writing migrates an older file forward in place, keeping its data (see
-//!   the `schema` module for versions 1 to 6).
+//!   the `schema` module for versions 1 to 8).
 //! * **Never destroy, never wedge.** Whose a file is, is decided from its bytes before SQLite
 //!   opens it (SQLite creates companion files even for a read-only open): another program's
 //!   file, or a history of a newer knotmeter, is never opened, written, moved, or given
@@ -46,6 +46,8 @@
 //! * **Comparisons of two builds** (`knotmeter compare`) are stored apart from runs
 //!   ([`History::record_comparison`], [`History::comparisons`]), both commits named, so the
 //!   other build's results never become this build's before/after predecessor.
+//! * **Profiles** of a case (`knotmeter profile`) are kept beside its results, the newest
+//!   [`KEPT_PROFILES`] of each ([`History::record_profile`], [`History::latest_profiles`]).
 //! * **Bounded.** [`History::prune_plan`] and [`History::prune`] keep the newest results of
 //!   each case, every named baseline and the newest comparisons of each pair of sides, and
 //!   shrink the file.
@@ -62,6 +64,7 @@ mod merge_comparisons;
 mod model;
 mod os;
 mod path;
+mod profiles;
 mod prune;
 mod read;
 mod recognise;
@@ -80,6 +83,7 @@ pub use model::{
     BaselineRun, HistoryPoint, HistoryRun, RunId, RunStatus, StoredMedian, StoredResult,
 };
 pub use path::{resolve_path, target_dir_from_exe, HISTORY_ENV};
+pub use profiles::{StoredProfile, KEPT_PROFILES};
 pub use prune::{PrunePlan, Pruned, Retention, DEFAULT_KEEP_COMPARISONS};
 pub use samples::{stored_samples, STORED_BASELINE_SAMPLES, STORED_WORKLOAD_SAMPLES};
 pub use schema::{APPLICATION_ID, SCHEMA_VERSION};

@@ -86,6 +86,14 @@
 //!   A before/after comparison between two runs that both have one is taken relative to it
 //!   (docs/measurement.md, §7).
 //!
+//! # Version 8
+//!
+//! * `profiles(id, timestamp, case_id, tool, profile, uid)`: one row per profile of a case
+//!   (`knotmeter profile`, the editor's "Profile"); `tool` is `callgrind` or `perf`, `profile`
+//!   the [`knotmeter_protocol::Profile`] as JSON, `uid` its identity in every file (unique).
+//!   The newest five of each case and tool are kept (`crate::KEPT_PROFILES`), found through
+//!   `profiles_by_case` on `(case_id, tool, id)`.
+//!
 //! # Recognising a file
 //!
 //! Before SQLite opens a file, the `recognise` module decides from its bytes whether it is a
@@ -181,6 +189,16 @@ const MIGRATIONS: &[&str] = &[
         ON comparisons(machine_key, base_label, head_label, id);",
     // 6 -> 7: the machine's probe of each run.
     "ALTER TABLE runs ADD COLUMN probe TEXT;",
+    // 7 -> 8: profiles of a case.
+    "CREATE TABLE profiles (
+        id        INTEGER PRIMARY KEY,
+        timestamp INTEGER NOT NULL,
+        case_id   TEXT NOT NULL,
+        tool      TEXT NOT NULL,
+        profile   TEXT NOT NULL,
+        uid       TEXT NOT NULL UNIQUE
+    );
+    CREATE INDEX profiles_by_case ON profiles(case_id, tool, id);",
 ];
 
 /// The tables every version of the schema has.

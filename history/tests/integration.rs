@@ -19,4 +19,5 @@ mod lookup;
 mod merge;
 mod merge_crash;
 mod migration;
+mod profiles;
 mod roundtrip;

@@ -84,7 +84,7 @@ fn a_version_1_file_is_migrated_and_keeps_its_data() {
         APPLICATION_ID, 0x4B4E_4F54,
         "the constant the V1 script spells out"
     );
-    assert_eq!(SCHEMA_VERSION, 7);
+    assert_eq!(SCHEMA_VERSION, 8);
     let (_dir, path) = temp_history();
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
 
@@ -106,7 +106,7 @@ fn a_version_1_file_is_migrated_and_keeps_its_data() {
     match History::open_read_only(&path) {
         Err(HistoryError::NeedsUpgrade {
             found: 1,
-            supported: 7,
+            supported: 8,
             ..
         }) => {}
         other => panic!("expected NeedsUpgrade, got {other:?}"),
@@ -115,7 +115,7 @@ fn a_version_1_file_is_migrated_and_keeps_its_data() {
     let mut history = History::open(&path).expect("open migrates version 1");
     {
         let conn = Connection::open(&path).unwrap();
-        assert_eq!(pragma(&conn, "user_version"), "Integer(7)");
+        assert_eq!(pragma(&conn, "user_version"), "Integer(8)");
         assert_eq!(pragma(&conn, "application_id"), "Integer(1263423316)");
         assert_eq!(pragma(&conn, "journal_mode"), "Text(\"wal\")");
         let backfilled: Vec<(i64, String)> = conn
@@ -146,6 +146,7 @@ fn a_version_1_file_is_migrated_and_keeps_its_data() {
                 "compared_by_case",
                 "comparisons_by_pair",
                 "comparisons_by_uid",
+                "profiles_by_case",
                 "results_by_case_machine_partial_run",
                 "results_partial_by_run",
                 "runs_by_baseline",

@@ -69,13 +69,16 @@ pub fn report() -> CompareReport {
     }
 }
 
-/// Turns a new history back into what an older knotmeter wrote: version 6 (no probe of each
-/// run), version 5 (nor comparisons' uids), version 4 (run uids and the large-history indexes,
+/// Turns a new history back into what an older knotmeter wrote: version 7 (no profiles),
+/// version 6 (nor a probe of each run), version 5 (nor comparisons' uids), version 4 (run uids and the large-history indexes,
 /// no comparison tables) or version 3 (neither).
 pub fn downgrade(path: &std::path::Path, version: i64) {
     let conn = Connection::open(path).unwrap();
-    conn.execute_batch("ALTER TABLE runs DROP COLUMN probe;")
-        .unwrap();
+    conn.execute_batch("DROP TABLE profiles;").unwrap();
+    if version < 7 {
+        conn.execute_batch("ALTER TABLE runs DROP COLUMN probe;")
+            .unwrap();
+    }
     if version == 5 {
         conn.execute_batch(
             "DROP INDEX comparisons_by_uid;
