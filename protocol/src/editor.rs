@@ -41,7 +41,7 @@
 use serde::{Deserialize, Serialize};
 
 pub use crate::location::SourceLocation;
-use crate::{BenchResult, BenchSummary, HistoryPoint, RawSamples, Shown, ShownComparison};
+use crate::{BenchResult, BenchSummary, HistoryPoint, Profile, RawSamples, Shown, ShownComparison};
 
 /// A request: a method name with the shapes of its parameters and result.
 pub trait Request {
@@ -183,6 +183,18 @@ pub enum ComparedNotification {}
 impl Notification for ComparedNotification {
     const METHOD: &'static str = "knotmeter/compared";
     type Params = ComparedParams;
+}
+
+/// `knotmeter/profiled`: a case's profile (a run with `profile` set, or the newest stored one
+/// of each case, sent once after the daemon starts), with its hot lines marked. Sent before
+/// the case's `passed`. A client that announced the feature `profiles` draws them itself; any
+/// other gets them as inlay hints and information diagnostics.
+#[derive(Debug)]
+pub enum ProfiledNotification {}
+
+impl Notification for ProfiledNotification {
+    const METHOD: &'static str = "knotmeter/profiled";
+    type Params = ProfiledParams;
 }
 
 /// `knotmeter/samples`: the raw samples of a case's latest result. Results in
@@ -352,6 +364,13 @@ pub struct RunParams {
     /// base) arrives once every item is measured.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub compare: Option<String>,
+    /// Profile each case instead of measuring it (`knotmeter profile`, docs/profile.md): one
+    /// after another, each under callgrind in a profile build of its own. Each case's profile
+    /// arrives as `knotmeter/profiled`, then the case ends `passed` without a `result` (a
+    /// profile is not a measurement, and no verdict); a missing profiler, a build error or a
+    /// case that fails under it ends it `errored` or `failed` with the reason.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profile: Option<bool>,
 }
 
 /// Result of `knotmeter/run`.
@@ -521,6 +540,45 @@ pub struct ComparedParams {
     pub comparison: ShownComparison,
 }
 
+/// Params of `knotmeter/profiled`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct ProfiledParams {
+    /// The run that profiled it; absent for a profile read from the history when the daemon
+    /// started.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "typescript", ts(optional))]
+    pub run_id: Option<u32>,
+    /// When it was stored, in seconds since the Unix epoch (absent when it could not be).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "typescript", ts(optional))]
+    pub stored_at: Option<i64>,
+    /// The profile.
+    pub profile: Profile,
+    /// Its hot lines of the workspace as every surface marks them (knotmeter-format), the
+    /// costliest first: what an editor draws at the end of each line and in its gutter.
+    pub marks: Vec<HotLine>,
+}
+
+/// A hot line of a profile, as an editor marks it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct HotLine {
+    /// The source file, absolute.
+    pub file: String,
+    /// Where the line is (0-based, as LSP positions): its start.
+    pub line: u32,
+    /// The line's share of the profiled region, from 0 to 1 (own code and calls made from it):
+    /// how hot its gutter mark is.
+    pub share: f64,
+    /// The mark at the end of the line: `31% · 4 100 instructions/op`.
+    pub text: String,
+    /// One sentence for a hover: whose profile it is and what it counts.
+    pub detail: String,
+}
+
 /// Params of `knotmeter/samples`. An unknown field is refused.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
@@ -573,6 +631,10 @@ pub struct Features {
     /// `knotmeter/samples` (the daemon's side).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub samples: Option<bool>,
+    /// The client draws profiles from `knotmeter/profiled` itself: the daemon gives it no
+    /// inlay hints or diagnostics for hot lines. The daemon's side: it runs profiles.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profiles: Option<bool>,
 }
 
 /// The daemon's settings: the `initializationOptions` of `initialize`, and the `settings`

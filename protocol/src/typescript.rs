@@ -71,6 +71,7 @@ fn method_names(out: &mut String) {
     notification::<editor::StoredNotification>("stored", out);
     method::<editor::SamplesRequest>("samples", out);
     notification::<editor::ComparedNotification>("compared", out);
+    notification::<editor::ProfiledNotification>("profiled", out);
     out.push_str("} as const;\n\n");
     out.push_str(&format!(
         "/** The command of the \"▶ Run\" code lens; its argument is a `RunParams`. */\n\
@@ -113,6 +114,8 @@ fn editor_declarations(cfg: &Config, out: &mut String) {
         editor::SamplesResult,
         editor::SamplesSource,
         editor::ComparedParams,
+        editor::ProfiledParams,
+        editor::HotLine,
         ShownComparison,
         ShownComparedCase,
         editor::Features,

@@ -233,14 +233,20 @@ fn lenses_and_hovers_before_any_run() {
             )
             .await;
         let lenses = lenses["result"].as_array().unwrap().clone();
-        // One "▶ Run" and one "⇄ Compare with base" per benchmark of the file (nested files
-        // have their own).
-        assert_eq!(lenses.len(), 20, "{lenses:?}");
+        // One "▶ Run", one "⇄ Compare with base" and one "◔ Profile" per benchmark of the file
+        // (nested files have their own).
+        assert_eq!(lenses.len(), 30, "{lenses:?}");
         let compare = &lenses[1];
         assert_eq!(compare["command"]["title"], "⇄ Compare with base");
         assert_eq!(
             compare["command"]["arguments"][0],
             json!({"include": ["basic::plain"], "compare": ""})
+        );
+        let profile = &lenses[2];
+        assert_eq!(profile["command"]["title"], "◔ Profile");
+        assert_eq!(
+            profile["command"]["arguments"][0],
+            json!({"include": ["basic::plain"], "profile": true})
         );
         let plain = &lenses[0];
         assert_eq!(plain["command"]["title"], "▶ Run");

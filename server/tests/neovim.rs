@@ -48,15 +48,17 @@ fn neovim_receives_code_lenses_and_diagnostics() {
         .iter()
         .map(|l| l["command"]["title"].as_str().unwrap())
         .collect();
-    // Each benchmark's two lenses run through the server's own command, so they work in any
-    // client: a run, and a comparison with the base build (`knotmeter compare`).
+    // Each benchmark's three lenses run through the server's own command, so they work in any
+    // client: a run, a comparison with the base build (`knotmeter compare`) and a profile.
     assert_eq!(
         titles,
         [
             "▶ Run",
             "⇄ Compare with base",
+            "◔ Profile",
             "▶ Run",
-            "⇄ Compare with base"
+            "⇄ Compare with base",
+            "◔ Profile"
         ],
         "{received:#}"
     );

@@ -3,7 +3,7 @@
 
 use knotmeter_protocol::{Profile, ProfileTool};
 
-use crate::common::fixture;
+use crate::common::{fixture, history_file};
 
 /// The hot function is most of the region and its line in the fixture's source is marked; the
 /// set-up, several times the body's work, is nowhere; the costs are per operation.
@@ -62,6 +62,11 @@ fn a_profile_holds_the_timed_region_and_marks_the_workspaces_hot_lines() {
         .find(|l| l.file == bench && l.line == 8)
         .unwrap_or_else(|| panic!("no line 8 of {bench} in {:?}", profile.lines));
     assert!(body.share > 0.6, "{body:?}");
+    // Kept in the history beside the case's results, as printed.
+    let history = knotmeter_history::History::open_read_only(&history_file(&fx.root())).unwrap();
+    let stored = history.profiles("profiled::hashing", 5).unwrap();
+    assert_eq!(stored.len(), 1, "{stored:?}");
+    assert_eq!(stored[0].profile, profile);
 }
 
 /// A case that is not there is an error naming where to look; two arguments are PATH and
@@ -78,4 +83,155 @@ fn a_case_that_is_not_there_is_named() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("no case is `no_such_case`"), "{stderr}");
     assert!(stderr.contains("knotmeter list"), "{stderr}");
+}
+
+/// The editor's "Profile": a run with `profile` set, over a real stdio client that announces no
+/// knotmeter feature (as Neovim's or Helix's). The case is profiled and passes without a
+/// result; `knotmeter/profiled` marks the hot line of `hot` as the terminal does; the client
+/// gets it as an inlay hint at the end of the line and an information diagnostic; a daemon
+/// started later sends the stored profile.
+#[test]
+fn the_editor_profiles_a_case_and_marks_its_hot_lines() {
+    use crate::common::Client;
+    use serde_json::{json, Value};
+    use std::time::Duration;
+
+    let fx = fixture("profiled");
+    let root = fx.root();
+    let history = history_file(&root);
+    let spawn = || {
+        let mut client = Client::spawn_with(&root, |c| {
+            c.env("KNOTMETER_HISTORY", &history);
+        });
+        client.initialize(&root, json!({"caseTimeoutSecs": 120}));
+        client
+    };
+    let mut client = spawn();
+    let response = client.request(
+        "knotmeter/run",
+        json!({"include": ["profiled::hashing"], "profile": true}),
+    );
+    let run_id = response["result"]["runId"]
+        .as_i64()
+        .unwrap_or_else(|| panic!("{response}"));
+    let states = client.run_to_end(run_id, Duration::from_secs(600));
+    assert_eq!(
+        client.finals(run_id),
+        [("profiled::hashing".to_owned(), "passed".to_owned())],
+        "{states:?}"
+    );
+    assert!(
+        states.iter().all(|s| s["result"].is_null()),
+        "a profile is not a measurement: {states:?}"
+    );
+    let profiled = client.notification("knotmeter/profiled", Duration::from_secs(5), |p| {
+        p["runId"] == run_id
+    });
+    let lib = fx.path("src/lib.rs").display().to_string();
+    let mark = profiled["marks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["file"] == lib.as_str())
+        .unwrap_or_else(|| panic!("no mark in {lib}: {profiled:#}"))
+        .clone();
+    let line = mark["line"].as_u64().unwrap();
+    assert!((5..=9).contains(&line), "a line of `hot`, 0-based: {mark}");
+    let text = mark["text"].as_str().unwrap();
+    assert!(
+        text.contains("% · ") && text.ends_with(" instructions/op"),
+        "{mark}"
+    );
+    assert!(profiled["storedAt"].as_i64().is_some(), "{profiled:#}");
+
+    // A plain client: an information diagnostic on the line, and an inlay hint at its end.
+    let uri = fx.uri("src/lib.rs");
+    let diagnostics = client.notification(
+        "textDocument/publishDiagnostics",
+        Duration::from_secs(5),
+        |p| p["uri"] == uri.as_str(),
+    );
+    let hot: Vec<&Value> = diagnostics["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["source"] == "knotmeter profile")
+        .collect();
+    assert!(
+        hot.iter().any(|d| d["severity"] == 3
+            && d["range"]["start"]["line"] == line
+            && d["message"].as_str().unwrap().starts_with(text)),
+        "{diagnostics:#}"
+    );
+    let hints = client.request(
+        "textDocument/inlayHint",
+        json!({"textDocument": {"uri": uri},
+               "range": {"start": {"line": 0, "character": 0}, "end": {"line": 40, "character": 0}}}),
+    );
+    let line_text = fx
+        .read("src/lib.rs")
+        .lines()
+        .nth(line as usize)
+        .unwrap()
+        .to_owned();
+    assert!(
+        hints["result"].as_array().unwrap().iter().any(|h| {
+            h["label"] == format!("◔ {text}").as_str()
+                && h["position"] == json!({"line": line, "character": line_text.len()})
+        }),
+        "{hints:#}"
+    );
+    assert!(client.shutdown().success());
+
+    // After a restart the stored profile comes back, without a run.
+    let mut client = spawn();
+    let again = client.notification("knotmeter/profiled", Duration::from_secs(60), |p| {
+        p["profile"]["id"] == "profiled::hashing"
+    });
+    assert!(again.get("runId").is_none(), "{again:#}");
+    assert_eq!(again["profile"], profiled["profile"]);
+    assert_eq!(again["marks"], profiled["marks"]);
+    assert!(client.shutdown().success());
+}
+
+/// A profile run is cancelled like any run: once the case runs under the profiler, a cancel
+/// stops the profiled process group, the case ends `skipped`, the run ends, and no valgrind is
+/// left behind.
+#[test]
+fn a_profile_run_is_cancelled_like_any_run() {
+    use crate::common::{processes_where, Client};
+    use serde_json::json;
+    use std::time::{Duration, Instant};
+
+    let fx = fixture("profiled");
+    let root = fx.root();
+    let mut client = Client::spawn(&root);
+    client.initialize(&root, json!({"caseTimeoutSecs": 120}));
+    let response = client.request(
+        "knotmeter/run",
+        json!({"include": ["profiled::also_here"], "profile": true}),
+    );
+    let run_id = response["result"]["runId"].as_i64().unwrap();
+    client.notification("knotmeter/runState", Duration::from_secs(600), |p| {
+        p["runId"] == run_id && p["state"] == "started"
+    });
+    let cancelled_at = Instant::now();
+    let answer = client.request("knotmeter/cancel", json!({"runId": run_id}));
+    assert!(answer.get("error").is_none(), "{answer}");
+    let states = client.run_to_end(run_id, Duration::from_secs(30));
+    assert!(
+        cancelled_at.elapsed() < Duration::from_secs(15),
+        "the run ended {:?} after the cancel",
+        cancelled_at.elapsed()
+    );
+    assert_eq!(
+        client.finals(run_id),
+        [("profiled::also_here".to_owned(), "skipped".to_owned())],
+        "{states:?}"
+    );
+    let left = processes_where(|p| {
+        p.cmdline.contains("valgrind") && p.cmdline.contains("profiled::also_here")
+    });
+    assert!(left.is_empty(), "valgrind still runs: {left:?}");
+    assert!(client.shutdown().success());
 }

@@ -24,7 +24,7 @@ ext="$(cd "$(dirname "$0")/.." && pwd)"
 root="$(cd "$ext/.." && pwd)"
 shared="${KNOTMETER_SHARED:-$root/../shared}"
 artifacts="$ext/test-artifacts"
-budget="${E2E_TIMEOUT:-480}"
+budget="${E2E_TIMEOUT:-600}"
 mkdir -p "$artifacts"
 rm -f "$artifacts"/e2e-*.png "$artifacts"/e2e-*.log "$artifacts"/trust-*.png
 

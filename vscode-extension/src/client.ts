@@ -111,11 +111,12 @@ function clientOptions(settings: ServerSettings, hooks: Hooks): lc.LanguageClien
   };
 }
 
-/** Tree changes instead of whole trees, run states in batches (docs/protocol.md). */
+/** Tree changes instead of whole trees, run states in batches, profiles drawn by the extension
+ * (docs/protocol.md). */
 function announceFeatures(client: lc.LanguageClient): void {
   client.registerFeature({
     fillClientCapabilities(capabilities) {
-      const features: Features = { treeChanged: true, runStates: true };
+      const features: Features = { treeChanged: true, runStates: true, profiles: true };
       capabilities.experimental = { ...(capabilities.experimental ?? {}), knotmeter: features };
     },
     initialize() {},
@@ -134,6 +135,7 @@ function forwardNotifications(client: lc.LanguageClient, ctx: Ctx): void {
   });
   client.onNotification(ext.output, (p) => ctx.output.fire(p));
   client.onNotification(ext.runEnd, (p) => ctx.runEnded.fire(p));
+  client.onNotification(ext.profiled, (p) => ctx.profiles.keep(p));
   client.onNotification(ext.compared, (p) => {
     ctx.comparison = p;
     ctx.compared.fire(p);

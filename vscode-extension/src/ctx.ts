@@ -7,6 +7,7 @@ import * as vscode from "vscode";
 import type * as lc from "vscode-languageclient/node";
 import { readConfig, type Config } from "./config";
 import type { RunInfo } from "./runs";
+import { ProfileStore } from "./profiles";
 import { ResultStore } from "./store";
 import type { ComparedParams, TestItem, OutputParams, RunEndParams, RunStateParams, TreeChangedParams } from "./wire";
 
@@ -15,6 +16,8 @@ export type TreeMessage = { kind: "whole"; items: TestItem[]; version: number } 
 
 export class Ctx implements vscode.Disposable {
   readonly store = new ResultStore();
+  /** The last profile of each case, and the hot lines each file shows. */
+  readonly profiles = new ProfileStore();
   private readonly subscriptions: vscode.Disposable[] = [];
   private _client: lc.LanguageClient | undefined;
   config: Config = readConfig();

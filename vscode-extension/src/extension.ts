@@ -3,6 +3,7 @@
 
 import * as vscode from "vscode";
 import { Annotations } from "./annotations";
+import { HotLines } from "./hotLines";
 import { pushSettings, startClient, type Hooks, type ServerSettings } from "./client";
 import { onConfigChange, readConfig } from "./config";
 import { Ctx } from "./ctx";
@@ -34,6 +35,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   const settings: ServerSettings = () => serverSettings(plan(), ctx.config.problems);
   const explorer: TestExplorer = ctx.own(new TestExplorer(ctx, () => void pushSettings(ctx.client, settings)));
   const annotations = ctx.own(new Annotations(ctx));
+  ctx.own(new HotLines(ctx));
   const status = ctx.own(new StatusBar(explorer.runs));
   const panel = ctx.own(
     new ResultsPanel(ctx, (id) => {
@@ -68,11 +70,18 @@ function lensHooks(explorer: TestExplorer): Hooks {
     run: (params) => {
       const include = items(params?.include);
       // "⇄ Compare with base" is a comparison run, like the "Compare with base" profile.
-      const { mode, compare } = lensRun(params, readConfig().compareBase);
-      const profile = compare !== undefined ? explorer.compareProfile : mode === "quick" ? explorer.quickProfile : explorer.fullProfile;
-      const request = new vscode.TestRunRequest(include.length > 0 ? include : undefined, items(params?.exclude), profile);
+      // "◔ Profile" is a profile run, like the "Profile" run profile.
+      const { mode, compare, profile } = lensRun(params, readConfig().compareBase);
+      const runProfile = profile
+        ? explorer.profileProfile
+        : compare !== undefined
+          ? explorer.compareProfile
+          : mode === "quick"
+            ? explorer.quickProfile
+            : explorer.fullProfile;
+      const request = new vscode.TestRunRequest(include.length > 0 ? include : undefined, items(params?.exclude), runProfile);
       const cts = new vscode.CancellationTokenSource();
-      void explorer.run(request, cts.token, mode, false, compare).finally(() => cts.dispose());
+      void explorer.run(request, cts.token, mode, false, compare, profile === true).finally(() => cts.dispose());
     },
     codeLenses: (lenses) => resultsLenses(lenses),
   };

@@ -196,7 +196,8 @@ export const ON_SAVE = "on save";
  * A run's label, also its profile's name: `Run`, `Run (quick)`, `on save` for a run on save,
  * `Compare with main` for a comparison with `base` (`Compare with base` for the default, empty).
  */
-export function runLabel(mode: RunMode, background: boolean, base?: string): string {
+export function runLabel(mode: RunMode, background: boolean, base?: string, profile = false): string {
+  if (profile) return "Profile";
   if (base !== undefined) return `Compare with ${base || "base"}`;
   if (background) return ON_SAVE;
   return mode === "quick" ? "Run (quick)" : "Run";

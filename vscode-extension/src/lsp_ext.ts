@@ -13,6 +13,7 @@ import {
   type HistoryParams,
   type HistoryResult,
   type OutputParams,
+  type ProfiledParams,
   type RunEndParams,
   type RunParams,
   type RunResult,
@@ -37,3 +38,4 @@ export const treeChanged = new lc.NotificationType<TreeChangedParams>(Methods.tr
 export const runStates = new lc.NotificationType<RunStatesParams>(Methods.runStates);
 export const samples = new lc.RequestType<SamplesParams, SamplesResult, void>(Methods.samples);
 export const compared = new lc.NotificationType<ComparedParams>(Methods.compared);
+export const profiled = new lc.NotificationType<ProfiledParams>(Methods.profiled);

@@ -287,15 +287,18 @@ export interface LensRun {
   mode: RunMode;
   /** Set for "⇄ Compare with base": the base to compare with (empty: the default base). */
   compare?: string;
+  /** Set for "◔ Profile": a profile run. */
+  profile?: true;
 }
 
 /**
  * The run a lens asks for. "⇄ Compare with base" carries `compare: ""` (the daemon does not
  * know the editor's settings): the base is then `knotmeter.compare.base`, as for the "Compare
- * with base" run profile. A lens that names a base keeps it.
+ * with base" run profile. A lens that names a base keeps it. "◔ Profile" carries `profile: true`.
  */
 export function lensRun(params: RunParams | undefined, compareBase: string): LensRun {
   const mode: RunMode = params?.mode === "quick" ? "quick" : "full";
+  if (params?.profile === true) return { mode, profile: true };
   const compare = params?.compare;
   if (compare === undefined || compare === null) return { mode };
   return { mode, compare: compare || compareBase };

@@ -16,6 +16,7 @@ export const Methods = {
   stored: "knotmeter/stored",
   samples: "knotmeter/samples",
   compared: "knotmeter/compared",
+  profiled: "knotmeter/profiled",
 } as const;
 
 /** The command of the "▶ Run" code lens; its argument is a `RunParams`. */
@@ -200,7 +201,15 @@ mode?: RunMode | null,
  * `result` is then the working tree's, and its `comparison` (kind `builds`, `against` the
  * base) arrives once every item is measured.
  */
-compare?: string | null, };
+compare?: string | null, 
+/**
+ * Profile each case instead of measuring it (`knotmeter profile`, docs/profile.md): one
+ * after another, each under callgrind in a profile build of its own. Each case's profile
+ * arrives as `knotmeter/profiled`, then the case ends `passed` without a `result` (a
+ * profile is not a measurement, and no verdict); a missing profiler, a build error or a
+ * case that fails under it ends it `errored` or `failed` with the reason.
+ */
+profile?: boolean | null, };
 
 /**
  * Result of `knotmeter/run`.
@@ -460,6 +469,55 @@ runId: number,
 comparison: ShownComparison, };
 
 /**
+ * Params of `knotmeter/profiled`.
+ */
+export type ProfiledParams = { 
+/**
+ * The run that profiled it; absent for a profile read from the history when the daemon
+ * started.
+ */
+runId?: number, 
+/**
+ * When it was stored, in seconds since the Unix epoch (absent when it could not be).
+ */
+storedAt?: number, 
+/**
+ * The profile.
+ */
+profile: Profile, 
+/**
+ * Its hot lines of the workspace as every surface marks them (knotmeter-format), the
+ * costliest first: what an editor draws at the end of each line and in its gutter.
+ */
+marks: Array<HotLine>, };
+
+/**
+ * A hot line of a profile, as an editor marks it.
+ */
+export type HotLine = { 
+/**
+ * The source file, absolute.
+ */
+file: string, 
+/**
+ * Where the line is (0-based, as LSP positions): its start.
+ */
+line: number, 
+/**
+ * The line's share of the profiled region, from 0 to 1 (own code and calls made from it):
+ * how hot its gutter mark is.
+ */
+share: number, 
+/**
+ * The mark at the end of the line: `31% · 4 100 instructions/op`.
+ */
+text: string, 
+/**
+ * One sentence for a hover: whose profile it is and what it counts.
+ */
+detail: string, };
+
+/**
  * A comparison of two builds (`knotmeter compare`, the editor's "Compare with base") as every
  * surface shows it: decided once, by the knotmeter-format crate, laid out by each surface (the
  * terminal table, the results panel).
@@ -547,7 +605,12 @@ runStates?: boolean | null,
 /**
  * `knotmeter/samples` (the daemon's side).
  */
-samples?: boolean | null, };
+samples?: boolean | null, 
+/**
+ * The client draws profiles from `knotmeter/profiled` itself: the daemon gives it no
+ * inlay hints or diagnostics for hot lines. The daemon's side: it runs profiles.
+ */
+profiles?: boolean | null, };
 
 /**
  * The daemon's settings: the `initializationOptions` of `initialize`, and the `settings`

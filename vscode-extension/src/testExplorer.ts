@@ -59,6 +59,8 @@ export class TestExplorer implements vscode.Disposable {
   readonly fullProfile: vscode.TestRunProfile;
   readonly quickProfile: vscode.TestRunProfile;
   readonly compareProfile: vscode.TestRunProfile;
+  /** `knotmeter profile` of each case: its hot lines in the editor (docs/profile.md). */
+  readonly profileProfile: vscode.TestRunProfile;
   /** The continuous run in force, if any: its mode decides run-on-save. */
   continuous: { mode: RunMode; include: readonly vscode.TestItem[] | undefined; profile: vscode.TestRunProfile } | undefined;
   private readonly disposables: vscode.Disposable[] = [];
@@ -95,6 +97,12 @@ export class TestExplorer implements vscode.Disposable {
       runLabel("full", false, ""),
       vscode.TestRunProfileKind.Run,
       (request, token) => this.run(request, token, "full", false, readConfig().compareBase),
+      false,
+    );
+    this.profileProfile = this.controller.createRunProfile(
+      runLabel("full", false, undefined, true),
+      vscode.TestRunProfileKind.Run,
+      (request, token) => this.run(request, token, "full", false, undefined, true),
       false,
     );
     this.runs = new Runs<ShownRun>((info) => this.daemonRun(info));
@@ -228,6 +236,7 @@ export class TestExplorer implements vscode.Disposable {
     mode: RunMode,
     background: boolean,
     compare?: string,
+    profile = false,
   ): Promise<void> {
     if (!this.ctx.trusted) {
       const run = this.controller.createTestRun(request, UNTRUSTED_RUN_TITLE, false);
@@ -250,7 +259,7 @@ export class TestExplorer implements vscode.Disposable {
       return;
     }
     const client = this.ctx.client;
-    const label = runLabel(mode, background, compare);
+    const label = runLabel(mode, background, compare, profile);
     const run = this.controller.createTestRun(request, runTitle(label), true);
     const shown: ShownRun = { run, messaged: new Map() };
     if (!client || !client.isRunning()) {
@@ -279,6 +288,7 @@ export class TestExplorer implements vscode.Disposable {
         exclude: request.exclude?.map((i) => i.id) ?? null,
         mode,
         ...(compare !== undefined ? { compare } : {}),
+        ...(profile ? { profile: true } : {}),
       };
       runId = (await client.sendRequest(ext.run, params)).runId;
     } catch (e) {

@@ -1,6 +1,7 @@
 //! `knotmeter profile [PATH] CASE` on a terminal: the profile room's pipeline
 //! (`knotmeter_server_profile::profile`), the build's progress and the profiler's command as
-//! lines on standard error, the profile on standard output (two tables, or JSON). A first
+//! lines on standard error, the profile on standard output (two tables, or JSON), and kept in
+//! the history beside the case's results (the newest five of each case). A first
 //! SIGINT, SIGTERM or SIGHUP cancels (the build or the profiled process group is stopped); a
 //! second stops at once; either way the exit status is 128 + the signal's number.
 
@@ -121,6 +122,10 @@ async fn follow(
             return Ok(ExitCode::from(2));
         }
     };
+    // Kept beside the case's results, for the editor.
+    if let Err(why) = profile::store(&request.workspace.target_dir, &profile) {
+        eprintln!("knotmeter: the profile was not stored in the history: {why}");
+    }
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     match args.format {

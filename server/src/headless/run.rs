@@ -453,7 +453,8 @@ impl View {
             JobEvent::Printed { text, .. } => self.note(&text),
             JobEvent::Problem(problem) => self.problem(problem),
             // Only the editor's comparison runs send it; `knotmeter compare` prints its own.
-            JobEvent::BuildsShown(_) => {}
+            // `knotmeter run` neither compares builds nor profiles.
+            JobEvent::BuildsShown(_) | JobEvent::Profiled { .. } => {}
             JobEvent::Progress { id, fraction } => {
                 self.fraction.insert(id.clone(), fraction);
                 if let Some(bar) = &self.bar {

@@ -186,6 +186,7 @@ impl LanguageServer for Backend {
                         tree_changed: Some(true),
                         run_states: Some(true),
                         samples: Some(true),
+                        profiles: Some(true),
                     }
                 })),
                 ..ServerCapabilities::default()

@@ -52,8 +52,9 @@ fn on_lines(r: editor::Range, p: Position) -> bool {
     r.start.line <= p.line && p.line <= r.end.line
 }
 
-/// A "▶ Run" and a "⇄ Compare with base" lens on each benchmark (the latter runs `knotmeter
-/// compare` against the default base), and after a run one lens per case with its line: the
+/// A "▶ Run", a "⇄ Compare with base" and a "◔ Profile" lens on each benchmark (the second runs
+/// `knotmeter compare` against the default base, the third `knotmeter profile` on each of its
+/// cases), and after a run one lens per case with its line: the
 /// figure with its spread between runs, the verdict and the warnings.
 pub fn code_lenses(
     tree: &Tree,
@@ -88,6 +89,20 @@ pub fn code_lenses(
                 title: "⇄ Compare with base".into(),
                 command: RUN_COMMAND.into(),
                 arguments: Some(vec![serde_json::to_value(compare).expect("serialisable")]),
+            }),
+            data: None,
+        });
+        let profile = RunParams {
+            include: Some(vec![bench.id.clone()]),
+            profile: Some(true),
+            ..RunParams::default()
+        };
+        lenses.push(CodeLens {
+            range: at,
+            command: Some(Command {
+                title: "◔ Profile".into(),
+                command: RUN_COMMAND.into(),
+                arguments: Some(vec![serde_json::to_value(profile).expect("serialisable")]),
             }),
             data: None,
         });

@@ -1,5 +1,6 @@
 //! The history, read in blocking tasks so the session never waits on SQLite:
-//! `knotmeter/history`, and each case's last stored result when the workspace is loaded.
+//! `knotmeter/history`, and each case's last stored result and profile when the workspace is
+//! loaded.
 
 use std::path::PathBuf;
 
@@ -28,15 +29,31 @@ pub fn answer(params: HistoryParams, target_dir: Option<PathBuf>, reply: Reply<H
     });
 }
 
-/// Reads the last complete stored result of every case from another thread and sends it to
-/// the session as [`Event::Stored`]; nothing is sent when there is no readable history.
+/// Reads the last complete stored result of every case, then the newest stored profile of
+/// every case, from another thread and sends them to the session as [`Event::Stored`] and
+/// [`Event::StoredProfiles`]; nothing is sent of what there is no readable history for.
 pub fn load_latest(target_dir: PathBuf, events: mpsc::UnboundedSender<Event>) {
-    tokio::task::spawn_blocking(move || match stored::latest(Some(&target_dir)) {
-        Stored::Found(results) if !results.is_empty() => {
-            tracing::info!("{} stored results", results.len());
+    tokio::task::spawn_blocking(move || {
+        if let Some(results) = found(stored::latest(Some(&target_dir)), "results") {
             let _ = events.send(Event::Stored(results));
         }
-        Stored::Found(_) | Stored::NoStore(_) => {}
-        Stored::Unreadable(why) => tracing::warn!("{why}"),
+        if let Some(profiles) = found(stored::latest_profiles(Some(&target_dir)), "profiles") {
+            let _ = events.send(Event::StoredProfiles(profiles));
+        }
     });
+}
+
+/// What the store holds of `what`, when it holds any; why not is logged.
+fn found<T>(stored: Stored<Vec<T>>, what: &str) -> Option<Vec<T>> {
+    match stored {
+        Stored::Found(found) if !found.is_empty() => {
+            tracing::info!("{} stored {what}", found.len());
+            Some(found)
+        }
+        Stored::Found(_) | Stored::NoStore(_) => None,
+        Stored::Unreadable(why) => {
+            tracing::warn!("{why}");
+            None
+        }
+    }
 }

@@ -31,6 +31,7 @@ mod folders;
 mod harness;
 mod history;
 mod out;
+mod profiles;
 mod runs;
 mod samples;
 
@@ -174,6 +175,8 @@ pub enum Event {
     SaveTimer(u64),
     /// The last stored result of each case, read from the history after a workspace loaded.
     Stored(Vec<BenchResult>),
+    /// The newest stored profile of each case, read with them.
+    StoredProfiles(Vec<knotmeter_history::StoredProfile>),
     /// The process was asked to stop (a signal): cancel gracefully, then kill.
     Stop,
 }
@@ -224,6 +227,7 @@ pub fn spawn(client: Client, lifeline: Lifeline) -> mpsc::UnboundedSender<LspMsg
         summaries: HashMap::new(),
         summary_runs: HashMap::new(),
         samples: samples::Samples::default(),
+        profiles: profiles::Profiles::default(),
         build_errors: Vec::new(),
         published: HashSet::new(),
         save_pending: Vec::new(),
@@ -295,6 +299,8 @@ struct Session {
     /// The run that produced each benchmark's analysis.
     summary_runs: HashMap<String, u32>,
     samples: samples::Samples,
+    /// The last profile of each case.
+    profiles: profiles::Profiles,
     build_errors: Vec<CompilerError>,
     /// Files with diagnostics on the client (so they can be cleared).
     published: HashSet<PathBuf>,
@@ -379,6 +385,11 @@ impl Session {
             }
             Event::SaveTimer(generation) => self.save_timer(generation),
             Event::Stored(results) => self.stored(results),
+            Event::StoredProfiles(stored) => {
+                for s in stored {
+                    self.profiled(None, Some(s.timestamp), s.profile);
+                }
+            }
             Event::Stop => self.begin_stop(),
         }
         self.release_deferred();
@@ -565,8 +576,9 @@ impl Session {
                 let _ = reply.send(Ok(lenses));
             }
             LspMsg::InlayHints(path, reply) => {
-                let hints =
+                let mut hints =
                     features::inlay_hints(&self.tree, &self.results, &self.summaries, &path);
+                hints.extend(self.profile_marks(&path, profiles::inlay_hints));
                 let _ = reply.send(Ok(hints));
             }
             LspMsg::Hover(path, at, reply) => {
@@ -900,6 +912,7 @@ impl Session {
         for folder in &self.folders {
             diagnostics.extend(folder.harness.diagnostics(file));
         }
+        diagnostics.extend(self.profile_marks(file, profiles::diagnostics));
         if diagnostics.is_empty() && !self.published.contains(file) {
             return;
         }

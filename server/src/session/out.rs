@@ -14,9 +14,9 @@ use std::sync::Arc;
 
 use knotmeter_protocol::editor::{
     self, ComparedNotification, ComparedParams, DiscoveredNotification, DiscoveredParams,
-    OutputNotification, OutputParams, RunEndNotification, RunEndParams, RunStateNotification,
-    RunStateParams, RunStatesNotification, RunStatesParams, StoredNotification, StoredParams,
-    TreeChangedNotification, TreeChangedParams,
+    OutputNotification, OutputParams, ProfiledNotification, ProfiledParams, RunEndNotification,
+    RunEndParams, RunStateNotification, RunStateParams, RunStatesNotification, RunStatesParams,
+    StoredNotification, StoredParams, TreeChangedNotification, TreeChangedParams,
 };
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -73,6 +73,8 @@ pub enum Out {
     Stored(StoredParams),
     /// `knotmeter/compared`.
     Compared(ComparedParams),
+    /// `knotmeter/profiled`.
+    Profiled(ProfiledParams),
     /// `textDocument/publishDiagnostics`.
     Diagnostics(PathBuf, Vec<Diagnostic>),
     /// `window/logMessage`.
@@ -207,6 +209,11 @@ impl Sender {
             Out::Compared(params) => {
                 client
                     .send_notification::<Wire<ComparedNotification>>(params)
+                    .await
+            }
+            Out::Profiled(params) => {
+                client
+                    .send_notification::<Wire<ProfiledNotification>>(params)
                     .await
             }
             Out::Diagnostics(path, diagnostics) => {

@@ -33,6 +33,8 @@ pub struct Queued {
     pub on_save: bool,
     /// Compare with this base instead of measuring alone (empty: the default base).
     pub base: Option<String>,
+    /// Profile each case instead of measuring it.
+    pub profile: bool,
 }
 
 /// The run in progress.
@@ -48,6 +50,8 @@ pub struct Current {
     parts: VecDeque<(Option<Arc<Workspace>>, Job)>,
     /// Compare with this base instead of measuring alone (empty: the default base).
     base: Option<String>,
+    /// Profile each case instead of measuring it.
+    profile: bool,
     /// Items measured in this run: reported again when their benchmark's analysis or their
     /// comparison arrives.
     measured: Vec<String>,
@@ -167,6 +171,7 @@ impl Session {
                 job,
                 on_save,
                 base: params.compare,
+                profile: params.profile == Some(true),
             });
         }
         run_id
@@ -177,7 +182,13 @@ impl Session {
         if self.current.is_some() || self.life != Life::Serving {
             return;
         }
-        let Some(Queued { job, on_save, base }) = self.queue.pop_front() else {
+        let Some(Queued {
+            job,
+            on_save,
+            base,
+            profile,
+        }) = self.queue.pop_front()
+        else {
             return;
         };
         let run_id = job.run_id;
@@ -213,6 +224,7 @@ impl Session {
                 })
                 .collect(),
             base,
+            profile,
         });
         if self.caps.work_done_progress {
             self.out.push(Out::Progress(
@@ -231,6 +243,7 @@ impl Session {
         let run_id = current.run_id;
         let cancelled = current.cancel.is_cancelled();
         let base = current.base.clone();
+        let profile = current.profile;
         let Some((workspace, job)) = current.parts.pop_front() else {
             self.end_run(run_id);
             return;
@@ -274,6 +287,10 @@ impl Session {
             .map(|base| builds_request(&job, &workspace, &options, base));
         tokio::spawn(async move {
             match builds {
+                // A profile is a run too, carried out by `knotmeter profile`'s pipeline.
+                _ if profile => {
+                    crate::profile::job::execute_job(job, workspace, children, cancel, sink).await
+                }
                 Some(request) => {
                     crate::builds::execute_job(
                         job, request, workspace, options, children, cancel, sink,
@@ -379,6 +396,9 @@ impl Session {
                         run_id,
                         comparison: *comparison,
                     }));
+            }
+            JobEvent::Profiled { profile, stored_at } => {
+                self.profiled(Some(run_id), stored_at, *profile)
             }
             JobEvent::Progress { .. } | JobEvent::Manifest(_) => {}
             JobEvent::Finished => {
@@ -623,6 +643,7 @@ impl Session {
             exclude: None,
             mode: Some(RunMode::Quick),
             compare: None,
+            profile: None,
         };
         self.enqueue_staged(params, true, &first);
         self.start_next();

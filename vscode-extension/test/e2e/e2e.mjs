@@ -62,7 +62,7 @@ const guard = setTimeout(async () => {
   console.error("e2e: overall timeout");
   await screenshot("timeout").catch(() => undefined);
   process.exit(1);
-}, Number(process.env.E2E_DRIVER_TIMEOUT_MS ?? 400_000));
+}, Number(process.env.E2E_DRIVER_TIMEOUT_MS ?? 580_000));
 
 try {
   // 1. The workbench loads and the extension activates.
@@ -450,6 +450,45 @@ try {
     warned?.map((r) => `${r.aria} :: ${r.text}`).join(" | "),
   );
   await screenshot("compare-without-base");
+
+  // 8. "◔ Profile" from a code lens: chain_1000 is profiled under callgrind, in a profile build
+  // of its own, and its hot lines get the daemon's mark at their end (as `knotmeter profile`
+  // prints it) and a heat mark in the gutter.
+  await openFile("benches/quickstart.rs");
+  await goToLine(8);
+  await palette("Show CodeLens Commands for Current Line");
+  await page.keyboard.type("Profile");
+  await page.waitForTimeout(500);
+  await page.keyboard.press("Enter");
+  const hot = await until(
+    (f) => {
+      const out = [];
+      for (const line of document.querySelectorAll(".monaco-editor .view-line")) {
+        for (const span of line.querySelectorAll("span")) {
+          const c = getComputedStyle(span, "::after").content;
+          if (c && c.includes("instructions/op")) out.push({ line: line.textContent ?? "", text: c.slice(1, -1) });
+        }
+      }
+      return out.length > 0 ? out : undefined;
+    },
+    null,
+    300_000,
+    2000,
+  );
+  check(
+    "a profiled benchmark's hot lines say their share and cost per operation at the end of the line",
+    hot?.some((a) => /^◔ \d+(\.\d)?% · [\d ,.<]+ instructions\/op$/.test(a.text) && /chain\(/.test(a.line)),
+    JSON.stringify(hot?.slice(0, 3)),
+  );
+  // Gutter icons are drawn as background images of the margin's glyph elements.
+  const heat = await page.evaluate(() =>
+    [...document.querySelectorAll(".monaco-editor .margin *")]
+      .map((d) => ({ cls: d.className, bg: getComputedStyle(d).backgroundImage }))
+      .filter((d) => d.bg.startsWith("url("))
+      .map((d) => `${String(d.cls).slice(0, 60)} ${d.bg.slice(0, 60)}`),
+  );
+  check("a hot line has a heat mark in the gutter", heat.length > 0, JSON.stringify(heat.slice(0, 3)));
+  await screenshot("profile");
 } catch (e) {
   check("no unexpected error", false, e?.stack ?? String(e));
   await screenshot("error").catch(() => undefined);

@@ -92,10 +92,10 @@ test("the extension's own lines reach Test Results with the terminal's line brea
 
 // The extension's own words: each pinned as it read before it moved into format.ts.
 
-test("a run is named by its profile: full, quick, on save, or a comparison with its base", () => {
+test("a run is named by its profile: full, quick, on save, a comparison with its base, or a profile", () => {
   assert.deepEqual(
-    [runLabel("full", false), runLabel("quick", false), runLabel("full", true), runLabel("quick", true), runLabel("full", false, ""), runLabel("quick", true, "main")],
-    ["Run", "Run (quick)", "on save", "on save", "Compare with base", "Compare with main"],
+    [runLabel("full", false), runLabel("quick", false), runLabel("full", true), runLabel("quick", true), runLabel("full", false, ""), runLabel("quick", true, "main"), runLabel("full", false, undefined, true)],
+    ["Run", "Run (quick)", "on save", "on save", "Compare with base", "Compare with main", "Profile"],
   );
   assert.equal(runTitle("Run (quick)"), "knotmeter Run (quick)");
   assert.equal(runTitle("on save", true), "knotmeter (on save)");

@@ -146,4 +146,6 @@ test("compare_lens_ran_a_plain_measurement: the ⇄ Compare with base lens compa
   // "▶ Run" stays a plain run.
   assert.deepEqual(lensRun({ include: ["quickstart::sort_unstable"] }, "main"), { mode: "full" });
   assert.deepEqual(lensRun({ include: ["x"], mode: "quick", compare: null }, "main"), { mode: "quick" });
+  assert.deepEqual(lensRun({ include: ["x"], profile: true }, "main"), { mode: "full", profile: true }, "◔ Profile");
+  assert.deepEqual(lensRun({ include: ["x"], profile: false }, "main"), { mode: "full" });
 });

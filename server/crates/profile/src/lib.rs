@@ -6,17 +6,19 @@
 //! no LSP type, no terminal; it reports through a callback.
 //!
 //! One file per step: `tool` (finding the profiler, or the package to install), `run` (the
-//! case under callgrind), `callgrind` (reading its output), `report` (the [`Profile`]).
+//! case under callgrind), `callgrind` (reading its output), `report` (the [`Profile`]); `job`
+//! runs profiles as a job of the daemon's queue. [`store`] keeps a profile in the history.
 
 #![deny(missing_docs)]
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
 pub mod callgrind;
+pub mod job;
 pub mod report;
 pub mod run;
 pub mod tool;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use knotmeter_protocol::{Profile, ProfileTool};
 use knotmeter_server_discovery::discovery::{TargetRef, Workspace};
@@ -84,6 +86,18 @@ impl std::fmt::Display for ProfileError {
 }
 
 impl std::error::Error for ProfileError {}
+
+/// Stores `profile` in the history of the workspace whose target directory is `target_dir`
+/// (or wherever `KNOTMETER_HISTORY` points), beside its case's results; returns when, in
+/// seconds since the Unix epoch, or why it could not.
+pub fn store(target_dir: &Path, profile: &Profile) -> Result<i64, String> {
+    let path = knotmeter_history::resolve_path(Some(target_dir));
+    let mut history = knotmeter_history::History::open(&path).map_err(|e| e.to_string())?;
+    history.record_profile(profile).map_err(|e| e.to_string())?;
+    Ok(std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX)))
+}
 
 /// Where a case's profiler output is written: `<target dir>/knotmeter/profile/<id>/`, the id's
 /// characters other than letters, digits, `_` and `-` as `_`.

@@ -1,9 +1,10 @@
 //! Reading the history store, which the engine writes as it measures: points for charts and
-//! `knotmeter history ID`, runs for `knotmeter history`, and each case's last stored result for
-//! the editor after the daemon starts. A missing or unreadable store means "no history", with a
+//! `knotmeter history ID`, runs for `knotmeter history`, and each case's last stored result and
+//! profile for the editor after the daemon starts. A missing or unreadable store means "no history", with a
 //! message that says why, never a crash. This module only reads: the server writes the history
-//! only where the user asks for it (`knotmeter history prune` and `merge` in `headless`, and
-//! `knotmeter compare` storing its comparison), and those open it themselves.
+//! only where the user asks for it (`knotmeter history prune` and `merge` in `headless`,
+//! `knotmeter compare` storing its comparison, a profile storing itself), and those open it
+//! themselves.
 
 use std::path::{Path, PathBuf};
 
@@ -48,6 +49,11 @@ pub fn runs(target_dir: Option<&Path>, limit: usize) -> Stored<Vec<HistoryRun>> 
 /// The last complete stored result of every case, each with `stored_at`.
 pub fn latest(target_dir: Option<&Path>) -> Stored<Vec<BenchResult>> {
     read(target_dir, History::latest_results)
+}
+
+/// The newest stored profile of every case that has one.
+pub fn latest_profiles(target_dir: Option<&Path>) -> Stored<Vec<knotmeter_history::StoredProfile>> {
+    read(target_dir, History::latest_profiles)
 }
 
 pub use knotmeter_format::text::{stored_note, time_text};

@@ -228,6 +228,14 @@ pub enum JobEvent {
     },
     /// A comparison of two builds ("Compare with base") is over: the whole of it as shown.
     BuildsShown(Box<knotmeter_protocol::ShownComparison>),
+    /// A case's profile (a profile job: `RunParams::profile`), with when it was stored in the
+    /// history (None when it could not be); the case's `passed` follows.
+    Profiled {
+        /// The profile.
+        profile: Box<knotmeter_protocol::Profile>,
+        /// When it was stored, in seconds since the Unix epoch.
+        stored_at: Option<i64>,
+    },
     /// Measurement progress of a case.
     Progress {
         /// The leaf id.
