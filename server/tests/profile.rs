@@ -235,3 +235,30 @@ fn a_profile_run_is_cancelled_like_any_run() {
     assert!(left.is_empty(), "valgrind still runs: {left:?}");
     assert!(client.shutdown().success());
 }
+
+/// A history that cannot take the profile (another program's file) loses nothing: the profile
+/// is printed all the same, one line says it was not stored, and the file is left as it was.
+#[test]
+fn a_history_that_cannot_take_the_profile_loses_nothing() {
+    let fx = fixture("profiled");
+    let foreign = fx.path("not-a-history.db");
+    std::fs::write(&foreign, b"a file of another program, not SQLite").unwrap();
+    let out = fx
+        .knotmeter()
+        .env("KNOTMETER_HISTORY", &foreign)
+        .args(["profile", "hashing", "--format", "json", "--time", "0.2"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{}\n{stderr}", out.status);
+    let profile: Profile = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(profile.id, "profiled::hashing");
+    assert!(
+        stderr.contains("the profile was not stored in the history"),
+        "{stderr}"
+    );
+    assert_eq!(
+        std::fs::read(&foreign).unwrap(),
+        b"a file of another program, not SQLite"
+    );
+}
