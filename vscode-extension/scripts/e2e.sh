@@ -64,6 +64,13 @@ fi
 
 step "package the .vsix the standard way (npx @vscode/vsce package, which runs vscode:prepublish)"
 (cd "$ext" && npx --no-install @vscode/vsce package -o "$tmp/knotmeter.vsix" >/dev/null)
+# The bundles carry no legal comments: the .vsix carries the bundled packages' licences instead.
+(cd "$ext" && npx --no-install @vscode/vsce ls) | grep -qx "dist/THIRD_PARTY_NOTICES.txt" \
+  || { echo "the .vsix has no dist/THIRD_PARTY_NOTICES.txt"; exit 1; }
+for bundled in uplot vscode-languageclient; do
+  grep -q "^$bundled [0-9]" "$ext/dist/THIRD_PARTY_NOTICES.txt" \
+    || { echo "dist/THIRD_PARTY_NOTICES.txt does not name $bundled, which is bundled"; exit 1; }
+done
 
 step "real VS Code"
 dir="$(timeout 900 "$shared/tools/real-vscode/setup.sh" | tail -n1)"
