@@ -71,15 +71,9 @@ function lensHooks(explorer: TestExplorer): Hooks {
       const include = items(params?.include);
       // "⇄ Compare with base" is a comparison run, like the "Compare with base" profile.
       // "◔ Profile" is a profile run, like the "Profile" run profile.
-      const { mode, compare, profile } = lensRun(params, readConfig().compareBase);
-      const runProfile = profile
-        ? explorer.profileProfile
-        : compare !== undefined
-          ? explorer.compareProfile
-          : mode === "quick"
-            ? explorer.quickProfile
-            : explorer.fullProfile;
-      const request = new vscode.TestRunRequest(include.length > 0 ? include : undefined, items(params?.exclude), runProfile);
+      const how = lensRun(params, readConfig().compareBase);
+      const { mode, compare, profile } = how;
+      const request = new vscode.TestRunRequest(include.length > 0 ? include : undefined, items(params?.exclude), explorer.runProfileOf(how));
       const cts = new vscode.CancellationTokenSource();
       void explorer.run(request, cts.token, mode, false, compare, profile === true).finally(() => cts.dispose());
     },

@@ -15,6 +15,7 @@ import {
   buildTree,
   mapRunState,
   walk,
+  type LensRun,
   type RunAction,
   type RunMessage,
   type HeldTree,
@@ -117,6 +118,13 @@ export class TestExplorer implements vscode.Disposable {
         else this.endAll(DAEMON_STOPPED);
       }),
     );
+  }
+
+  /** The run profile that runs what a lens asks for (the Test Explorer shows the run under it). */
+  runProfileOf(how: LensRun): vscode.TestRunProfile {
+    if (how.profile) return this.profileProfile;
+    if (how.compare !== undefined) return this.compareProfile;
+    return how.mode === "quick" ? this.quickProfile : this.fullProfile;
   }
 
   /** Asks the daemon for the tree (it also pushes `knotmeter/discovered` when files change). */
