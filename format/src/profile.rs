@@ -171,6 +171,7 @@ mod tests {
                 line: Some(line("/ws/benches/b.rs", 28, 150.0, 0.0, 0.52)),
             }],
             lines: vec![line("/ws/benches/b.rs", 28, 150.0, 0.0, 0.52)],
+            tree: None,
         };
         let text = profile_text(&profile, Some(Path::new("/ws")), 10);
         assert!(

@@ -24,6 +24,7 @@ fn profile(id: &str, tool: ProfileTool, total_per_op: f64) -> Profile {
             calls_per_op: total_per_op / 4.0,
             share: 0.75,
         }],
+        tree: None,
     }
 }
 

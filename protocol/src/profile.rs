@@ -74,4 +74,36 @@ pub struct Profile {
     /// The workspace's own source lines with a cost, the costliest first: the lines an editor
     /// marks.
     pub lines: Vec<ProfiledLine>,
+    /// How the region's costs nest, for a flame graph: its entry's frame and everything below
+    /// it. Absent from profiles made before it was (docs/profile.md, "The call tree").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "typescript", ts(optional))]
+    pub tree: Option<CallFrame>,
+}
+
+/// One frame of a profile's call tree: a function, or a recursive cycle of functions folded
+/// into one (`cycle: a ⇄ b`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct CallFrame {
+    /// The function's name, demangled (callgrind's recursion level `'2` taken off).
+    pub name: String,
+    /// What it and everything below it cost, per operation: the frame's width.
+    pub value_per_op: f64,
+    /// What it cost itself, per operation (callees too narrow to draw included).
+    pub own_per_op: f64,
+    /// Its width is an estimate: it or a frame above it is called from several places, and a
+    /// count of calls does not say how their costs split (docs/profile.md).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    #[cfg_attr(feature = "typescript", ts(as = "Option<bool>", optional))]
+    pub estimated: bool,
+    /// The workspace source line it spends most on, to go to.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "typescript", ts(optional))]
+    pub line: Option<ProfiledLine>,
+    /// Its callees, the widest first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[cfg_attr(feature = "typescript", ts(as = "Option<Vec<CallFrame>>", optional))]
+    pub children: Vec<CallFrame>,
 }

@@ -165,6 +165,7 @@ fn wire_declarations(cfg: &Config, out: &mut String) {
         ClassFit,
         Report,
         Profile,
+        CallFrame,
         ProfileTool,
         ProfiledFunction,
         ProfiledLine,

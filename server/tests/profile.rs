@@ -1,7 +1,7 @@
 //! `knotmeter profile`: one case's timed region under callgrind, through a real profile build
 //! of a fixture (`tests/fixtures/profiled`), read back as the JSON profile.
 
-use knotmeter_protocol::{Profile, ProfileTool};
+use knotmeter_protocol::{CallFrame, Profile, ProfileTool};
 
 use crate::common::{fixture, history_file};
 
@@ -62,6 +62,29 @@ fn a_profile_holds_the_timed_region_and_marks_the_workspaces_hot_lines() {
         .find(|l| l.file == bench && l.line == 8)
         .unwrap_or_else(|| panic!("no line 8 of {bench} in {:?}", profile.lines));
     assert!(body.share > 0.6, "{body:?}");
+    // The call tree holds the whole region, and `hot` is most of it.
+    let tree = profile.tree.as_ref().expect("a call tree");
+    assert!(
+        (tree.value_per_op - profile.total_per_op).abs() <= 0.01 * profile.total_per_op,
+        "the tree's root is the region: {} against {}",
+        tree.value_per_op,
+        profile.total_per_op
+    );
+    fn find<'a>(frame: &'a CallFrame, name: &str) -> Option<&'a CallFrame> {
+        if frame.name.ends_with(name) {
+            return Some(frame);
+        }
+        frame.children.iter().find_map(|child| find(child, name))
+    }
+    let hot_frame = find(tree, "profiled_fixture::hot").unwrap_or_else(|| panic!("{tree:#?}"));
+    assert!(
+        hot_frame.value_per_op > 0.6 * profile.total_per_op,
+        "{hot_frame:?}"
+    );
+    assert!(
+        find(tree, "setup_heavy").is_none(),
+        "the set-up is outside the region"
+    );
     // Kept in the history beside the case's results, as printed.
     let history = knotmeter_history::History::open_read_only(&history_file(&fx.root())).unwrap();
     let stored = history.profiles("profiled::hashing", 5).unwrap();

@@ -1642,7 +1642,43 @@ functions: Array<ProfiledFunction>,
  * The workspace's own source lines with a cost, the costliest first: the lines an editor
  * marks.
  */
-lines: Array<ProfiledLine>, };
+lines: Array<ProfiledLine>, 
+/**
+ * How the region's costs nest, for a flame graph: its entry's frame and everything below
+ * it. Absent from profiles made before it was (docs/profile.md, "The call tree").
+ */
+tree?: CallFrame, };
+
+/**
+ * One frame of a profile's call tree: a function, or a recursive cycle of functions folded
+ * into one (`cycle: a ⇄ b`).
+ */
+export type CallFrame = { 
+/**
+ * The function's name, demangled (callgrind's recursion level `'2` taken off).
+ */
+name: string, 
+/**
+ * What it and everything below it cost, per operation: the frame's width.
+ */
+valuePerOp: number, 
+/**
+ * What it cost itself, per operation (callees too narrow to draw included).
+ */
+ownPerOp: number, 
+/**
+ * Its width is an estimate: it or a frame above it is called from several places, and a
+ * count of calls does not say how their costs split (docs/profile.md).
+ */
+estimated?: boolean, 
+/**
+ * The workspace source line it spends most on, to go to.
+ */
+line?: ProfiledLine, 
+/**
+ * Its callees, the widest first.
+ */
+children?: Array<CallFrame>, };
 
 /**
  * The profiler a profile comes from.

@@ -222,6 +222,7 @@ mod tests {
                     share,
                 })
                 .collect(),
+            tree: None,
         }
     }
 

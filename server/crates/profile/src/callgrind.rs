@@ -29,6 +29,8 @@ pub struct FunctionCost {
     /// Where its costs were: each spot's own instructions, and each call's inclusive cost at
     /// the instruction and line that made it.
     pub spots: HashMap<Spot, u64>,
+    /// The inclusive cost of its calls, by callee: the edges of the call graph.
+    pub calls: HashMap<String, u64>,
 }
 
 impl FunctionCost {
@@ -141,6 +143,8 @@ struct Cursor {
     last: (u64, u64),
     /// The next cost line is a call's (after `calls=`).
     call_pending: bool,
+    /// The function the next call is to (`cfn=`).
+    callee: Option<String>,
 }
 
 /// Reads a whole callgrind output file, with positions `line` or `instr line`.
@@ -187,10 +191,18 @@ pub fn parse(text: &str) -> Result<Callgrind, ParseError> {
                     own: 0,
                     inclusive: 0,
                     spots: HashMap::new(),
+                    calls: HashMap::new(),
                 });
             let overflow = || error("costs past 2^64".into());
             entry.inclusive = entry.inclusive.checked_add(cost).ok_or_else(overflow)?;
-            if !spot.call {
+            if spot.call {
+                let callee = cursor
+                    .callee
+                    .clone()
+                    .ok_or_else(|| error("a call without its callee (`cfn=`)".into()))?;
+                let edge = entry.calls.entry(callee).or_default();
+                *edge = edge.checked_add(cost).ok_or_else(overflow)?;
+            } else {
                 entry.own = entry.own.checked_add(cost).ok_or_else(overflow)?;
             }
             let at = entry.spots.entry(spot).or_default();
@@ -214,10 +226,8 @@ pub fn parse(text: &str) -> Result<Callgrind, ParseError> {
             "cfi" | "cfl" => {
                 files.read(value).map_err(error)?;
             }
-            // The callee is named for the compression of later names; its cost is its own.
-            "cfn" => {
-                functions.read(value).map_err(error)?;
-            }
+            // The callee of the next `calls=`; its cost is its own.
+            "cfn" => cursor.callee = Some(functions.read(value).map_err(error)?),
             "ob" => cursor.object = objects.read(value).map_err(error)?,
             "cob" => {
                 objects.read(value).map_err(error)?;
@@ -383,6 +393,16 @@ calls=1 10
         assert_eq!(own[&at("/rustc/core/src/iter.rs", 15)], 30);
         // After `fe=` the cost is the function's file's again.
         assert_eq!(own[&at("/ws/src/lib.rs", 12)], 5);
+        // The call graph's edges, with their inclusive costs.
+        assert_eq!(
+            function("app::body").calls,
+            HashMap::from([("app::helper".into(), 80)])
+        );
+        assert_eq!(
+            function("app::main").calls,
+            HashMap::from([("app::body".into(), 155)])
+        );
+        assert!(function("app::helper").calls.is_empty());
     }
 
     /// With `--dump-instr=yes` each cost line starts with the instruction's address.

@@ -17,6 +17,7 @@ pub mod job;
 pub mod report;
 pub mod run;
 pub mod tool;
+pub mod tree;
 
 use std::path::{Path, PathBuf};
 

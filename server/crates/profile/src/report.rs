@@ -12,9 +12,10 @@ use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
-use knotmeter_protocol::{Profile, ProfileTool, ProfiledFunction, ProfiledLine};
+use knotmeter_protocol::{CallFrame, Profile, ProfileTool, ProfiledFunction, ProfiledLine};
 
 use crate::callgrind::{Callgrind, LineKey};
+use crate::tree;
 
 /// Functions kept: the costliest, down to a thousandth of the region.
 const MIN_FUNCTION_SHARE: f64 = 0.001;
@@ -196,6 +197,19 @@ pub fn from_callgrind(
             .then_with(|| a.name.cmp(&b.name))
     });
     functions.truncate(MAX_ROWS);
+    // Each function's hottest workspace line, for the tree's frames to link to.
+    let hottest: HashMap<&str, ProfiledLine> = counted
+        .functions
+        .iter()
+        .filter_map(|f| {
+            let (key, _) = f
+                .own_by_line()
+                .into_iter()
+                .filter(|(key, _)| key.line > 0 && is_workspace_file(&key.file, root))
+                .max_by(|(a, x), (b, y)| x.cmp(y).then_with(|| b.cmp(a)))?;
+            Some((f.name.as_str(), line_of(key, &costs[key])))
+        })
+        .collect();
     Profile {
         id: id.to_owned(),
         tool: ProfileTool::Callgrind,
@@ -204,6 +218,23 @@ pub fn from_callgrind(
         total_per_op: per_op(counted.total),
         functions,
         lines,
+        tree: tree::call_tree(counted, operations).map(|frame| call_frame(frame, &hottest)),
+    }
+}
+
+/// A frame of the tree as the protocol has it, linked to its function's hottest workspace line.
+fn call_frame(frame: tree::Frame, hottest: &HashMap<&str, ProfiledLine>) -> CallFrame {
+    CallFrame {
+        line: hottest.get(frame.name.as_str()).cloned(),
+        name: frame.name,
+        value_per_op: frame.value,
+        own_per_op: frame.own,
+        estimated: frame.estimated,
+        children: frame
+            .children
+            .into_iter()
+            .map(|child| call_frame(child, hottest))
+            .collect(),
     }
 }
 
