@@ -469,3 +469,20 @@ export const BASELINE = "baseline";
 export function unpairedRatio(ratio: number): string {
   return `${formatRatio(ratio)} the baseline's median (not paired)`;
 }
+
+/** The flame graph's heading: what its widths are. */
+export function flameHeading(unit: string): string {
+  return `Where the ${unit} go: the call tree of the last profile (width: ${unit} per operation, with what each frame calls)`;
+}
+
+/** A cost per operation as `knotmeter profile` prints it: grouped and whole from ten up, one decimal below. */
+export function costText(perOp: number, unit: string): string {
+  const n = !Number.isFinite(perOp) || perOp < 0 ? "—" : perOp < 0.05 ? "<0.1" : perOp < 10 ? perOp.toFixed(1) : groupDigits(Math.round(perOp));
+  return `${n} ${unit}/op`;
+}
+
+/** A frame's tooltip in the flame graph: its name, its cost with what it calls and its own, and whether the split is an estimate. */
+export function flameLabel(name: string, value: number, own: number, unit: string, estimated: boolean): string {
+  const split = estimated ? " (an estimate: a caller above it is called from several places)" : "";
+  return `${name}: ${costText(value, unit)} with what it calls, ${costText(own, unit)} itself${split}`;
+}

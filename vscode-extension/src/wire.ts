@@ -6,6 +6,7 @@
 export type {
   BenchResult,
   BenchSummary,
+  CallFrame,
   CancelParams,
   Comparison,
   ComparedParams,

@@ -6,7 +6,7 @@
 // Pure (no `vscode`, no DOM) and unit-tested.
 
 import { BASELINE, NO_FIT, machineSeries, modeLabel, unpairedRatio } from "../format";
-import type { BenchResult, BenchSummary, HistoryPoint, Outcome, Severity, Shown, ShownComparedCase, ShownComparison, Verdict } from "../wire";
+import type { BenchResult, BenchSummary, CallFrame, HistoryPoint, Outcome, ProfiledParams, Severity, Shown, ShownComparedCase, ShownComparison, Verdict } from "../wire";
 
 /** A note as the panel lists it: its mark and words are the daemon's. */
 export interface PanelNote {
@@ -40,6 +40,52 @@ export interface PanelCase {
   notes: PanelNote[];
   /** Past runs of this case (`knotmeter/history`), one series per mode and machine. */
   history: HistorySeries[];
+  /** Its last profile's call tree, for the flame graph. */
+  flame?: FlameView;
+}
+
+/** A frame of the flame graph, as d3-flame-graph takes it (`name`, `value`, `children`). */
+export interface FlameNode {
+  name: string;
+  /** What it and all below it cost per operation: its width. */
+  value: number;
+  /** What it cost itself per operation. */
+  own: number;
+  /** Its width is an estimate (a caller above it is called from several places). */
+  estimated: boolean;
+  /** The workspace line it spends most on, to open on a click. */
+  file?: string;
+  line?: number;
+  children: FlameNode[];
+}
+
+/** A case's call tree as the panel draws it. */
+export interface FlameView {
+  /** What the profile counts, per operation: `instructions`. */
+  unit: string;
+  root: FlameNode;
+}
+
+/** The flame graph of a case's last profile, when it has a call tree. */
+export function flameView(p: ProfiledParams | undefined): FlameView | undefined {
+  const tree = p?.profile.tree;
+  if (!p || !tree) return undefined;
+  return { unit: p.profile.unit, root: flameNode(tree) };
+}
+
+function flameNode(f: CallFrame): FlameNode {
+  const node: FlameNode = {
+    name: f.name,
+    value: f.valuePerOp,
+    own: f.ownPerOp,
+    estimated: f.estimated === true,
+    children: (f.children ?? []).map(flameNode),
+  };
+  if (f.line) {
+    node.file = f.line.file;
+    node.line = f.line.line;
+  }
+  return node;
 }
 
 /** One row of a comparison group's table. */
@@ -101,7 +147,7 @@ export interface ComparisonView {
 }
 
 export type ToWebview = { type: "data"; data: PanelData };
-export type FromWebview = { type: "ready" } | { type: "run"; benchId: string };
+export type FromWebview = { type: "ready" } | { type: "run"; benchId: string } | { type: "open"; file: string; line: number };
 
 /** The corrected per-operation samples: raw workload minus the overhead, capped at zero. */
 export function correctedSamples(r: BenchResult): number[] {

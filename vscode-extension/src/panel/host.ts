@@ -11,7 +11,7 @@ import { PANEL_TITLE, noResultYet, panelTitle } from "../format";
 import * as ext from "../lsp_ext";
 import { functionName } from "../model";
 import type { HistoryPoint, RawSamples } from "../wire";
-import { comparisonView, groupRows, panelCase, scalingView, type FromWebview, type PanelData, type ToWebview } from "./data";
+import { comparisonView, flameView, groupRows, panelCase, scalingView, type FromWebview, type PanelData, type ToWebview } from "./data";
 
 export class ResultsPanel implements vscode.Disposable {
   private panel: vscode.WebviewPanel | undefined;
@@ -33,7 +33,17 @@ export class ResultsPanel implements vscode.Disposable {
       ctx.compared.event(() => {
         if (this.panel) this.scheduleRefresh();
       }),
+      ctx.profiles.onChange(() => {
+        if (this.panel) this.scheduleRefresh();
+      }),
     );
+  }
+
+  /** Opens `file` at `line` (1-based) beside the panel. */
+  private async open(file: string, line: number): Promise<void> {
+    const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(file));
+    const at = new vscode.Position(Math.max(0, line - 1), 0);
+    await vscode.window.showTextDocument(doc, { viewColumn: vscode.ViewColumn.One, selection: new vscode.Range(at, at) });
   }
 
   /** Opens (or reveals) the panel on a benchmark; a case id selects its benchmark. */
@@ -53,6 +63,8 @@ export class ResultsPanel implements vscode.Disposable {
       this.panel.webview.onDidReceiveMessage((m: FromWebview) => {
         if (m.type === "ready") void this.refresh();
         if (m.type === "run") this.runBench(m.benchId);
+        // A frame of the flame graph opens the workspace line it spends most on.
+        if (m.type === "open") void this.open(m.file, m.line);
       });
       this.panel.onDidDispose(() => {
         this.panel = undefined;
@@ -102,7 +114,11 @@ export class ResultsPanel implements vscode.Disposable {
     const data: PanelData = {
       benchId,
       title: item?.label ?? functionName(benchId),
-      cases: entries.map((e, i) => panelCase({ ...e.result, raw: raws[i] ?? e.result.raw }, e.shown, histories[i] ?? [])),
+      cases: entries.map((e, i) => {
+        const c = panelCase({ ...e.result, raw: raws[i] ?? e.result.raw }, e.shown, histories[i] ?? []);
+        const flame = flameView(this.ctx.profiles.get(e.id));
+        return flame ? { ...c, flame } : c;
+      }),
     };
     if (entries.length === 0) {
       data.empty = noResultYet(this.ctx.trusted);

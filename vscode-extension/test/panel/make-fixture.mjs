@@ -68,4 +68,19 @@ args.comparison = {
     { id: "quickstart::chain_n/1000", status: "not_compared", base: "≈ 0 (indistinguishable from empty)", head: "1.90 µs", change: "", outcome: "not compared", why: "the base build's body is indistinguishable from an empty one (base: main)" },
   ],
 };
+// The last profile's call tree of the group's case: the engine's loop, the body, the sort, and a
+// helper below a shared caller (an estimated frame).
+data.cases[0].flame = {
+  unit: "instructions",
+  root: {
+    name: "knotmeter::measure::routine::time_batch", value: 24610, own: 40, estimated: false, children: [
+      {
+        name: "core::slice::sort::unstable::quicksort", value: 24570, own: 18200, estimated: false, file: "/ws/benches/quickstart.rs", line: 33, children: [
+          { name: "core::slice::sort::shared::smallsort::insertion_sort_shift_left", value: 5200, own: 5200, estimated: true, children: [] },
+          { name: "core::slice::sort::unstable::heapsort::heapsort", value: 1170, own: 1170, estimated: false, children: [] },
+        ],
+      },
+    ],
+  },
+};
 writeFileSync(new URL("./fixture-data.json", import.meta.url), JSON.stringify({ group: data, args }));

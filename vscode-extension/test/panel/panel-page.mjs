@@ -158,11 +158,21 @@ try {
         warnings: document.querySelectorAll(".warning").length,
         posted: window.__posted.map((m) => m.type),
         bg: getComputedStyle(document.body).backgroundColor,
+        flames: document.querySelectorAll("section.flame .d3-flame-graph rect").length,
+        flameHeading: document.querySelector("section.flame h2")?.textContent,
       };
     });
     check(`${label}: the page asks for its data`, state.posted.includes("ready"));
     check(`${label}: the charts are drawn (distribution, history${which === "args" ? ", scaling" : ""})`, state.canvases >= (which === "args" ? 3 : 2) && state.painted.every((n) => n > 300), JSON.stringify(state.painted));
     check(`${label}: the title names the benchmark`, state.title === fixture[which].title, state.title);
+    if (which === "group") {
+      check(`${label}: the last profile's call tree is drawn as a flame graph, a frame per call`, state.flames === 4 && /call tree/.test(state.flameHeading ?? ""), `${state.flames} frames; ${state.flameHeading}`);
+      await page.click("section.flame .d3-flame-graph g:nth-of-type(2) rect").catch(() => undefined);
+      const opened = await page.evaluate(() => window.__posted.filter((m) => m.type === "open"));
+      check(`${label}: clicking a frame opens the line it spends most on`, opened.some((m) => m.file === "/ws/benches/quickstart.rs" && m.line === 33), JSON.stringify(opened));
+    } else {
+      check(`${label}: no profile, no flame graph`, state.flames === 0, state.flames);
+    }
     if (which === "group") {
       check(`${label}: the group table has a row and a ratio bar per member`, state.rows === 2 && state.bars.length === 2, JSON.stringify(state.bars));
       const bars = await page.evaluate(() => ({

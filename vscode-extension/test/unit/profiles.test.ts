@@ -29,3 +29,31 @@ test("a file shows the hot lines of the newest profile that reaches it, as the d
 test("the gutter's heat follows the line's share of the region", () => {
   assert.deepEqual([0.5, 0.2, 0.19, 0.05, 0.049, 0.01, 0.009].map(heat), [3, 3, 2, 2, 1, 1, 0]);
 });
+
+test("a profile's call tree becomes the flame graph's frames, linked to their lines; none without a tree", async () => {
+  const { flameView } = await import("../../src/panel/data");
+  const { flameLabel, costText } = await import("../../src/format");
+  const p = profiled("q::a", []);
+  assert.equal(flameView(p), undefined, "a profile made before call trees");
+  p.profile.tree = {
+    name: "loop",
+    valuePerOp: 4100,
+    ownPerOp: 10,
+    children: [{ name: "body", valuePerOp: 4090, ownPerOp: 4090, estimated: true, line: { file: "/w/b.rs", line: 9, ownPerOp: 1, callsPerOp: 2, share: 0.9 } }],
+  };
+  const view = flameView(p)!;
+  assert.equal(view.unit, "instructions");
+  assert.deepEqual(view.root, {
+    name: "loop",
+    value: 4100,
+    own: 10,
+    estimated: false,
+    children: [{ name: "body", value: 4090, own: 4090, estimated: true, file: "/w/b.rs", line: 9, children: [] }],
+  });
+  // The words of `knotmeter profile` (knotmeter-format's cost_text).
+  assert.deepEqual([costText(4100, "instructions"), costText(3.24, "instructions"), costText(0.01, "instructions")], ["4 100 instructions/op", "3.2 instructions/op", "<0.1 instructions/op"]);
+  assert.equal(
+    flameLabel("body", 4090, 4090, "instructions", true),
+    "body: 4 090 instructions/op with what it calls, 4 090 instructions/op itself (an estimate: a caller above it is called from several places)",
+  );
+});

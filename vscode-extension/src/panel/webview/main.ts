@@ -8,8 +8,10 @@
 // theme changes. Its own words (captions, columns, what shows in place of a chart) are
 // format.ts's, bundled into this page with it.
 
+import flamegraph from "d3-flame-graph";
+import { select } from "d3-selection";
 import uPlot from "uplot";
-import { histogram, ratioScale, type ComparisonView, type FromWebview, type GroupRow, type HistorySeries, type PanelCase, type PanelData, type ScalingView, type ToWebview } from "../data";
+import { histogram, type FlameNode, type FlameView, ratioScale, type ComparisonView, type FromWebview, type GroupRow, type HistorySeries, type PanelCase, type PanelData, type ScalingView, type ToWebview } from "../data";
 import {
   CASE_PICKER,
   GROUP_COLUMNS,
@@ -26,6 +28,8 @@ import {
   comparisonHeading,
   distributionCaption,
   estimateLabel,
+  flameHeading,
+  flameLabel,
   formatNs,
   formatRatio,
   groupHeading,
@@ -159,6 +163,7 @@ function render(): void {
     const hv = figure(row, historyCaption(c.history.reduce((a, s) => a + s.points.length, 0)));
     drawHistogram(hist, c, width);
     drawHistory(hv, c.history, width);
+    if (c.flame) drawFlame(root, c.flame, Math.min(width * columns, 1200));
   }
   if (data.scaling) {
     const s = data.scaling;
@@ -169,6 +174,31 @@ function render(): void {
     drawScaling(chart, s, Math.min(width * columns, 900));
   }
   if (data.group && data.group.rows.length > 0) root.append(groupTable(data.group.name, data.group.rows));
+}
+
+/**
+ * A case's call tree from its last profile (d3-flame-graph): each frame as wide as what it and
+ * all below it cost per operation; a click zooms into the frame and opens the workspace line it
+ * spends most on; an estimated frame (its caller is called from several places) is drawn
+ * paler, as docs/profile.md says.
+ */
+function drawFlame(parent: HTMLElement, view: FlameView, width: number): void {
+  const section = el("section", { class: "flame" }, el("h2", {}, flameHeading(view.unit)));
+  const chart = el("div", { class: "flame-chart" });
+  section.append(chart);
+  parent.append(section);
+  const graph = flamegraph<FlameNode>()
+    .width(width)
+    .cellHeight(18)
+    .minFrameSize(2)
+    .transitionDuration(0)
+    .sort(false)
+    .setLabelHandler((f) => flameLabel(f.data.name, f.data.value, f.data.own, view.unit, f.data.estimated))
+    .setColorMapper((f, original) => (f.data.estimated ? withAlpha(original, 0.55) : original))
+    .onClick((f) => {
+      if (f.data.file && f.data.line) vscode.postMessage({ type: "open", file: f.data.file, line: f.data.line });
+    });
+  select(chart).datum(view.root).call(graph);
 }
 
 function figure(parent: HTMLElement, caption: Caption): HTMLElement {
