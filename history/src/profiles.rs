@@ -28,17 +28,18 @@ pub struct StoredProfile {
 
 impl History {
     /// Records `profile` and deletes the case's profiles by the same profiler beyond the newest
-    /// [`KEPT_PROFILES`], in one transaction; returns its id. Rejected (nothing written) when a
-    /// value cannot be read back from JSON.
-    pub fn record_profile(&mut self, profile: &Profile) -> Result<i64, HistoryError> {
+    /// [`KEPT_PROFILES`], in one transaction; returns it as stored (its id and time). Rejected
+    /// (nothing written) when a value cannot be read back from JSON.
+    pub fn record_profile(&mut self, profile: &Profile) -> Result<StoredProfile, HistoryError> {
         let json = self.checked_json(profile, &format!("the profile of `{}`", profile.id))?;
         let tool = tool_name(profile);
+        let timestamp = now();
         let tx = write(&mut self.conn, &self.path)?;
         let sqlite = |e| HistoryError::sqlite(&self.path, e);
         tx.execute(
             "INSERT INTO profiles (timestamp, case_id, tool, profile, uid) \
              VALUES (?1, ?2, ?3, ?4, ?5)",
-            params![now(), profile.id, tool, json, new_uid()],
+            params![timestamp, profile.id, tool, json, new_uid()],
         )
         .map_err(sqlite)?;
         let id = tx.last_insert_rowid();
@@ -49,7 +50,11 @@ impl History {
         )
         .map_err(sqlite)?;
         tx.commit().map_err(sqlite)?;
-        Ok(id)
+        Ok(StoredProfile {
+            id,
+            timestamp,
+            profile: profile.clone(),
+        })
     }
 
     /// The newest `limit` profiles of case `case_id`, newest first, whichever profiler made them.

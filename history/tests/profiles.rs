@@ -40,7 +40,7 @@ fn the_newest_five_of_each_case_and_profiler_are_kept_newest_first() {
     history
         .record_profile(&profile("q::a", ProfileTool::Perf, 100.0))
         .unwrap();
-    history
+    let recorded = history
         .record_profile(&profile("q::b", ProfileTool::Callgrind, 50.0))
         .unwrap();
 
@@ -77,6 +77,8 @@ fn the_newest_five_of_each_case_and_profiler_are_kept_newest_first() {
     let back = &history.profiles("q::b", 1).unwrap()[0];
     assert_eq!(back.profile, profile("q::b", ProfileTool::Callgrind, 50.0));
     assert!(back.timestamp > 0);
+    // What recording it returned is what reading it gives: the same id and time.
+    assert_eq!(&recorded, back);
 }
 
 #[test]

@@ -65,47 +65,39 @@ pub fn code_lenses(
     let mut lenses = Vec::new();
     for bench in tree.benches_in(file) {
         let at = range(bench.name_range);
-        let params = RunParams {
-            include: Some(vec![bench.id.clone()]),
-            ..RunParams::default()
-        };
-        lenses.push(CodeLens {
-            range: at,
-            command: Some(Command {
-                title: "▶ Run".into(),
-                command: RUN_COMMAND.into(),
-                arguments: Some(vec![serde_json::to_value(params).expect("serialisable")]),
-            }),
-            data: None,
-        });
-        let compare = RunParams {
-            include: Some(vec![bench.id.clone()]),
-            compare: Some(String::new()),
-            ..RunParams::default()
-        };
-        lenses.push(CodeLens {
-            range: at,
-            command: Some(Command {
-                title: "⇄ Compare with base".into(),
-                command: RUN_COMMAND.into(),
-                arguments: Some(vec![serde_json::to_value(compare).expect("serialisable")]),
-            }),
-            data: None,
-        });
-        let profile = RunParams {
-            include: Some(vec![bench.id.clone()]),
-            profile: Some(true),
-            ..RunParams::default()
-        };
-        lenses.push(CodeLens {
-            range: at,
-            command: Some(Command {
-                title: "◔ Profile".into(),
-                command: RUN_COMMAND.into(),
-                arguments: Some(vec![serde_json::to_value(profile).expect("serialisable")]),
-            }),
-            data: None,
-        });
+        let include = Some(vec![bench.id.clone()]);
+        let runs = [
+            ("▶ Run", RunParams::default()),
+            (
+                "⇄ Compare with base",
+                RunParams {
+                    compare: Some(String::new()),
+                    ..RunParams::default()
+                },
+            ),
+            (
+                "◔ Profile",
+                RunParams {
+                    profile: Some(true),
+                    ..RunParams::default()
+                },
+            ),
+        ];
+        for (title, params) in runs {
+            let params = RunParams {
+                include: include.clone(),
+                ..params
+            };
+            lenses.push(CodeLens {
+                range: at,
+                command: Some(Command {
+                    title: title.into(),
+                    command: RUN_COMMAND.into(),
+                    arguments: Some(vec![serde_json::to_value(params).expect("serialisable")]),
+                }),
+                data: None,
+            });
+        }
         let summary = summaries.get(&bench.id);
         for (label, result) in leaf_results(bench, results) {
             let line = shown(result, summary).line;

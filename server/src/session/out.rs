@@ -74,7 +74,7 @@ pub enum Out {
     /// `knotmeter/compared`.
     Compared(ComparedParams),
     /// `knotmeter/profiled`.
-    Profiled(ProfiledParams),
+    Profiled(Box<ProfiledParams>),
     /// `textDocument/publishDiagnostics`.
     Diagnostics(PathBuf, Vec<Diagnostic>),
     /// `window/logMessage`.
@@ -213,7 +213,7 @@ impl Sender {
             }
             Out::Profiled(params) => {
                 client
-                    .send_notification::<Wire<ProfiledNotification>>(params)
+                    .send_notification::<Wire<ProfiledNotification>>(*params)
                     .await
             }
             Out::Diagnostics(path, diagnostics) => {

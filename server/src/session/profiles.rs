@@ -83,7 +83,7 @@ impl Session {
         profile: Profile,
     ) {
         let params = profiled(run_id, stored_at, profile);
-        self.out.push(Out::Profiled(params.clone()));
+        self.out.push(Out::Profiled(Box::new(params.clone())));
         let files = self.profiles.keep(params);
         if self.caps.features.profiles == Some(true) {
             return;

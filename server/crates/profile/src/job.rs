@@ -22,19 +22,16 @@ pub async fn execute_job(
     cancel: CancellationToken,
     mut sink: Sink,
 ) {
-    let mut stopped: Option<String> = None;
+    // Once set, every case left ends so: a cancel skips them, a missing profiler errors them
+    // (every one would miss it).
+    let mut rest: Option<(ItemState, String)> = None;
     for (target, ids) in &job.targets {
         for id in ids {
-            if let Some(why) = stopped
-                .as_deref()
-                .or(cancel.is_cancelled().then_some("cancelled"))
-            {
-                let skipped = if why == "cancelled" {
-                    ItemState::Skipped
-                } else {
-                    ItemState::Errored
-                };
-                sink(state(id, skipped, Some(why.to_owned())));
+            if rest.is_none() && cancel.is_cancelled() {
+                rest = Some((ItemState::Skipped, "cancelled".to_owned()));
+            }
+            if let Some((state_of_rest, why)) = &rest {
+                sink(state(id, *state_of_rest, Some(why.clone())));
                 continue;
             }
             sink(state(id, ItemState::Building, None));
@@ -71,9 +68,8 @@ pub async fn execute_job(
                     sink(state(id, ItemState::Skipped, Some("cancelled".to_owned())));
                 }
                 Err(ProfileError::Missing(why)) => {
-                    // Every other case would miss the same profiler.
                     sink(state(id, ItemState::Errored, Some(why.clone())));
-                    stopped = Some(why);
+                    rest = Some((ItemState::Errored, why));
                 }
                 Err(ProfileError::Build { message, errors }) => {
                     sink(JobEvent::Built { errors });

@@ -94,10 +94,8 @@ impl std::error::Error for ProfileError {}
 pub fn store(target_dir: &Path, profile: &Profile) -> Result<i64, String> {
     let path = knotmeter_history::resolve_path(Some(target_dir));
     let mut history = knotmeter_history::History::open(&path).map_err(|e| e.to_string())?;
-    history.record_profile(profile).map_err(|e| e.to_string())?;
-    Ok(std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX)))
+    let stored = history.record_profile(profile).map_err(|e| e.to_string())?;
+    Ok(stored.timestamp)
 }
 
 /// Where a case's profiler output is written: `<target dir>/knotmeter/profile/<id>/`, the id's
