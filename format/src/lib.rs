@@ -31,6 +31,7 @@ pub mod csv;
 pub mod layout;
 pub mod markdown;
 pub mod profile;
+pub mod profile_compared;
 mod shown;
 pub mod suggest;
 mod tally;

@@ -5,16 +5,20 @@ use std::path::Path;
 
 use knotmeter_protocol::{Profile, ProfileTool, ProfiledLine};
 
-use crate::units::group_digits;
+use crate::units::{format_duration_ns, group_digits};
 
 /// A cost per operation in the profile's unit: `4 100 instructions/op`, `3.2 instructions/op`
-/// below ten (an average over operations need not be whole), `<0.1 …` for less.
+/// below ten (an average over operations need not be whole), `<0.1 …` for less; a time for
+/// perf's `ns` (`9.67 µs/op`). The extension's `costText` agrees (tests/fixtures/units.json).
 pub fn cost_text(per_op: f64, unit: &str) -> String {
+    if unit == "ns" {
+        return format!("{}/op", format_duration_ns(per_op));
+    }
     format!("{} {unit}/op", cost_number(per_op))
 }
 
 /// The number of [`cost_text`]: grouped and whole from ten up, one decimal below.
-fn cost_number(per_op: f64) -> String {
+pub(crate) fn cost_number(per_op: f64) -> String {
     if !per_op.is_finite() || per_op < 0.0 {
         "—".to_owned()
     } else if per_op < 0.05 {
@@ -58,20 +62,46 @@ pub fn place_text(file: &str, line: u32, root: Option<&Path>) -> String {
 
 /// What the profile is of and what it counts, in one line.
 pub fn heading(profile: &Profile) -> String {
-    let how = match profile.tool {
-        ProfileTool::Callgrind => {
-            "instructions counted by callgrind in the timed region only (no cache misses or \
-             stalls: a count, not a time)"
-        }
-        ProfileTool::Perf => "CPU samples taken by perf in the timed region only",
-    };
     format!(
-        "{}: {} {} per operation over {} operations; {how}",
+        "{}: {} per operation over {} operations; {}",
         profile.id,
-        cost_number(profile.total_per_op),
-        profile.unit,
-        group_digits(profile.operations)
+        total_text(profile),
+        group_digits(profile.operations),
+        what_it_counts(profile)
     )
+}
+
+/// The region's total per operation: `122 498 instructions`, `9.67 µs`.
+pub fn total_text(profile: &Profile) -> String {
+    if profile.unit == "ns" {
+        format_duration_ns(profile.total_per_op)
+    } else {
+        format!("{} {}", cost_number(profile.total_per_op), profile.unit)
+    }
+}
+
+/// What the profiler counted and how far to trust it, in words.
+pub fn what_it_counts(profile: &Profile) -> String {
+    match profile.tool {
+        ProfileTool::Callgrind => "instructions counted by callgrind in the timed region only \
+                                   (no cache misses or stalls: a count, not a time)"
+            .to_owned(),
+        ProfileTool::Perf => {
+            let samples = profile.samples.unwrap_or(0);
+            format!(
+                "{} samples of CPU time taken by perf in the timed region only (sampled: a \
+                 share is known to about ±{:.1} points at most)",
+                group_digits(samples),
+                share_noise(samples) * 100.0
+            )
+        }
+    }
+}
+
+/// The widest 95% noise of a share estimated from `samples` samples: a share of a half,
+/// ±2·√(¼/n).
+pub fn share_noise(samples: u64) -> f64 {
+    1.0 / (samples.max(1) as f64).sqrt()
 }
 
 /// The terminal's text: the heading, the `top` costliest functions (own cost, then with what
@@ -163,6 +193,7 @@ mod tests {
             unit: "instructions".into(),
             operations: 2203,
             total_per_op: 288.0,
+            samples: None,
             functions: vec![ProfiledFunction {
                 name: "b::helper".into(),
                 own_per_op: 254.0,
@@ -184,5 +215,31 @@ mod tests {
         assert!(text.contains("88%"), "{text}");
         assert!(text.contains("b::helper  benches/b.rs:28"), "{text}");
         assert!(text.contains("52%"), "{text}");
+    }
+
+    #[test]
+    fn a_sampled_profile_reads_as_time_and_says_how_many_samples() {
+        let profile = Profile {
+            id: "b::body".into(),
+            tool: ProfileTool::Perf,
+            unit: "ns".into(),
+            operations: 22_881,
+            total_per_op: 9_670.2,
+            samples: Some(4_000),
+            functions: Vec::new(),
+            lines: vec![line("/ws/benches/b.rs", 28, 0.0, 9_528.0, 0.99)],
+            tree: None,
+        };
+        let text = profile_text(&profile, Some(Path::new("/ws")), 10);
+        assert!(
+            text.starts_with(
+                "b::body: 9.67 µs per operation over 22 881 operations; 4 000 samples of CPU \
+                 time taken by perf in the timed region only (sampled: a share is known to \
+                 about ±1.6 points at most)"
+            ),
+            "{text}"
+        );
+        assert!(text.contains("9.53 µs/op  benches/b.rs:28"), "{text}");
+        assert_eq!(line_mark(&profile.lines[0], "ns"), "99% · 9.53 µs/op");
     }
 }

@@ -6,6 +6,7 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
+use knotmeter_format::profile::cost_text;
 use knotmeter_format::text::{mode_label, EMPTY_ESTIMATE};
 use knotmeter_format::units::format_duration_ns;
 use knotmeter_format::{shown, Tally};
@@ -29,6 +30,7 @@ struct Cases {
 struct Units {
     durations: Vec<(f64, String)>,
     modes: Vec<(Option<u64>, String)>,
+    costs: Vec<(f64, String, String)>,
 }
 
 fn fixtures() -> PathBuf {
@@ -63,7 +65,7 @@ fn the_shared_fixtures_render_as_checked_in() {
 }
 
 #[test]
-fn durations_and_modes_read_as_the_shared_table_says() {
+fn durations_modes_and_costs_read_as_the_shared_table_says() {
     let text = std::fs::read_to_string(fixtures().join("units.json")).unwrap();
     let units: Units = serde_json::from_str(&text).unwrap();
     for (ns, expected) in units.durations {
@@ -71,6 +73,9 @@ fn durations_and_modes_read_as_the_shared_table_says() {
     }
     for (budget, expected) in units.modes {
         assert_eq!(mode_label(budget), expected, "{budget:?} ms");
+    }
+    for (per_op, unit, expected) in units.costs {
+        assert_eq!(cost_text(per_op, &unit), expected, "{per_op} {unit}");
     }
 }
 

@@ -16,6 +16,7 @@ fn profile(id: &str, tool: ProfileTool, total_per_op: f64) -> Profile {
         unit: "instructions".to_owned(),
         operations: 1000,
         total_per_op,
+        samples: None,
         functions: Vec::new(),
         lines: vec![ProfiledLine {
             file: "/w/benches/b.rs".to_owned(),

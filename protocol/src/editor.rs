@@ -197,6 +197,17 @@ impl Notification for ProfiledNotification {
     type Params = ProfiledParams;
 }
 
+/// `knotmeter/profileCompared`: a case profiled on two builds (a run with `profile` and
+/// `compare` set: "Compare with base" with profiling on), sent before the case's `passed`. Any
+/// client gets the comparison's table as run output as well.
+#[derive(Debug)]
+pub enum ProfileComparedNotification {}
+
+impl Notification for ProfileComparedNotification {
+    const METHOD: &'static str = "knotmeter/profileCompared";
+    type Params = ProfileComparedParams;
+}
+
 /// `knotmeter/samples`: the raw samples of a case's latest result. Results in
 /// `knotmeter/runState` and `knotmeter/stored` carry none (their `raw` vectors are empty):
 /// a client that draws samples asks for them.
@@ -365,12 +376,18 @@ pub struct RunParams {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub compare: Option<String>,
     /// Profile each case instead of measuring it (`knotmeter profile`, docs/profile.md): one
-    /// after another, each under callgrind in a profile build of its own. Each case's profile
+    /// after another, each under [`RunParams::profiler`] in a profile build of its own. Each case's profile
     /// arrives as `knotmeter/profiled`, then the case ends `passed` without a `result` (a
     /// profile is not a measurement, and no verdict); a missing profiler, a build error or a
-    /// case that fails under it ends it `errored` or `failed` with the reason.
+    /// case that fails under it ends it `errored` or `failed` with the reason. With `compare`
+    /// as well, each case is profiled on both builds and its comparison arrives as
+    /// `knotmeter/profileCompared` (and as the table in the run's output).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub profile: Option<bool>,
+    /// The profiler of a profile run: `callgrind` (instructions counted; the default) or
+    /// `perf` (CPU time sampled).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profiler: Option<crate::ProfileTool>,
 }
 
 /// Result of `knotmeter/run`.
@@ -559,6 +576,19 @@ pub struct ProfiledParams {
     /// Its hot lines of the workspace as every surface marks them (knotmeter-format), the
     /// costliest first: what an editor draws at the end of each line and in its gutter.
     pub marks: Vec<HotLine>,
+}
+
+/// Params of `knotmeter/profileCompared`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct ProfileComparedParams {
+    /// The run that profiled both builds.
+    pub run_id: u32,
+    /// Both profiles and the functions whose own cost changed most.
+    pub comparison: crate::ProfileComparison,
+    /// Its heading as every surface words it (knotmeter-format).
+    pub heading: String,
 }
 
 /// A hot line of a profile, as an editor marks it.

@@ -52,7 +52,10 @@ pub use list::{ListDocument, ListEntry};
 pub use manifest::{Manifest, TimerInfo};
 pub use output_marks::{OutputMark, MARK};
 pub use partition::{partition_unit, unit_hash, Partition, PartitionKind};
-pub use profile::{CallFrame, Profile, ProfileTool, ProfiledFunction, ProfiledLine};
+pub use profile::{
+    CallFrame, FunctionChange, Profile, ProfileComparison, ProfileTool, ProfiledFunction,
+    ProfiledLine,
+};
 pub use shown::{Outcome, Shown, ShownComparedCase, ShownComparison, ShownNote};
 pub use summary::{BenchSummary, ClassFit, ComplexityFit, ScalingPoint};
 

@@ -63,12 +63,17 @@ pub struct Profile {
     pub id: String,
     /// The profiler.
     pub tool: ProfileTool,
-    /// What the costs count: `instructions` (callgrind) or `samples` (perf).
+    /// What the costs count: `instructions` (callgrind) or `ns` of CPU time (perf).
     pub unit: String,
     /// The operations the region held: the costs per operation are the totals over this.
     pub operations: u64,
     /// The region's total, per operation.
     pub total_per_op: f64,
+    /// The samples the costs come from (perf): a share of `s` from `n` samples is known to
+    /// about ±2·√(s(1−s)/n). Absent from a count (callgrind), which is exact.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "typescript", ts(optional))]
+    pub samples: Option<u64>,
     /// The functions with a cost, the costliest (own) first.
     pub functions: Vec<ProfiledFunction>,
     /// The workspace's own source lines with a cost, the costliest first: the lines an editor
@@ -106,4 +111,46 @@ pub struct CallFrame {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     #[cfg_attr(feature = "typescript", ts(as = "Option<Vec<CallFrame>>", optional))]
     pub children: Vec<CallFrame>,
+}
+
+/// One case profiled on two builds (`knotmeter compare --profile`): both profiles, and the
+/// functions whose own cost changed most.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct ProfileComparison {
+    /// The case.
+    pub id: String,
+    /// The base as results name it (`main (9f8e7d6c5b)`).
+    pub base_label: String,
+    /// The head as results name it (`working tree`).
+    pub head_label: String,
+    /// The base's profile.
+    pub base: Profile,
+    /// The head's profile.
+    pub head: Profile,
+    /// Every function in either profile, the largest change of own cost per operation first.
+    pub changes: Vec<FunctionChange>,
+}
+
+/// How one function's own cost differs between the two profiles of a [`ProfileComparison`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct FunctionChange {
+    /// The function's name, demangled.
+    pub name: String,
+    /// Its own cost per operation in the base; absent when the base's profile does not list
+    /// it (it ran under a thousandth of the region there, or not at all).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "typescript", ts(optional))]
+    pub base_per_op: Option<f64>,
+    /// Its own cost per operation in the head; absent as for the base.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "typescript", ts(optional))]
+    pub head_per_op: Option<f64>,
+    /// Its share of the base's region, 0 when absent.
+    pub base_share: f64,
+    /// Its share of the head's region, 0 when absent.
+    pub head_share: f64,
 }

@@ -72,6 +72,7 @@ fn method_names(out: &mut String) {
     method::<editor::SamplesRequest>("samples", out);
     notification::<editor::ComparedNotification>("compared", out);
     notification::<editor::ProfiledNotification>("profiled", out);
+    notification::<editor::ProfileComparedNotification>("profileCompared", out);
     out.push_str("} as const;\n\n");
     out.push_str(&format!(
         "/** The command of the \"▶ Run\" code lens; its argument is a `RunParams`. */\n\
@@ -115,6 +116,7 @@ fn editor_declarations(cfg: &Config, out: &mut String) {
         editor::SamplesSource,
         editor::ComparedParams,
         editor::ProfiledParams,
+        editor::ProfileComparedParams,
         editor::HotLine,
         ShownComparison,
         ShownComparedCase,
@@ -169,6 +171,8 @@ fn wire_declarations(cfg: &Config, out: &mut String) {
         ProfileTool,
         ProfiledFunction,
         ProfiledLine,
+        ProfileComparison,
+        FunctionChange,
         CompareReport,
         CompareSide,
         ComparedCase,

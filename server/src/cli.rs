@@ -81,6 +81,10 @@ pub struct ProfileArgs {
     /// clock (callgrind runs a program some fifty times slower); above 0 and at most 86400.
     #[arg(long, value_name = "SECS", default_value_t = knotmeter_server_profile::DEFAULT_SECONDS, value_parser = values::seconds, allow_negative_numbers = true)]
     pub time: f64,
+    /// The profiler: `callgrind` counts instructions exactly (no cache miss or stall shows),
+    /// `perf` samples CPU time (misses and stalls show, with the noise of sampling).
+    #[arg(long, value_enum, default_value_t = Profiler::Callgrind)]
+    pub profiler: Profiler,
     /// How many functions and lines to print.
     #[arg(long, value_name = "N", default_value_t = 15)]
     pub top: usize,
@@ -88,6 +92,8 @@ pub struct ProfileArgs {
     #[arg(long, value_enum, default_value_t = ListFormat::Pretty)]
     pub format: ListFormat,
 }
+
+pub use knotmeter_server_builds::Profiler;
 
 impl ProfileArgs {
     /// PATH and CASE: one argument is the case, in the current directory.

@@ -11,6 +11,7 @@ mod compare_support;
 
 mod ci;
 mod compare;
+mod compare_profile;
 mod criterion;
 mod e2e;
 mod faults;

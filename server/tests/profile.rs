@@ -1,4 +1,4 @@
-//! `knotmeter profile`: one case's timed region under callgrind, through a real profile build
+//! `knotmeter profile`: one case's timed region under callgrind or perf, through a real profile build
 //! of a fixture (`tests/fixtures/profiled`), read back as the JSON profile.
 
 use knotmeter_protocol::{CallFrame, Profile, ProfileTool};
@@ -90,6 +90,81 @@ fn a_profile_holds_the_timed_region_and_marks_the_workspaces_hot_lines() {
     let stored = history.profiles("profiled::hashing", 5).unwrap();
     assert_eq!(stored.len(), 1, "{stored:?}");
     assert_eq!(stored[0].profile, profile);
+}
+
+/// The same case sampled with perf: CPU time per operation, the set-up and the engine's
+/// toggles of perf nowhere, the hot function most of the samples and its line marked, an exact
+/// tree whose root is the region; kept in the history like a count.
+#[test]
+fn perf_samples_the_timed_region_only_as_time_per_operation() {
+    let fx = fixture("profiled");
+    let out = fx
+        .knotmeter()
+        .args([
+            "profile",
+            "hashing",
+            "--profiler",
+            "perf",
+            "--format",
+            "json",
+        ])
+        .args(["--time", "3"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{}\n{stderr}", out.status);
+    assert!(stderr.contains("perf record -e cpu-clock"), "{stderr}");
+    let profile: Profile = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(profile.tool, ProfileTool::Perf);
+    assert_eq!(profile.unit, "ns");
+    let samples = profile
+        .samples
+        .expect("a sampled profile says how many samples");
+    // Most of the budget is the set-up's (outside the region) and the engine's tuning.
+    assert!(samples >= 40, "{samples} samples in a budget of 3 s");
+    assert!(profile.total_per_op > 0.0, "{profile:?}");
+    let names: Vec<&str> = profile.functions.iter().map(|f| f.name.as_str()).collect();
+    let hot = profile
+        .functions
+        .iter()
+        .find(|f| f.name.ends_with("profiled_fixture::hot"))
+        .unwrap_or_else(|| panic!("no `hot` in {names:?}"));
+    // The costliest function; the rest of the samples are the timed loop's clock reads and,
+    // on a busy machine, the kernel's interrupts.
+    assert_eq!(
+        profile.functions[0].name, hot.name,
+        "{:#?}",
+        profile.functions
+    );
+    assert!(hot.own_share > 0.3, "{:#?}", profile.functions);
+    assert!(
+        !names
+            .iter()
+            .any(|n| n.contains("setup_heavy") || n.contains("measure::region")),
+        "neither the set-up nor the engine's toggles are in the region: {names:?}"
+    );
+    let lib = fx.path("src/lib.rs").display().to_string();
+    let marked = profile
+        .lines
+        .iter()
+        .find(|l| l.file == lib && (6..=10).contains(&l.line))
+        .unwrap_or_else(|| panic!("no line of `hot` in {lib}: {:?}", profile.lines));
+    assert!(marked.share > 0.2, "{marked:?}");
+    let tree = profile.tree.as_ref().expect("a call tree");
+    assert!(
+        (tree.value_per_op - profile.total_per_op).abs() <= 1e-6 * profile.total_per_op,
+        "the tree's root holds every sample: {} against {}",
+        tree.value_per_op,
+        profile.total_per_op
+    );
+    fn any(frame: &CallFrame, check: &dyn Fn(&CallFrame) -> bool) -> bool {
+        check(frame) || frame.children.iter().any(|child| any(child, check))
+    }
+    assert!(any(tree, &|f| f.name.ends_with("profiled_fixture::hot")));
+    assert!(!any(tree, &|f| f.estimated), "a sampled tree is exact");
+    let history = knotmeter_history::History::open_read_only(&history_file(&fx.root())).unwrap();
+    let stored = history.profiles("profiled::hashing", 5).unwrap();
+    assert_eq!(stored.first().map(|s| &s.profile), Some(&profile));
 }
 
 /// A case that is not there is an error naming where to look; two arguments are PATH and

@@ -470,13 +470,20 @@ export function unpairedRatio(ratio: number): string {
   return `${formatRatio(ratio)} the baseline's median (not paired)`;
 }
 
-/** The flame graph's heading: what its widths are. */
+/** The flame graph's heading: what its widths are (a count's unit, or CPU time for perf's `ns`). */
 export function flameHeading(unit: string): string {
-  return `Where the ${unit} go: the call tree of the last profile (width: ${unit} per operation, with what each frame calls)`;
+  return unit === "ns"
+    ? "Where the time goes: the call tree of the last profile (width: CPU time per operation, sampled, with what each frame calls)"
+    : `Where the ${unit} go: the call tree of the last profile (width: ${unit} per operation, with what each frame calls)`;
 }
 
-/** A cost per operation as `knotmeter profile` prints it: grouped and whole from ten up, one decimal below. */
+/**
+ * A cost per operation as `knotmeter profile` prints it (format/src/profile.rs's cost_text; the
+ * shared table format/tests/fixtures/units.json pins both): a time for perf's `ns`, else the
+ * count grouped and whole from ten up, one decimal below.
+ */
 export function costText(perOp: number, unit: string): string {
+  if (unit === "ns") return `${formatNs(perOp)}/op`;
   const n = !Number.isFinite(perOp) || perOp < 0 ? "—" : perOp < 0.05 ? "<0.1" : perOp < 10 ? perOp.toFixed(1) : groupDigits(Math.round(perOp));
   return `${n} ${unit}/op`;
 }

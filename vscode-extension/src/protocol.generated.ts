@@ -17,6 +17,7 @@ export const Methods = {
   samples: "knotmeter/samples",
   compared: "knotmeter/compared",
   profiled: "knotmeter/profiled",
+  profileCompared: "knotmeter/profileCompared",
 } as const;
 
 /** The command of the "▶ Run" code lens; its argument is a `RunParams`. */
@@ -204,12 +205,19 @@ mode?: RunMode | null,
 compare?: string | null, 
 /**
  * Profile each case instead of measuring it (`knotmeter profile`, docs/profile.md): one
- * after another, each under callgrind in a profile build of its own. Each case's profile
+ * after another, each under [`RunParams::profiler`] in a profile build of its own. Each case's profile
  * arrives as `knotmeter/profiled`, then the case ends `passed` without a `result` (a
  * profile is not a measurement, and no verdict); a missing profiler, a build error or a
- * case that fails under it ends it `errored` or `failed` with the reason.
+ * case that fails under it ends it `errored` or `failed` with the reason. With `compare`
+ * as well, each case is profiled on both builds and its comparison arrives as
+ * `knotmeter/profileCompared` (and as the table in the run's output).
  */
-profile?: boolean | null, };
+profile?: boolean | null, 
+/**
+ * The profiler of a profile run: `callgrind` (instructions counted; the default) or
+ * `perf` (CPU time sampled).
+ */
+profiler?: ProfileTool | null, };
 
 /**
  * Result of `knotmeter/run`.
@@ -490,6 +498,23 @@ profile: Profile,
  * costliest first: what an editor draws at the end of each line and in its gutter.
  */
 marks: Array<HotLine>, };
+
+/**
+ * Params of `knotmeter/profileCompared`.
+ */
+export type ProfileComparedParams = { 
+/**
+ * The run that profiled both builds.
+ */
+runId: number, 
+/**
+ * Both profiles and the functions whose own cost changed most.
+ */
+comparison: ProfileComparison, 
+/**
+ * Its heading as every surface words it (knotmeter-format).
+ */
+heading: string, };
 
 /**
  * A hot line of a profile, as an editor marks it.
@@ -1623,7 +1648,7 @@ id: string,
  */
 tool: ProfileTool, 
 /**
- * What the costs count: `instructions` (callgrind) or `samples` (perf).
+ * What the costs count: `instructions` (callgrind) or `ns` of CPU time (perf).
  */
 unit: string, 
 /**
@@ -1634,6 +1659,11 @@ operations: number,
  * The region's total, per operation.
  */
 totalPerOp: number, 
+/**
+ * The samples the costs come from (perf): a share of `s` from `n` samples is known to
+ * about ±2·√(s(1−s)/n). Absent from a count (callgrind), which is exact.
+ */
+samples?: number, 
 /**
  * The functions with a cost, the costliest (own) first.
  */
@@ -1736,6 +1766,62 @@ callsPerOp: number,
  * The line's share of the region's total, own and calls together, from 0 to 1.
  */
 share: number, };
+
+/**
+ * One case profiled on two builds (`knotmeter compare --profile`): both profiles, and the
+ * functions whose own cost changed most.
+ */
+export type ProfileComparison = { 
+/**
+ * The case.
+ */
+id: string, 
+/**
+ * The base as results name it (`main (9f8e7d6c5b)`).
+ */
+baseLabel: string, 
+/**
+ * The head as results name it (`working tree`).
+ */
+headLabel: string, 
+/**
+ * The base's profile.
+ */
+base: Profile, 
+/**
+ * The head's profile.
+ */
+head: Profile, 
+/**
+ * Every function in either profile, the largest change of own cost per operation first.
+ */
+changes: Array<FunctionChange>, };
+
+/**
+ * How one function's own cost differs between the two profiles of a [`ProfileComparison`].
+ */
+export type FunctionChange = { 
+/**
+ * The function's name, demangled.
+ */
+name: string, 
+/**
+ * Its own cost per operation in the base; absent when the base's profile does not list
+ * it (it ran under a thousandth of the region there, or not at all).
+ */
+basePerOp?: number, 
+/**
+ * Its own cost per operation in the head; absent as for the base.
+ */
+headPerOp?: number, 
+/**
+ * Its share of the base's region, 0 when absent.
+ */
+baseShare: number, 
+/**
+ * Its share of the head's region, 0 when absent.
+ */
+headShare: number, };
 
 /**
  * The document `knotmeter compare --format json` prints, and what the history stores of a

@@ -25,6 +25,9 @@ use crate::signals::{self, Followed, Heard, Signals, Stop};
 
 /// `knotmeter compare`: returns the exit status.
 pub fn compare(args: BuildsArgs) -> anyhow::Result<ExitCode> {
+    if let Some(case) = &args.profile {
+        return super::compare_profile::compare_profile(&args, case);
+    }
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

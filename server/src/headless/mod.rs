@@ -17,6 +17,7 @@
 //! profile`: the profile room's pipeline on a terminal).
 
 mod compare;
+mod compare_profile;
 mod export;
 mod gate;
 mod github;

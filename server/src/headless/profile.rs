@@ -24,7 +24,7 @@ use super::select::Selection;
 pub fn profile(args: ProfileArgs) -> anyhow::Result<ExitCode> {
     let (path, case) = args.path_and_case();
     let workspace = workspace::load(&path)?;
-    let request = request(workspace, case, args.time)?;
+    let request = request(workspace, case, args.time, args.profiler.into())?;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -41,9 +41,26 @@ fn request(
     workspace: workspace::Workspace,
     case: &str,
     seconds: f64,
+    tool: knotmeter_protocol::ProfileTool,
 ) -> anyhow::Result<ProfileRequest> {
+    let (target, id) = find_case(&workspace, case)?;
+    Ok(ProfileRequest {
+        workspace,
+        target,
+        id,
+        seconds,
+        tool,
+    })
+}
+
+/// The one case `case` names in `workspace` (an id or a name, whole: `knotmeter run --exact`'s
+/// rule, the bench binary's), with its bench target; an error naming where to look when none
+/// or several are.
+pub(super) fn find_case(
+    workspace: &workspace::Workspace,
+    case: &str,
+) -> anyhow::Result<(crate::discovery::TargetRef, String)> {
     let mut discovery = Discovery::new(workspace.clone());
-    // `knotmeter run --exact`'s rule (the bench binary's): an id or a name, whole.
     let selection = Selection {
         filter: Some(case.to_owned()),
         exact: true,
@@ -55,12 +72,7 @@ fn request(
         .flat_map(|(target, ids)| ids.into_iter().map(move |id| (target.clone(), id)))
         .collect();
     match found.as_slice() {
-        [(target, id)] => Ok(ProfileRequest {
-            workspace,
-            target: target.clone(),
-            id: id.clone(),
-            seconds,
-        }),
+        [(target, id)] => Ok((target.clone(), id.clone())),
         [] => anyhow::bail!(
             "no case is `{case}` in {} (`knotmeter list` lists them; name one case by its id \
              or its name, whole)",
@@ -83,44 +95,17 @@ async fn follow(
     args: &ProfileArgs,
     children: &Children,
 ) -> anyhow::Result<ExitCode> {
-    let mut signals = Signals::new().context("cannot listen for signals")?;
     let cancel = CancellationToken::new();
     let mut on = |event: ProfileEvent| match event {
         ProfileEvent::Build(BuildEvent::Output(line)) => eprintln!("{line}"),
         ProfileEvent::Build(BuildEvent::Progress(_)) => {}
         ProfileEvent::Counting(command) => eprintln!("knotmeter: {command}"),
+        ProfileEvent::Reading => eprintln!("knotmeter: reading perf's samples"),
     };
     let work = profile::profile(request, children, &cancel, &mut on);
-    let result = match signals
-        .follow(work, |stop| {
-            eprintln!("knotmeter: {stop}: cancelling the profile ({stop} again stops at once)");
-            cancel.cancel();
-        })
-        .await
-    {
-        Followed::AtOnce { first, again } => {
-            eprintln!("{}", Heard::at_once_note(again));
-            return Ok(ExitCode::from(signals::exit_status(first)));
-        }
-        Followed::Ended {
-            stopped: Some(stop),
-            ..
-        } => {
-            eprintln!("knotmeter: the profile was cancelled ({stop})");
-            return Ok(ExitCode::from(signals::exit_status(stop)));
-        }
-        Followed::Ended { result, .. } => result,
-    };
-    let profile = match result {
+    let profile = match until_profiled(work, &cancel, "profile").await? {
         Ok(profile) => profile,
-        Err(ProfileError::Failed(why)) => {
-            eprintln!("knotmeter: {why}");
-            return Ok(ExitCode::from(1));
-        }
-        Err(error) => {
-            eprintln!("knotmeter: {error}");
-            return Ok(ExitCode::from(2));
-        }
+        Err(code) => return Ok(code),
     };
     // Kept beside the case's results, for the editor.
     if let Err(why) = profile::store(&request.workspace.target_dir, &profile) {
@@ -144,4 +129,47 @@ async fn follow(
         )?,
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Follows `work` (one profile, or two: `what` names it) until it ends or a second signal: its
+/// result, or the exit status to end with, said on standard error: 128 + a signal's number
+/// (the first cancels `cancel`), 1 when the case or the profiler failed, 2 when nothing could be
+/// profiled.
+pub(super) async fn until_profiled<T>(
+    work: impl std::future::Future<Output = Result<T, ProfileError>>,
+    cancel: &CancellationToken,
+    what: &str,
+) -> anyhow::Result<Result<T, ExitCode>> {
+    let mut signals = Signals::new().context("cannot listen for signals")?;
+    let result = match signals
+        .follow(work, |stop| {
+            eprintln!("knotmeter: {stop}: cancelling the {what} ({stop} again stops at once)");
+            cancel.cancel();
+        })
+        .await
+    {
+        Followed::AtOnce { first, again } => {
+            eprintln!("{}", Heard::at_once_note(again));
+            return Ok(Err(ExitCode::from(signals::exit_status(first))));
+        }
+        Followed::Ended {
+            stopped: Some(stop),
+            ..
+        } => {
+            eprintln!("knotmeter: the {what} was cancelled ({stop})");
+            return Ok(Err(ExitCode::from(signals::exit_status(stop))));
+        }
+        Followed::Ended { result, .. } => result,
+    };
+    Ok(match result {
+        Ok(done) => Ok(done),
+        Err(ProfileError::Failed(why)) => {
+            eprintln!("knotmeter: {why}");
+            Err(ExitCode::from(1))
+        }
+        Err(error) => {
+            eprintln!("knotmeter: {error}");
+            Err(ExitCode::from(2))
+        }
+    })
 }

@@ -454,7 +454,8 @@ impl View {
             JobEvent::Problem(problem) => self.problem(problem),
             // Only the editor's comparison runs send it; `knotmeter compare` prints its own.
             // `knotmeter run` neither compares builds nor profiles.
-            JobEvent::BuildsShown(_) | JobEvent::Profiled { .. } => {}
+            JobEvent::BuildsShown(_) | JobEvent::Profiled { .. } | JobEvent::ProfileCompared(_) => {
+            }
             JobEvent::Progress { id, fraction } => {
                 self.fraction.insert(id.clone(), fraction);
                 if let Some(bar) = &self.bar {

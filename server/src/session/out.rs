@@ -14,9 +14,10 @@ use std::sync::Arc;
 
 use knotmeter_protocol::editor::{
     self, ComparedNotification, ComparedParams, DiscoveredNotification, DiscoveredParams,
-    OutputNotification, OutputParams, ProfiledNotification, ProfiledParams, RunEndNotification,
-    RunEndParams, RunStateNotification, RunStateParams, RunStatesNotification, RunStatesParams,
-    StoredNotification, StoredParams, TreeChangedNotification, TreeChangedParams,
+    OutputNotification, OutputParams, ProfileComparedNotification, ProfileComparedParams,
+    ProfiledNotification, ProfiledParams, RunEndNotification, RunEndParams, RunStateNotification,
+    RunStateParams, RunStatesNotification, RunStatesParams, StoredNotification, StoredParams,
+    TreeChangedNotification, TreeChangedParams,
 };
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -75,6 +76,8 @@ pub enum Out {
     Compared(ComparedParams),
     /// `knotmeter/profiled`.
     Profiled(Box<ProfiledParams>),
+    /// `knotmeter/profileCompared`.
+    ProfileCompared(Box<ProfileComparedParams>),
     /// `textDocument/publishDiagnostics`.
     Diagnostics(PathBuf, Vec<Diagnostic>),
     /// `window/logMessage`.
@@ -214,6 +217,11 @@ impl Sender {
             Out::Profiled(params) => {
                 client
                     .send_notification::<Wire<ProfiledNotification>>(*params)
+                    .await
+            }
+            Out::ProfileCompared(params) => {
+                client
+                    .send_notification::<Wire<ProfileComparedNotification>>(*params)
                     .await
             }
             Out::Diagnostics(path, diagnostics) => {

@@ -211,6 +211,7 @@ mod tests {
             unit: "instructions".to_owned(),
             operations: 1000,
             total_per_op: 4100.0,
+            samples: None,
             functions: Vec::new(),
             lines: lines
                 .iter()

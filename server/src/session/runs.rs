@@ -11,9 +11,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use knotmeter_protocol::editor::{
-    ItemState, OutputParams, RunEndParams, RunMode, RunParams, RunStateParams, SourceLocation,
+    ItemState, OutputParams, ProfileComparedParams, RunEndParams, RunMode, RunParams,
+    RunStateParams, SourceLocation,
 };
-use knotmeter_protocol::{BenchResult, BenchSummary};
+use knotmeter_protocol::{BenchResult, BenchSummary, ProfileTool};
 use tokio_util::sync::CancellationToken;
 use tower_lsp_server::ls_types::MessageType;
 
@@ -33,8 +34,8 @@ pub struct Queued {
     pub on_save: bool,
     /// Compare with this base instead of measuring alone (empty: the default base).
     pub base: Option<String>,
-    /// Profile each case instead of measuring it.
-    pub profile: bool,
+    /// Profile each case with this profiler instead of measuring it.
+    pub profile: Option<ProfileTool>,
 }
 
 /// The run in progress.
@@ -50,8 +51,8 @@ pub struct Current {
     parts: VecDeque<(Option<Arc<Workspace>>, Job)>,
     /// Compare with this base instead of measuring alone (empty: the default base).
     base: Option<String>,
-    /// Profile each case instead of measuring it.
-    profile: bool,
+    /// Profile each case with this profiler instead of measuring it.
+    profile: Option<ProfileTool>,
     /// Items measured in this run: reported again when their benchmark's analysis or their
     /// comparison arrives.
     measured: Vec<String>,
@@ -171,7 +172,8 @@ impl Session {
                 job,
                 on_save,
                 base: params.compare,
-                profile: params.profile == Some(true),
+                profile: (params.profile == Some(true))
+                    .then(|| params.profiler.unwrap_or(ProfileTool::Callgrind)),
             });
         }
         run_id
@@ -288,8 +290,12 @@ impl Session {
         tokio::spawn(async move {
             match builds {
                 // A profile is a run too, carried out by `knotmeter profile`'s pipeline.
-                _ if profile => {
-                    crate::profile::job::execute_job(job, workspace, children, cancel, sink).await
+                _ if profile.is_some() => {
+                    let tool = profile.unwrap_or(ProfileTool::Callgrind);
+                    crate::profile::job::execute_job(
+                        job, tool, workspace, builds, children, cancel, sink,
+                    )
+                    .await
                 }
                 Some(request) => {
                     crate::builds::execute_job(
@@ -399,6 +405,25 @@ impl Session {
             }
             JobEvent::Profiled { profile, stored_at } => {
                 self.profiled(Some(run_id), stored_at, *profile)
+            }
+            JobEvent::ProfileCompared(comparison) => {
+                use knotmeter_format::profile_compared::{comparison_heading, comparison_text};
+                // Every client reads the table in the run's output; one that draws profiles
+                // gets the comparison itself too.
+                self.out.push(Out::Output(OutputParams {
+                    run_id,
+                    id: Some(comparison.id.clone()),
+                    text: comparison_text(&comparison, 15),
+                }));
+                if self.caps.features.profiles == Some(true) {
+                    let heading = comparison_heading(&comparison);
+                    self.out
+                        .push(Out::ProfileCompared(Box::new(ProfileComparedParams {
+                            run_id,
+                            comparison: *comparison,
+                            heading,
+                        })));
+                }
             }
             JobEvent::Progress { .. } | JobEvent::Manifest(_) => {}
             JobEvent::Finished => {
@@ -644,6 +669,7 @@ impl Session {
             mode: Some(RunMode::Quick),
             compare: None,
             profile: None,
+            profiler: None,
         };
         self.enqueue_staged(params, true, &first);
         self.start_next();

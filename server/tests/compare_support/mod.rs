@@ -120,11 +120,16 @@ impl Repo {
 
     /// `knotmeter compare ARGS --quick` in `dir`, not started yet.
     pub fn compare_command(&self, dir: &Path, args: &[&str]) -> Command {
+        let mut command = self.knotmeter_command(dir, &["compare"]);
+        command.args(args).arg("--quick");
+        command
+    }
+
+    /// `knotmeter ARGS` in `dir`, against the repository's own history, not started yet.
+    pub fn knotmeter_command(&self, dir: &Path, args: &[&str]) -> Command {
         let mut command = Command::new(common::knotmeter());
         command
-            .arg("compare")
             .args(args)
-            .arg("--quick")
             .current_dir(dir)
             .env("KNOTMETER_HISTORY", self.history())
             // The fixture's .cargo/config.toml names its target directory.

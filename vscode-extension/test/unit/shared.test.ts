@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { test } from "node:test";
-import { annotationText, formatNs, modeLabel, rowLabel, tallyText } from "../../src/format";
+import { annotationText, costText, formatNs, modeLabel, rowLabel, tallyText } from "../../src/format";
 import { mapRunState } from "../../src/model";
 import { RunTracker } from "../../src/runs";
 import { groupRows, panelCase } from "../../src/panel/data";
@@ -31,6 +31,7 @@ const expected = JSON.parse(fs.readFileSync(path.join(dir, "shown.json"), "utf8"
 const units = JSON.parse(fs.readFileSync(path.join(dir, "units.json"), "utf8")) as {
   durations: Array<[number, string]>;
   modes: Array<[number | null, string]>;
+  costs: Array<[number, string, string]>;
 };
 
 /** The state the daemon sends for a fixture: `skipped` for a partial result, else `passed`. */
@@ -44,9 +45,11 @@ test("every fixture has its expected presentation", () => {
   for (const c of cases) assert.ok(expected[c.name], c.name);
 });
 
-test("durations and modes read exactly as in Rust", () => {
+test("durations, modes and profile costs read exactly as in Rust", () => {
   for (const [ns, text] of units.durations) assert.equal(formatNs(ns), text, `${ns} ns`);
   for (const [ms, text] of units.modes) assert.equal(modeLabel(ms), text, `${ms} ms`);
+  assert.ok(units.costs.some(([, unit]) => unit === "ns") && units.costs.some(([, unit]) => unit === "instructions"));
+  for (const [perOp, unit, text] of units.costs) assert.equal(costText(perOp, unit), text, `${perOp} ${unit}`);
 });
 
 test("the Test Explorer: a warning fails the row, a note never does, the line is the daemon's", () => {

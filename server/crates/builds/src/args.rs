@@ -87,6 +87,35 @@ pub struct BuildsArgs {
     /// (`json`).
     #[arg(long, value_enum, default_value_t = BuildsFormat::Pretty)]
     pub format: BuildsFormat,
+    /// Profile case CASE (its id or name, whole) on both builds instead of measuring, and list
+    /// the functions whose own cost changed most (docs/profile.md). `--time` is then the budget
+    /// under the profiler.
+    #[arg(long, value_name = "CASE", conflicts_with_all = ["quick", "fail_on_regression", "noise_threshold"])]
+    pub profile: Option<String>,
+    /// With `--profile`: `callgrind` counts instructions, `perf` samples CPU time.
+    #[arg(long, value_enum, default_value_t = Profiler::Callgrind, requires = "profile")]
+    pub profiler: Profiler,
+    /// With `--profile`: how many functions to list.
+    #[arg(long, value_name = "N", default_value_t = 15, requires = "profile")]
+    pub top: usize,
+}
+
+/// The profilers of `--profiler` (`knotmeter profile`, `knotmeter compare --profile`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Profiler {
+    /// Valgrind's callgrind: instructions executed, counted.
+    Callgrind,
+    /// Linux perf: CPU time, sampled.
+    Perf,
+}
+
+impl From<Profiler> for knotmeter_protocol::ProfileTool {
+    fn from(profiler: Profiler) -> Self {
+        match profiler {
+            Profiler::Callgrind => knotmeter_protocol::ProfileTool::Callgrind,
+            Profiler::Perf => knotmeter_protocol::ProfileTool::Perf,
+        }
+    }
 }
 
 impl BuildsArgs {

@@ -217,6 +217,20 @@ fn lock(target_dir: &Path, note: &mut (dyn FnMut(&str) + Send)) -> anyhow::Resul
     Ok(file)
 }
 
+/// Takes a side's target directory for building `commit`, checked out at `tree`, outside a
+/// comparison's own builds (a profile build of that side): the directory's lock, held until the
+/// returned file is dropped, and its files made fresh for `commit` as [`build`] does.
+pub fn reserve(
+    target_dir: &Path,
+    tree: &Path,
+    commit: &str,
+    note: &mut (dyn FnMut(&str) + Send),
+) -> anyhow::Result<std::fs::File> {
+    let held = lock(target_dir, note)?;
+    claim(target_dir, tree, commit)?;
+    Ok(held)
+}
+
 /// The file in a side's target directory that names the commit last built there.
 const MARKER: &str = "knotmeter-compare-commit";
 

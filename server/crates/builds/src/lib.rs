@@ -51,10 +51,11 @@ pub mod pipeline;
 pub mod render;
 mod sides;
 
-pub use args::{BuildsArgs, BuildsFormat, BuildsRequest, Words};
-pub use build::BuildCancelled;
+pub use args::{BuildsArgs, BuildsFormat, BuildsRequest, Profiler, Words};
+pub use build::{reserve, BuildCancelled};
 pub use job::execute_job;
 pub use measure::MeasureEvent;
+pub use sides::{resolve, Sides};
 
 use knotmeter_server_discovery::discovery;
 use knotmeter_server_process::process;

@@ -1,30 +1,65 @@
 //! A profile job of the daemon's queue (`knotmeter/run` with `profile`): each case of the job
 //! profiled in turn, reported as a run's items are ([`JobEvent`]): `building`, `started` once
 //! the profiler runs, [`JobEvent::Profiled`] with the profile (stored in the history first),
-//! then `passed`; or `errored`, `failed` or `skipped` with the reason.
+//! then `passed`; or `errored`, `failed` or `skipped` with the reason. With a base, each case
+//! is profiled on both builds and its [`JobEvent::ProfileCompared`] comes before `passed`.
 
 use knotmeter_protocol::editor::ItemState;
-use knotmeter_protocol::Profile;
+use knotmeter_protocol::{Profile, ProfileTool};
 use knotmeter_server_discovery::discovery::Workspace;
 use knotmeter_server_process::process::Children;
 use knotmeter_server_runs::cargo_build::BuildEvent;
 use knotmeter_server_runs::runs::{Job, JobEvent, Sink};
 use tokio_util::sync::CancellationToken;
 
+use crate::compared::{profile_both, Side, Wanted};
 use crate::{profile, ProfileError, ProfileEvent, ProfileRequest, DEFAULT_SECONDS};
+use knotmeter_server_builds::BuildsRequest;
 
 /// Carries out `job` as profiles: every item reaches a final state, then
-/// [`JobEvent::Finished`].
+/// [`JobEvent::Finished`]. With `base` ("Compare with base" with profiling on), each case is
+/// profiled on both builds ([`crate::compared`]) and its comparison arrives as
+/// [`JobEvent::ProfileCompared`]; the head's own profile is kept and sent as a plain profile's
+/// when the head is the working tree.
 pub async fn execute_job(
     job: Job,
+    tool: ProfileTool,
     workspace: Workspace,
+    base: Option<BuildsRequest>,
     children: Children,
     cancel: CancellationToken,
     mut sink: Sink,
 ) {
     // Once set, every case left ends so: a cancel skips them, a missing profiler errors them
-    // (every one would miss it).
+    // (every one would miss it), sides that cannot be resolved error them.
     let mut rest: Option<(ItemState, String)> = None;
+    let sides = match base {
+        None => None,
+        Some(request) => {
+            let resolved =
+                tokio::task::spawn_blocking(move || knotmeter_server_builds::resolve(&request))
+                    .await;
+            match resolved {
+                Ok(Ok(sides)) => {
+                    for note in &sides.notes {
+                        sink(JobEvent::Output {
+                            id: None,
+                            text: format!("knotmeter: {note}"),
+                        });
+                    }
+                    Some(sides)
+                }
+                Ok(Err(why)) => {
+                    rest = Some((ItemState::Errored, format!("{why:#}")));
+                    None
+                }
+                Err(e) => {
+                    rest = Some((ItemState::Errored, format!("internal error: {e}")));
+                    None
+                }
+            }
+        }
+    };
     for (target, ids) in &job.targets {
         for id in ids {
             if rest.is_none() && cancel.is_cancelled() {
@@ -35,33 +70,73 @@ pub async fn execute_job(
                 continue;
             }
             sink(state(id, ItemState::Building, None));
-            let request = ProfileRequest {
-                workspace: workspace.clone(),
-                target: target.clone(),
-                id: id.clone(),
-                seconds: DEFAULT_SECONDS,
-            };
-            let mut on = |event: ProfileEvent| match event {
+            let mut on = |side: Side, event: ProfileEvent| match event {
                 ProfileEvent::Build(build) => sink(JobEvent::Build(build)),
                 ProfileEvent::Counting(command) => {
-                    sink(JobEvent::Built { errors: Vec::new() });
+                    if side == Side::Head {
+                        sink(JobEvent::Built { errors: Vec::new() });
+                        sink(state(id, ItemState::Started, None));
+                    }
+                    let on_side = if sides.is_some() {
+                        format!(" on the {}", side_name(side))
+                    } else {
+                        String::new()
+                    };
                     sink(JobEvent::Build(BuildEvent::Progress(format!(
-                        "profiling {id}"
+                        "profiling {id}{on_side}"
                     ))));
                     sink(JobEvent::Output {
                         id: Some(id.clone()),
                         text: format!("knotmeter: {command}"),
                     });
-                    sink(state(id, ItemState::Started, None));
+                }
+                ProfileEvent::Reading => sink(JobEvent::Build(BuildEvent::Progress(format!(
+                    "reading perf's samples of {id}"
+                )))),
+            };
+            let done = match &sides {
+                None => {
+                    let request = ProfileRequest {
+                        workspace: workspace.clone(),
+                        target: target.clone(),
+                        id: id.clone(),
+                        seconds: DEFAULT_SECONDS,
+                        tool,
+                    };
+                    profile(&request, &children, &cancel, &mut |event| {
+                        on(Side::Head, event)
+                    })
+                    .await
+                    .map(|profile| (Some(profile), None))
+                }
+                Some(sides) => {
+                    let wanted = Wanted {
+                        target: target.clone(),
+                        id: id.clone(),
+                        tool,
+                        seconds: DEFAULT_SECONDS,
+                    };
+                    profile_both(sides, &wanted, &children, &cancel, &mut on)
+                        .await
+                        // A head that is not the working tree is not the code in the editor.
+                        .map(|cmp| {
+                            let head = sides.head_tree.is_none().then(|| cmp.head.clone());
+                            (head, Some(cmp))
+                        })
                 }
             };
-            match profile(&request, &children, &cancel, &mut on).await {
-                Ok(profile) => {
-                    let stored_at = store(&workspace, &profile, &mut sink).await;
-                    sink(JobEvent::Profiled {
-                        profile: Box::new(profile),
-                        stored_at,
-                    });
+            match done {
+                Ok((profile, comparison)) => {
+                    if let Some(profile) = profile {
+                        let stored_at = store(&workspace, &profile, &mut sink).await;
+                        sink(JobEvent::Profiled {
+                            profile: Box::new(profile),
+                            stored_at,
+                        });
+                    }
+                    if let Some(comparison) = comparison {
+                        sink(JobEvent::ProfileCompared(Box::new(comparison)));
+                    }
                     sink(state(id, ItemState::Passed, None));
                 }
                 Err(ProfileError::Cancelled) => {
@@ -82,6 +157,14 @@ pub async fn execute_job(
         }
     }
     sink(JobEvent::Finished);
+}
+
+/// A side as the run's progress names it.
+fn side_name(side: Side) -> &'static str {
+    match side {
+        Side::Head => "head",
+        Side::Base => "base",
+    }
 }
 
 /// Stores `profile` in the workspace's history; returns when (seconds since the Unix epoch),

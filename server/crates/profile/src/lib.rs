@@ -6,16 +6,21 @@
 //! no LSP type, no terminal; it reports through a callback.
 //!
 //! One file per step: `tool` (finding the profiler, or the package to install), `run` (the
-//! case under callgrind), `callgrind` (reading its output), `report` (the [`Profile`]); `job`
-//! runs profiles as a job of the daemon's queue. [`store`] keeps a profile in the history.
+//! case under the profiler), `callgrind` (reading callgrind's output) and `report` (its
+//! [`Profile`]), `perf` (perf's commands and its samples) and `sampled` (their [`Profile`]);
+//! `tree` is a count's call tree; `job` runs profiles as a job of the daemon's queue. [`store`]
+//! keeps a profile in the history.
 
 #![deny(missing_docs)]
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
 pub mod callgrind;
+pub mod compared;
 pub mod job;
+pub mod perf;
 pub mod report;
 pub mod run;
+pub mod sampled;
 pub mod tool;
 pub mod tree;
 
@@ -46,6 +51,8 @@ pub struct ProfileRequest {
     pub id: String,
     /// The bench binary's time budget for it under the profiler, in seconds.
     pub seconds: f64,
+    /// The profiler: callgrind counts instructions, perf samples CPU time.
+    pub tool: ProfileTool,
 }
 
 /// What a profile reports while it runs.
@@ -53,8 +60,10 @@ pub struct ProfileRequest {
 pub enum ProfileEvent {
     /// The profile build's output and progress.
     Build(BuildEvent),
-    /// The build is done; the case runs under the profiler (`valgrind` and its arguments).
+    /// The build is done; the case runs under the profiler (the command, shortened).
     Counting(String),
+    /// The case has run; perf's samples are being read (`perf script`).
+    Reading,
 }
 
 /// Why there is no profile.
@@ -98,9 +107,10 @@ pub fn store(target_dir: &Path, profile: &Profile) -> Result<i64, String> {
     Ok(stored.timestamp)
 }
 
-/// Where a case's profiler output is written: `<target dir>/knotmeter/profile/<id>/`, the id's
-/// characters other than letters, digits, `_` and `-` as `_`.
-pub fn scratch_dir(workspace: &Workspace, id: &str) -> PathBuf {
+/// Where a case's profiler output is written: `<target dir>/knotmeter/profile/<id>/<tool>/`,
+/// the id's characters other than letters, digits, `_` and `-` as `_` (one directory per
+/// profiler, so a count and a sampling of one case at once do not clobber each other's files).
+pub fn scratch_dir(workspace: &Workspace, id: &str, tool: ProfileTool) -> PathBuf {
     let name: String = id
         .chars()
         .map(|c| {
@@ -116,17 +126,18 @@ pub fn scratch_dir(workspace: &Workspace, id: &str) -> PathBuf {
         .join("knotmeter")
         .join("profile")
         .join(name)
+        .join(tool::program_name(tool))
 }
 
-/// Profiles `request`'s case with callgrind: the profile build, the case under the profiler,
-/// its output read.
+/// Profiles `request`'s case with its profiler: the profile build, the case under the
+/// profiler, its output read.
 pub async fn profile(
     request: &ProfileRequest,
     children: &Children,
     cancel: &CancellationToken,
     events: &mut (dyn FnMut(ProfileEvent) + Send),
 ) -> Result<Profile, ProfileError> {
-    let valgrind = tool::require(ProfileTool::Callgrind).map_err(ProfileError::Missing)?;
+    let program = tool::require(request.tool).map_err(ProfileError::Missing)?;
     let built = cargo_build::build_as(
         &request.workspace,
         std::slice::from_ref(&request.target),
@@ -156,46 +167,92 @@ pub async fn profile(
             errors: built.errors,
         });
     };
-    let scratch = scratch_dir(&request.workspace, &request.id);
+    let scratch = scratch_dir(&request.workspace, &request.id, request.tool);
     std::fs::create_dir_all(&scratch)
         .map_err(|e| ProfileError::Failed(format!("cannot create {}: {e}", scratch.display())))?;
-    for stale in ["callgrind.out", "operations"] {
+    for stale in ["callgrind.out", "perf.data", "operations"] {
         let _ = std::fs::remove_file(scratch.join(stale));
     }
-    let command = run::command(
-        &valgrind,
-        executable,
-        &request.id,
-        request.seconds,
-        &scratch,
-    );
-    events(ProfileEvent::Counting(format!(
-        "valgrind --tool=callgrind {} --exact {}",
-        executable.display(),
-        request.id
-    )));
-    let counted = match run::count(command, &scratch, children, cancel).await {
-        Ok(counted) => counted,
-        Err(run::NotCounted::Cancelled) => return Err(ProfileError::Cancelled),
-        Err(run::NotCounted::Failed(why)) => return Err(ProfileError::Failed(why)),
+    let not_counted = |error| match error {
+        run::NotCounted::Cancelled => ProfileError::Cancelled,
+        run::NotCounted::Failed(why) => ProfileError::Failed(why),
     };
-    let text = std::fs::read_to_string(&counted.output).map_err(|e| {
-        ProfileError::Failed(format!(
-            "callgrind wrote no profile to {}: {e}",
-            counted.output.display()
-        ))
-    })?;
-    let parsed = callgrind::parse(&text).map_err(|e| {
-        ProfileError::Failed(format!(
-            "callgrind's profile {} cannot be read: {e}",
-            counted.output.display()
-        ))
-    })?;
-    Ok(report::from_callgrind(
-        &request.id,
-        &parsed,
-        counted.operations,
-        &request.workspace.root,
-        &report::Dwarf::of(executable),
-    ))
+    match request.tool {
+        ProfileTool::Callgrind => {
+            let command =
+                run::command(&program, executable, &request.id, request.seconds, &scratch);
+            events(ProfileEvent::Counting(format!(
+                "valgrind --tool=callgrind {} --exact {}",
+                executable.display(),
+                request.id
+            )));
+            let operations = run::count(command, "valgrind", &scratch, children, cancel)
+                .await
+                .map_err(not_counted)?;
+            let output = scratch.join("callgrind.out");
+            let text = std::fs::read_to_string(&output).map_err(|e| {
+                ProfileError::Failed(format!(
+                    "callgrind wrote no profile to {}: {e}",
+                    output.display()
+                ))
+            })?;
+            let parsed = callgrind::parse(&text).map_err(|e| {
+                ProfileError::Failed(format!(
+                    "callgrind's profile {} cannot be read: {e}",
+                    output.display()
+                ))
+            })?;
+            Ok(report::from_callgrind(
+                &request.id,
+                &parsed,
+                operations,
+                &request.workspace.root,
+                &report::Dwarf::of(executable),
+            ))
+        }
+        ProfileTool::Perf => {
+            perf::make_fifos(&scratch).map_err(ProfileError::Failed)?;
+            let command =
+                perf::record_command(&program, executable, &request.id, request.seconds, &scratch);
+            events(ProfileEvent::Counting(format!(
+                "perf record -e cpu-clock {} --exact {}",
+                executable.display(),
+                request.id
+            )));
+            let operations = run::count(command, "perf", &scratch, children, cancel)
+                .await
+                .map_err(not_counted)?;
+            events(ProfileEvent::Reading);
+            let script = run::capture(
+                perf::script_command(&program, &scratch),
+                "perf script",
+                children,
+                cancel,
+            )
+            .await
+            .map_err(not_counted)?;
+            let samples = perf::parse_script(&script).map_err(ProfileError::Failed)?;
+            let dwarf = report::Dwarf::of(executable);
+            let segments = perf::Segments::of(executable);
+            let canonical = std::fs::canonicalize(executable).ok();
+            let symbols = sampled::Symbols {
+                chains: &dwarf,
+                chains_object: &dwarf.object(),
+                executable: samples.objects.iter().position(|object| {
+                    Path::new(object) == executable
+                        || std::fs::canonicalize(object).ok() == canonical
+                }),
+                segments: &segments,
+            };
+            sampled::from_samples(
+                &request.id,
+                &samples,
+                operations,
+                perf::PERIOD_NS,
+                &request.workspace.root,
+                &symbols,
+            )
+            .map_err(ProfileError::Failed)
+        }
+    }
 }

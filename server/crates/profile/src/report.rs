@@ -18,11 +18,11 @@ use crate::callgrind::{Callgrind, LineKey};
 use crate::tree;
 
 /// Functions kept: the costliest, down to a thousandth of the region.
-const MIN_FUNCTION_SHARE: f64 = 0.001;
+pub(crate) const MIN_FUNCTION_SHARE: f64 = 0.001;
 /// Lines kept: the costliest of the workspace's own, down to a two-hundredth of the region.
-const MIN_LINE_SHARE: f64 = 0.005;
+pub(crate) const MIN_LINE_SHARE: f64 = 0.005;
 /// At most this many of each.
-const MAX_ROWS: usize = 200;
+pub(crate) const MAX_ROWS: usize = 200;
 
 /// One source line's costs.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -67,6 +67,13 @@ impl Dwarf {
             loader,
             cache: RefCell::new(HashMap::new()),
         }
+    }
+}
+
+impl Dwarf {
+    /// The object name its chains answer for: the executable's path.
+    pub fn object(&self) -> String {
+        self.object.clone()
     }
 }
 
@@ -218,12 +225,13 @@ pub fn from_callgrind(
         total_per_op: per_op(counted.total),
         functions,
         lines,
+        samples: None,
         tree: tree::call_tree(counted, operations).map(|frame| call_frame(frame, &hottest)),
     }
 }
 
 /// A frame of the tree as the protocol has it, linked to its function's hottest workspace line.
-fn call_frame(frame: tree::Frame, hottest: &HashMap<&str, ProfiledLine>) -> CallFrame {
+pub(crate) fn call_frame(frame: tree::Frame, hottest: &HashMap<&str, ProfiledLine>) -> CallFrame {
     CallFrame {
         line: hottest.get(frame.name.as_str()).cloned(),
         name: frame.name,

@@ -1,4 +1,4 @@
-//! Running one case of a bench binary under callgrind, its timed region only.
+//! Running one case of a bench binary under a profiler, its timed region only.
 //!
 //! The bench binary measures the case in its own process, in one round (`--exact ID
 //! --in-process --rounds 1`, no history), with `KNOTMETER_PROFILE_REGION=callgrind` so that it
@@ -7,7 +7,7 @@
 //! callgrind collects nothing outside them (`--collect-atstart=no`), so start-up, tuning, the
 //! set-up, the empty body, the drops and the engine's probe are not in the profile.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Stdio;
 use std::time::Duration;
 
@@ -18,15 +18,6 @@ use tokio::process::Command;
 use tokio_util::sync::CancellationToken;
 
 use crate::process::Children;
-
-/// What one run under callgrind left.
-#[derive(Debug)]
-pub struct Counted {
-    /// callgrind's output file.
-    pub output: PathBuf,
-    /// The operations the region held, summed over the engine's lines.
-    pub operations: u64,
-}
 
 /// How a run under callgrind ended without a profile.
 #[derive(Debug, PartialEq)]
@@ -72,17 +63,66 @@ pub fn command(
     command
 }
 
-/// Runs `command` (from [`command`]) to its end, or until `cancel`.
+/// Runs `command` (from [`command`], or [`crate::perf::record_command`]: `program` names it in
+/// what goes wrong) to its end, or until `cancel`; the operations the region held.
 pub async fn count(
     command: Command,
+    program: &str,
     scratch: &Path,
     children: &Children,
     cancel: &CancellationToken,
-) -> Result<Counted, NotCounted> {
+) -> Result<u64, NotCounted> {
+    let (status, out, err) = run(command, program, children, cancel).await?;
+    if let Some(failure) = case_failure(&out) {
+        return Err(NotCounted::Failed(failure));
+    }
+    if !status.success() {
+        return Err(NotCounted::Failed(format!(
+            "the bench binary under {program} ended with {status}\n{}",
+            last_lines(&err)
+        )));
+    }
+    let told = std::fs::read_to_string(scratch.join("operations")).unwrap_or_default();
+    let operations = operations(&told).map_err(NotCounted::Failed)?;
+    if operations == 0 {
+        return Err(NotCounted::Failed(
+            "the benchmark's timed region held no operation: a benchmark that times itself \
+             (`iter_custom`) has no region knotmeter can mark"
+                .to_owned(),
+        ));
+    }
+    Ok(operations)
+}
+
+/// Runs a profiler's reader (`perf script`) to its end, or until `cancel`: what it printed.
+pub async fn capture(
+    command: Command,
+    program: &str,
+    children: &Children,
+    cancel: &CancellationToken,
+) -> Result<String, NotCounted> {
+    let (status, out, err) = run(command, program, children, cancel).await?;
+    if !status.success() {
+        return Err(NotCounted::Failed(format!(
+            "{program} ended with {status}\n{}",
+            last_lines(&err)
+        )));
+    }
+    Ok(out)
+}
+
+/// Runs `command` in a process group of its own: its status and what it printed, or
+/// [`NotCounted::Cancelled`] once the group is stopped.
+async fn run(
+    command: Command,
+    program: &str,
+    children: &Children,
+    cancel: &CancellationToken,
+) -> Result<(std::process::ExitStatus, String, String), NotCounted> {
     let (mut child, group) = children
         .spawn(command)
         .await
-        .map_err(|e| NotCounted::Failed(format!("cannot start valgrind: {e}")))?;
+        .map_err(|e| NotCounted::Failed(format!("cannot start {program}: {e}")))?;
     let mut stdout = child.stdout.take().expect("piped");
     let mut stderr = child.stderr.take().expect("piped");
     let (mut out, mut err) = (String::new(), String::new());
@@ -103,31 +143,15 @@ pub async fn count(
         } => status,
     };
     let status =
-        status.map_err(|e| NotCounted::Failed(format!("cannot wait for valgrind: {e}")))?;
-    if let Some(failure) = case_failure(&out) {
-        return Err(NotCounted::Failed(failure));
-    }
-    if !status.success() {
-        let tail: Vec<&str> = err.lines().rev().take(12).collect();
-        let tail: Vec<&str> = tail.into_iter().rev().collect();
-        return Err(NotCounted::Failed(format!(
-            "the bench binary under valgrind ended with {status}\n{}",
-            tail.join("\n")
-        )));
-    }
-    let told = std::fs::read_to_string(scratch.join("operations")).unwrap_or_default();
-    let operations = operations(&told).map_err(NotCounted::Failed)?;
-    if operations == 0 {
-        return Err(NotCounted::Failed(
-            "the benchmark's timed region held no operation: a benchmark that times itself \
-             (`iter_custom`) has no region knotmeter can mark"
-                .to_owned(),
-        ));
-    }
-    Ok(Counted {
-        output: scratch.join("callgrind.out"),
-        operations,
-    })
+        status.map_err(|e| NotCounted::Failed(format!("cannot wait for {program}: {e}")))?;
+    Ok((status, out, err))
+}
+
+/// The last twelve lines of what a program said on stderr.
+fn last_lines(err: &str) -> String {
+    let tail: Vec<&str> = err.lines().rev().take(12).collect();
+    let tail: Vec<&str> = tail.into_iter().rev().collect();
+    tail.join("\n")
 }
 
 /// The operations the engine said the region held: the sum of the first field of each

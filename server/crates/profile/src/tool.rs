@@ -12,6 +12,14 @@ pub fn program(tool: ProfileTool) -> &'static str {
     }
 }
 
+/// The profiler's own name: `callgrind` or `perf`.
+pub fn program_name(tool: ProfileTool) -> &'static str {
+    match tool {
+        ProfileTool::Callgrind => "callgrind",
+        ProfileTool::Perf => "perf",
+    }
+}
+
 /// The executable `program` names on `path` (a `PATH` value), if any.
 pub fn find_on(program: &str, path: Option<&std::ffi::OsStr>) -> Option<PathBuf> {
     std::env::split_paths(path?)

@@ -236,6 +236,9 @@ pub enum JobEvent {
         /// When it was stored, in seconds since the Unix epoch.
         stored_at: Option<i64>,
     },
+    /// A case profiled on two builds (a profile job with a base: "Compare with base" with
+    /// profiling on); the case's `passed` follows.
+    ProfileCompared(Box<knotmeter_protocol::ProfileComparison>),
     /// Measurement progress of a case.
     Progress {
         /// The leaf id.
