@@ -39,6 +39,11 @@ fn side_cost(per_op: Option<f64>, unit: &str) -> String {
     per_op.map_or_else(|| "—".to_owned(), |v| cost_text(v, unit))
 }
 
+/// A function's share on one side, or `—` when that profile does not list it.
+fn side_share(per_op: Option<f64>, share: f64) -> String {
+    per_op.map_or_else(|| "—".to_owned(), |_| share_text(share))
+}
+
 /// The change of a function's own cost (absent on a side counts as nothing).
 fn change_of(change: &FunctionChange) -> f64 {
     change.head_per_op.unwrap_or(0.0) - change.base_per_op.unwrap_or(0.0)
@@ -64,16 +69,17 @@ pub fn comparison_heading(comparison: &ProfileComparison) -> String {
 /// up to the noise of both profiles' samples.
 fn trust_note(base: &Profile, head: &Profile) -> String {
     match head.tool {
-        ProfileTool::Callgrind => {
-            "a count: the same build counts the same, so every change is the code's".to_owned()
-        }
+        ProfileTool::Callgrind => "a count, which the machine's load does not move; the \
+                                   allocator's and the copies' counts can still move by a few \
+                                   instructions with where memory lands"
+            .to_owned(),
         ProfileTool::Perf => {
             let noise = share_noise(base.samples.unwrap_or(0))
                 .hypot(share_noise(head.samples.unwrap_or(0)));
             format!(
-                "sampled: a share that moved by less than about {:.1} points may be noise, and \
-                 each total is one run's time, which moves with the machine's load (knotmeter \
-                 compare measures times properly)",
+                "sampled: a share that moved by less than about {:.1} points may be noise; each \
+                 total is one run's time, which moves with the machine's load, and `knotmeter \
+                 compare` measures times",
                 noise * 100.0
             )
         }
@@ -102,8 +108,8 @@ pub fn comparison_text(comparison: &ProfileComparison, top: usize) -> String {
             side_cost(change.head_per_op, unit),
             format!(
                 "{} → {}",
-                share_text(change.base_share),
-                share_text(change.head_share)
+                side_share(change.base_per_op, change.base_share),
+                side_share(change.head_per_op, change.head_share)
             ),
             change.name
         ));
@@ -138,8 +144,8 @@ pub fn comparison_markdown(comparison: &ProfileComparison, top: usize) -> String
             relative_text(change.base_per_op, change.head_per_op),
             side_cost(change.base_per_op, unit),
             side_cost(change.head_per_op, unit),
-            share_text(change.base_share),
-            share_text(change.head_share)
+            side_share(change.base_per_op, change.base_share),
+            side_share(change.head_per_op, change.head_share)
         ));
     }
     out
@@ -200,13 +206,16 @@ mod tests {
             ),
             "{text}"
         );
-        assert!(text.contains("every change is the code's"), "{text}");
+        assert!(
+            text.contains("which the machine's load does not move"),
+            "{text}"
+        );
         let helper = text.lines().find(|l| l.ends_with("b::helper")).unwrap();
         assert!(helper.contains("+200 instructions/op"), "{helper}");
         assert!(helper.contains("+33%"), "{helper}");
         assert!(helper.contains("60% → 67%"), "{helper}");
         let new = text.lines().find(|l| l.ends_with("b::new_one")).unwrap();
-        assert!(new.contains("new") && new.contains('—'), "{new}");
+        assert!(new.contains("new") && new.contains("— → 4.2%"), "{new}");
     }
 
     #[test]

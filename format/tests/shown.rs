@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use knotmeter_format::profile::cost_text;
+use knotmeter_format::profile_compared::signed_cost_text;
 use knotmeter_format::text::{mode_label, EMPTY_ESTIMATE};
 use knotmeter_format::units::format_duration_ns;
 use knotmeter_format::{shown, Tally};
@@ -27,10 +28,12 @@ struct Cases {
 }
 
 #[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
 struct Units {
     durations: Vec<(f64, String)>,
     modes: Vec<(Option<u64>, String)>,
     costs: Vec<(f64, String, String)>,
+    signed_costs: Vec<(f64, String, String)>,
 }
 
 fn fixtures() -> PathBuf {
@@ -76,6 +79,9 @@ fn durations_modes_and_costs_read_as_the_shared_table_says() {
     }
     for (per_op, unit, expected) in units.costs {
         assert_eq!(cost_text(per_op, &unit), expected, "{per_op} {unit}");
+    }
+    for (change, unit, expected) in units.signed_costs {
+        assert_eq!(signed_cost_text(change, &unit), expected, "{change} {unit}");
     }
 }
 

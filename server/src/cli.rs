@@ -7,7 +7,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 use knotmeter_format::values;
 use knotmeter_protocol::Partition;
 
-pub use knotmeter_server_builds::{BuildsArgs, BuildsFormat};
+pub use knotmeter_server_builds::{BuildsArgs, BuildsFormat, Profiler};
 
 /// knotmeter: discover, build and run benchmarks, for editors (`serve`) and terminals.
 #[derive(Debug, Parser)]
@@ -92,8 +92,6 @@ pub struct ProfileArgs {
     #[arg(long, value_enum, default_value_t = ListFormat::Pretty)]
     pub format: ListFormat,
 }
-
-pub use knotmeter_server_builds::Profiler;
 
 impl ProfileArgs {
     /// PATH and CASE: one argument is the case, in the current directory.

@@ -86,13 +86,24 @@ fn a_case_the_base_lacks_and_misused_arguments_are_errors() {
     assert!(err.contains("the base, HEAD~1"), "{err}");
     assert!(err.contains("has no case two::new"), "{err}");
     assert!(!err.contains("Compiling"), "nothing was built: {err}");
-    for args in [
-        &["compare", "HEAD~1", ".", "slow", "--profile", "slower"][..],
-        &["compare", "--profile", "slower", "--quick"][..],
-        &["compare", "--profiler", "perf"][..],
+    for (args, says) in [
+        (
+            &["compare", "HEAD~1", ".", "slow", "--profile", "slower"][..],
+            "not a FILTER as well",
+        ),
+        (
+            &["compare", "--profile", "slower", "--quick"][..],
+            "cannot be used with '--quick'",
+        ),
+        (
+            &["compare", "--profiler", "perf"][..],
+            "required arguments were not provided",
+        ),
     ] {
         let out = repo.knotmeter_command(&root, args).output().unwrap();
-        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(says), "{args:?} says {says:?}: {err}");
     }
 }
 
@@ -171,5 +182,53 @@ fn the_editor_compares_profiles_with_a_base() {
     assert!(
         output.iter().any(|t| t.starts_with(heading)),
         "the table in the run's output: {output:?}"
+    );
+}
+
+/// "Compare profiles with base" against a revision that does not exist: every case ends
+/// `errored` with the reason, nothing is built or profiled, and the daemon goes on serving.
+#[test]
+fn the_editor_compare_of_profiles_with_no_such_base_errors_its_cases() {
+    use crate::common::Client;
+    use serde_json::json;
+    use std::time::Duration;
+
+    let repo = Repo::new(&["base", "head"]);
+    let root = repo.root();
+    let history = repo.history();
+    let mut client = Client::spawn_with(&root, |c| {
+        c.env("KNOTMETER_HISTORY", &history)
+            .env_remove("CARGO_TARGET_DIR");
+    });
+    client.initialize(&root, json!({"caseTimeoutSecs": 60}));
+    let response = client.request(
+        "knotmeter/run",
+        json!({"include": ["two::slower", "two::same"], "compare": "no-such-rev", "profile": true}),
+    );
+    let run_id = response["result"]["runId"]
+        .as_i64()
+        .unwrap_or_else(|| panic!("{response}"));
+    let states = client.run_to_end(run_id, Duration::from_secs(120));
+    let finals = client.finals(run_id);
+    assert_eq!(finals.len(), 2, "{states:?}");
+    assert!(
+        finals.iter().all(|(_, state)| state == "errored"),
+        "{finals:?}"
+    );
+    let message = states
+        .iter()
+        .find(|s| s["state"] == "errored")
+        .and_then(|s| s["message"].as_str())
+        .unwrap_or_default()
+        .to_owned();
+    assert!(message.contains("no-such-rev"), "{message}");
+    assert!(
+        !states.iter().any(|s| s["state"] == "started"),
+        "nothing was profiled: {states:?}"
+    );
+    let again = client.request("knotmeter/discover", json!({}));
+    assert!(
+        again.get("error").is_none(),
+        "the daemon still serves: {again}"
     );
 }

@@ -167,6 +167,47 @@ fn perf_samples_the_timed_region_only_as_time_per_operation() {
     assert_eq!(stored.first().map(|s| &s.profile), Some(&profile));
 }
 
+/// Two profiles of one case with one profiler at once (a terminal and the editor): the second
+/// waits for the first and says so, and both count what one profile counts. Before, the second
+/// deleted the first's files, and the bench binary's operations (appended to one file) were
+/// read by both: costs per operation came out halved, without a word.
+#[test]
+fn two_profiles_of_one_case_at_once_each_count_their_own() {
+    let fx = fixture("profiled");
+    let start = || {
+        fx.knotmeter()
+            .args(["profile", "hashing", "--format", "json", "--time", "0.5"])
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    let (one, two) = (start(), start());
+    let (one, two) = (
+        one.wait_with_output().unwrap(),
+        two.wait_with_output().unwrap(),
+    );
+    let hot = |out: &std::process::Output| -> f64 {
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let profile: Profile = serde_json::from_slice(&out.stdout).unwrap();
+        profile
+            .functions
+            .iter()
+            .find(|f| f.name.ends_with("profiled_fixture::hot"))
+            .unwrap_or_else(|| panic!("{:?}", profile.functions))
+            .own_per_op
+    };
+    let (a, b) = (hot(&one), hot(&two));
+    assert!(
+        (a / b - 1.0).abs() < 0.02,
+        "the same instructions per operation: {a} and {b}"
+    );
+}
+
 /// A case that is not there is an error naming where to look; two arguments are PATH and
 /// CASE.
 #[test]

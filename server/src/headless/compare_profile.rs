@@ -40,17 +40,16 @@ async fn follow(args: &BuildsArgs, case: &str, children: &Children) -> anyhow::R
             "with --profile, the case is --profile's: give `[REV] [PATH]`, not a FILTER as well"
         );
     }
-    let sides = crate::builds::resolve(&request)?;
+    // git and cargo metadata, off the async runtime (as compare's own pipeline does).
+    let resolving = request.clone();
+    let sides = tokio::task::spawn_blocking(move || crate::builds::resolve(&resolving))
+        .await
+        .context("resolving the sides")??;
     for note in &sides.notes {
         eprintln!("knotmeter: {note}");
     }
     let (target, id) = find_case(&sides.head_ws, case)?;
-    find_case(&sides.base_ws, &id).with_context(|| {
-        format!(
-            "the base, {}, has no case {id} to profile",
-            crate::builds::render::side(&sides.base_side())
-        )
-    })?;
+
     let cancel = CancellationToken::new();
     let mut on = |side: Side, event: ProfileEvent| match event {
         ProfileEvent::Build(BuildEvent::Output(line)) => eprintln!("{line}"),

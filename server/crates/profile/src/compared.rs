@@ -8,10 +8,12 @@
 //! not run) counts as nothing there, and is shown as absent rather than as zero.
 
 use std::collections::HashMap;
+use std::path::Path;
 
 use knotmeter_protocol::{FunctionChange, Profile, ProfileComparison, ProfileTool};
 use knotmeter_server_builds::{render, reserve, Sides};
-use knotmeter_server_discovery::discovery::TargetRef;
+
+use knotmeter_server_discovery::discovery::{Discovery, TargetRef, Workspace};
 use tokio_util::sync::CancellationToken;
 
 use crate::cargo_build::BuildEvent;
@@ -48,7 +50,14 @@ pub async fn profile_both(
     cancel: &CancellationToken,
     events: &mut (dyn FnMut(Side, ProfileEvent) + Send),
 ) -> Result<ProfileComparison, ProfileError> {
-    let side = |ws: &knotmeter_server_discovery::discovery::Workspace| ProfileRequest {
+    let base_name = render::side(&sides.base_side());
+    if !has_case(&sides.base_ws, &wanted.id).await {
+        return Err(ProfileError::Unusable(format!(
+            "the base, {base_name}, has no case {} to profile",
+            wanted.id
+        )));
+    }
+    let side = |ws: &Workspace| ProfileRequest {
         workspace: ws.clone(),
         target: wanted.target.clone(),
         id: wanted.id.clone(),
@@ -56,13 +65,9 @@ pub async fn profile_both(
         tool: wanted.tool,
     };
     let head_lock = match &sides.head_tree {
-        Some((tree, commit)) => Some(take(
-            &sides.head_ws.target_dir,
-            tree,
-            commit,
-            Side::Head,
-            events,
-        )?),
+        Some((tree, commit)) => {
+            Some(take(&sides.head_ws.target_dir, tree, commit, Side::Head, events).await?)
+        }
         None => None,
     };
     let head = profile(&side(&sides.head_ws), children, cancel, &mut |event| {
@@ -76,37 +81,73 @@ pub async fn profile_both(
         &sides.base_commit,
         Side::Base,
         events,
-    )?;
+    )
+    .await?;
     let base = profile(&side(&sides.base_ws), children, cancel, &mut |event| {
         events(Side::Base, event)
     })
-    .await?;
+    .await
+    .map_err(|error| of_the_base(error, &base_name))?;
     Ok(compare(
         &wanted.id,
-        render::side(&sides.base_side()),
+        base_name,
         render::side(&sides.head_side()),
         base,
         head,
     ))
 }
 
-/// Takes a side's target directory for its commit ([`reserve`]), its notes (a wait for
-/// another comparison) passed on as build output; an error with the whole chain of causes.
-fn take(
-    target_dir: &std::path::Path,
-    tree: &std::path::Path,
+/// Takes a side's target directory for its commit ([`reserve`], off the async runtime: it may
+/// wait for another comparison's lock, and touches every file of a worktree), its notes passed
+/// on as build output; an error with the whole chain of causes.
+async fn take(
+    target_dir: &Path,
+    tree: &Path,
     commit: &str,
     side: Side,
     events: &mut (dyn FnMut(Side, ProfileEvent) + Send),
 ) -> Result<std::fs::File, ProfileError> {
-    let mut notes = Vec::new();
-    let held = reserve(target_dir, tree, commit, &mut |line| {
-        notes.push(line.to_owned())
-    });
+    let (target_dir, tree, commit) = (target_dir.to_owned(), tree.to_owned(), commit.to_owned());
+    let (held, notes) = tokio::task::spawn_blocking(move || {
+        let mut notes = Vec::new();
+        let held = reserve(&target_dir, &tree, &commit, &mut |line| {
+            notes.push(line.to_owned())
+        });
+        (held.map_err(|error| format!("{error:#}")), notes)
+    })
+    .await
+    .map_err(|e| ProfileError::Failed(format!("internal error: {e}")))?;
     for line in notes {
         events(side, ProfileEvent::Build(BuildEvent::Output(line)));
     }
-    held.map_err(|error| ProfileError::Failed(format!("{error:#}")))
+    held.map_err(ProfileError::Failed)
+}
+
+/// Whether the bench targets of `ws` (the base's worktree) hold case `id`, discovered from
+/// their source as the head's are.
+async fn has_case(ws: &Workspace, id: &str) -> bool {
+    let (ws, id) = (ws.clone(), id.to_owned());
+    tokio::task::spawn_blocking(move || {
+        Discovery::new(ws)
+            .tree()
+            .select(None, &[])
+            .into_iter()
+            .any(|(_, ids)| ids.contains(&id))
+    })
+    .await
+    .unwrap_or(false)
+}
+
+/// The base's failure, saying it is the base's: its build's errors are of the base's worktree,
+/// not of the files in the editor, so they are words, never diagnostics.
+fn of_the_base(error: ProfileError, base: &str) -> ProfileError {
+    match error {
+        ProfileError::Build { message, .. } => {
+            ProfileError::Unusable(format!("the base, {base}, cannot be profiled: {message}"))
+        }
+        ProfileError::Failed(why) => ProfileError::Failed(format!("the base, {base}: {why}")),
+        other => other,
+    }
 }
 
 /// The comparison of `base`'s and `head`'s profiles of case `id`: every function either lists,
@@ -202,5 +243,26 @@ mod tests {
         let b = &cmp.changes[0];
         assert_eq!((b.base_per_op, b.head_per_op), (Some(300.0), Some(900.0)));
         assert!((b.head_share - 900.0 / 1430.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn the_bases_failures_say_they_are_the_bases_and_publish_no_diagnostics() {
+        let built = of_the_base(
+            ProfileError::Build {
+                message: "the profile build of two failed: expected `;`".into(),
+                errors: Vec::new(),
+            },
+            "main (9f8e7d6c5b)",
+        );
+        assert!(
+            matches!(&built, ProfileError::Unusable(m) if m == "the base, main (9f8e7d6c5b), cannot be profiled: the profile build of two failed: expected `;`"),
+            "{built:?}"
+        );
+        let failed = of_the_base(ProfileError::Failed("panicked".into()), "main");
+        assert!(matches!(&failed, ProfileError::Failed(m) if m == "the base, main: panicked"));
+        assert!(matches!(
+            of_the_base(ProfileError::Cancelled, "main"),
+            ProfileError::Cancelled
+        ));
     }
 }

@@ -153,6 +153,9 @@ pub async fn execute_job(
                 Err(ProfileError::Failed(why)) => {
                     sink(state(id, ItemState::Failed, Some(why)));
                 }
+                Err(ProfileError::Unusable(why)) => {
+                    sink(state(id, ItemState::Errored, Some(why)));
+                }
             }
         }
     }

@@ -30,6 +30,8 @@ use knotmeter_protocol::{Profile, ProfileTool};
 use knotmeter_server_discovery::discovery::{TargetRef, Workspace};
 use knotmeter_server_process::process;
 use knotmeter_server_runs::cargo_build::{self, BuildAs, BuildEvent, CompilerError};
+use nix::errno::Errno;
+use nix::fcntl::{Flock, FlockArg};
 use tokio_util::sync::CancellationToken;
 
 use process::Children;
@@ -80,6 +82,9 @@ pub enum ProfileError {
     },
     /// The case failed, or the profiler did.
     Failed(String),
+    /// Nothing can be profiled as asked (a case the base of a comparison does not have): said
+    /// in one line; the case is not at fault.
+    Unusable(String),
     /// Cancelled.
     Cancelled,
 }
@@ -89,7 +94,8 @@ impl std::fmt::Display for ProfileError {
         match self {
             ProfileError::Missing(message)
             | ProfileError::Build { message, .. }
-            | ProfileError::Failed(message) => f.write_str(message),
+            | ProfileError::Failed(message)
+            | ProfileError::Unusable(message) => f.write_str(message),
             ProfileError::Cancelled => f.write_str("the profile was cancelled"),
         }
     }
@@ -170,89 +176,82 @@ pub async fn profile(
     let scratch = scratch_dir(&request.workspace, &request.id, request.tool);
     std::fs::create_dir_all(&scratch)
         .map_err(|e| ProfileError::Failed(format!("cannot create {}: {e}", scratch.display())))?;
+    let _held = hold(&scratch, request, cancel, events).await?;
     for stale in ["callgrind.out", "perf.data", "operations"] {
         let _ = std::fs::remove_file(scratch.join(stale));
     }
-    let not_counted = |error| match error {
-        run::NotCounted::Cancelled => ProfileError::Cancelled,
-        run::NotCounted::Failed(why) => ProfileError::Failed(why),
+    let subject = Subject {
+        id: &request.id,
+        executable,
+        scratch: &scratch,
+        seconds: request.seconds,
+        root: &request.workspace.root,
     };
     match request.tool {
-        ProfileTool::Callgrind => {
-            let command =
-                run::command(&program, executable, &request.id, request.seconds, &scratch);
-            events(ProfileEvent::Counting(format!(
-                "valgrind --tool=callgrind {} --exact {}",
-                executable.display(),
-                request.id
-            )));
-            let operations = run::count(command, "valgrind", &scratch, children, cancel)
-                .await
-                .map_err(not_counted)?;
-            let output = scratch.join("callgrind.out");
-            let text = std::fs::read_to_string(&output).map_err(|e| {
-                ProfileError::Failed(format!(
-                    "callgrind wrote no profile to {}: {e}",
-                    output.display()
-                ))
-            })?;
-            let parsed = callgrind::parse(&text).map_err(|e| {
-                ProfileError::Failed(format!(
-                    "callgrind's profile {} cannot be read: {e}",
-                    output.display()
-                ))
-            })?;
-            Ok(report::from_callgrind(
-                &request.id,
-                &parsed,
-                operations,
-                &request.workspace.root,
-                &report::Dwarf::of(executable),
-            ))
+        ProfileTool::Callgrind => run::counted(&program, &subject, children, cancel, events).await,
+        ProfileTool::Perf => perf::sampled(&program, &subject, children, cancel, events).await,
+    }
+}
+
+/// What one profile runs and where: the case, the profile build's executable, the profiler's
+/// directory, the budget and the workspace whose lines are marked.
+pub(crate) struct Subject<'a> {
+    pub(crate) id: &'a str,
+    pub(crate) executable: &'a Path,
+    pub(crate) scratch: &'a Path,
+    pub(crate) seconds: f64,
+    pub(crate) root: &'a Path,
+}
+
+/// Holds the profiler's directory of a case (`scratch`) for the whole profile: a second profile
+/// of the same case with the same profiler waits, saying so, instead of deleting the files the
+/// first is writing (the bench binary appends its operations to one file: each would read the
+/// other's count and halve its costs per operation). Cancelling stops the wait.
+async fn hold(
+    scratch: &Path,
+    request: &ProfileRequest,
+    cancel: &CancellationToken,
+    events: &mut (dyn FnMut(ProfileEvent) + Send),
+) -> Result<Flock<std::fs::File>, ProfileError> {
+    let path = scratch.join("lock");
+    let cannot = |e: &dyn std::fmt::Display| {
+        ProfileError::Failed(format!("cannot lock {}: {e}", path.display()))
+    };
+    let mut file = std::fs::File::options()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .map_err(|e| cannot(&e))?;
+    let mut said = false;
+    loop {
+        match Flock::lock(file, FlockArg::LockExclusiveNonblock) {
+            Ok(held) => return Ok(held),
+            Err((back, Errno::EWOULDBLOCK)) => {
+                file = back;
+                if !said {
+                    said = true;
+                    events(ProfileEvent::Build(BuildEvent::Output(format!(
+                        "knotmeter: waiting for another profile of {} with {} to finish",
+                        request.id,
+                        tool::program_name(request.tool)
+                    ))));
+                }
+                tokio::select! {
+                    _ = cancel.cancelled() => return Err(ProfileError::Cancelled),
+                    _ = tokio::time::sleep(std::time::Duration::from_millis(200)) => {}
+                }
+            }
+            Err((_, e)) => return Err(cannot(&e)),
         }
-        ProfileTool::Perf => {
-            perf::make_fifos(&scratch).map_err(ProfileError::Failed)?;
-            let command =
-                perf::record_command(&program, executable, &request.id, request.seconds, &scratch);
-            events(ProfileEvent::Counting(format!(
-                "perf record -e cpu-clock {} --exact {}",
-                executable.display(),
-                request.id
-            )));
-            let operations = run::count(command, "perf", &scratch, children, cancel)
-                .await
-                .map_err(not_counted)?;
-            events(ProfileEvent::Reading);
-            let script = run::capture(
-                perf::script_command(&program, &scratch),
-                "perf script",
-                children,
-                cancel,
-            )
-            .await
-            .map_err(not_counted)?;
-            let samples = perf::parse_script(&script).map_err(ProfileError::Failed)?;
-            let dwarf = report::Dwarf::of(executable);
-            let segments = perf::Segments::of(executable);
-            let canonical = std::fs::canonicalize(executable).ok();
-            let symbols = sampled::Symbols {
-                chains: &dwarf,
-                chains_object: &dwarf.object(),
-                executable: samples.objects.iter().position(|object| {
-                    Path::new(object) == executable
-                        || std::fs::canonicalize(object).ok() == canonical
-                }),
-                segments: &segments,
-            };
-            sampled::from_samples(
-                &request.id,
-                &samples,
-                operations,
-                perf::PERIOD_NS,
-                &request.workspace.root,
-                &symbols,
-            )
-            .map_err(ProfileError::Failed)
+    }
+}
+
+impl From<run::NotCounted> for ProfileError {
+    fn from(error: run::NotCounted) -> Self {
+        match error {
+            run::NotCounted::Cancelled => ProfileError::Cancelled,
+            run::NotCounted::Failed(why) => ProfileError::Failed(why),
         }
     }
 }

@@ -14,13 +14,21 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::process::Stdio;
 
-use knotmeter_protocol::{PROFILE_OPS_ENV, PROFILE_REGION_ENV};
+use knotmeter_protocol::{Profile, PROFILE_OPS_ENV, PROFILE_REGION_ENV};
 use tokio::process::Command;
+use tokio_util::sync::CancellationToken;
+
+use crate::process::Children;
+use crate::report::Dwarf;
+use crate::run;
+use crate::sampled::{from_samples, Symbols};
+use crate::{ProfileError, ProfileEvent, Subject};
 
 /// The sampling period: one sample every this many nanoseconds of the process's CPU time
-/// (`cpu-clock` counts nanoseconds; this VM exposes no hardware counter). 4 000 samples a
-/// second of CPU: a 2 s budget gives a few thousand, so a share of a half is known to about
-/// ±1.5% (95%).
+/// (`cpu-clock`, a software event, counts nanoseconds and needs no hardware counter): 4 000
+/// samples a second of CPU spent in the timed region. How many a profile gets depends on how
+/// much of the budget the region is (the set-up, tuning and the engine's toggling of perf
+/// around each batch are not); the profile says, and so does the noise of its shares.
 pub const PERIOD_NS: u64 = 250_000;
 
 /// The stack copied with each sample for perf to unwind (`--call-graph dwarf,SIZE`): enough for
@@ -87,6 +95,77 @@ pub fn script_command(perf: &Path, scratch: &Path) -> Command {
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     command
+}
+
+/// Profiles `subject` under perf (at `program`): the FIFOs, the run, its samples read (`perf
+/// script`), the [`Profile`] with the workspace's lines charged through the build's inline
+/// chains.
+pub(crate) async fn sampled(
+    program: &Path,
+    subject: &Subject<'_>,
+    children: &Children,
+    cancel: &CancellationToken,
+    events: &mut (dyn FnMut(ProfileEvent) + Send),
+) -> Result<Profile, ProfileError> {
+    make_fifos(subject.scratch).map_err(ProfileError::Failed)?;
+    let command = record_command(
+        program,
+        subject.executable,
+        subject.id,
+        subject.seconds,
+        subject.scratch,
+    );
+    events(ProfileEvent::Counting(format!(
+        "perf record -e cpu-clock {} --exact {}",
+        subject.executable.display(),
+        subject.id
+    )));
+    let operations = run::count(command, "perf", subject.scratch, children, cancel).await?;
+    events(ProfileEvent::Reading);
+    let (script, said) = run::capture(
+        script_command(program, subject.scratch),
+        "perf script",
+        children,
+        cancel,
+    )
+    .await?;
+    if let Some(lost) = lost(&said) {
+        return Err(ProfileError::Failed(format!(
+            "perf lost samples ({lost}): the profile would be short of them, and its times \
+             too low; run it again on a quieter machine or with a shorter --time"
+        )));
+    }
+    let samples = parse_script(&script).map_err(ProfileError::Failed)?;
+    let dwarf = Dwarf::of(subject.executable);
+    let segments = Segments::of(subject.executable);
+    let canonical = std::fs::canonicalize(subject.executable).ok();
+    let symbols = Symbols {
+        chains: &dwarf,
+        chains_object: &dwarf.object(),
+        executable: samples.objects.iter().position(|object| {
+            Path::new(object) == subject.executable
+                || std::fs::canonicalize(object).ok() == canonical
+        }),
+        segments: &segments,
+    };
+    from_samples(
+        subject.id,
+        &samples,
+        operations,
+        PERIOD_NS,
+        subject.root,
+        &symbols,
+    )
+    .map_err(ProfileError::Failed)
+}
+
+/// perf's own account of samples it lost, from what `perf script` said on standard error
+/// (`Processed 5120 events and lost 3 chunks!`), when it lost any.
+pub fn lost(said: &str) -> Option<String> {
+    said.lines()
+        .map(str::trim)
+        .find(|line| line.starts_with("Processed ") && line.contains(" lost "))
+        .map(|line| line.trim_end_matches('!').to_owned())
 }
 
 /// One frame of a sampled call chain.
@@ -241,6 +320,33 @@ mod tests {
         let error = parse_script("\n\tzz nothing\n").unwrap_err();
         assert!(error.contains("line 2"), "{error}");
         assert!(error.contains("zz nothing"), "{error}");
+    }
+
+    #[test]
+    fn lost_samples_are_read_from_what_perf_said() {
+        let said = "Warning:\nProcessed 5120 events and lost 3 chunks!\n\nCheck IO/CPU overload!\n";
+        assert_eq!(
+            lost(said).as_deref(),
+            Some("Processed 5120 events and lost 3 chunks")
+        );
+        assert_eq!(
+            lost("[ perf record: Woken up 3 times to write data ]\n"),
+            None
+        );
+    }
+
+    #[test]
+    fn a_real_executables_segments_are_read() {
+        let exe = std::env::current_exe().unwrap();
+        let segments = Segments::of(&exe);
+        assert!(!segments.0.is_empty(), "{}", exe.display());
+        let &(offset, size, address) = segments.0.iter().find(|s| s.1 > 0).unwrap();
+        assert_eq!(segments.address_of(offset), Some(address));
+        assert_eq!(
+            segments.address_of(offset + size - 1),
+            Some(address + size - 1)
+        );
+        assert_eq!(Segments::of(Path::new("/nonexistent")).0.len(), 0);
     }
 
     #[test]

@@ -11,13 +11,14 @@ use std::path::Path;
 use std::process::Stdio;
 use std::time::Duration;
 
-use knotmeter_protocol::{Report, PROFILE_OPS_ENV, PROFILE_REGION_ENV};
+use knotmeter_protocol::{Profile, Report, PROFILE_OPS_ENV, PROFILE_REGION_ENV};
 use nix::sys::signal::Signal;
 use tokio::io::AsyncReadExt;
 use tokio::process::Command;
 use tokio_util::sync::CancellationToken;
 
 use crate::process::Children;
+use crate::{ProfileError, ProfileEvent, Subject};
 
 /// How a run under callgrind ended without a profile.
 #[derive(Debug, PartialEq)]
@@ -94,13 +95,14 @@ pub async fn count(
     Ok(operations)
 }
 
-/// Runs a profiler's reader (`perf script`) to its end, or until `cancel`: what it printed.
+/// Runs a profiler's reader (`perf script`) to its end, or until `cancel`: what it printed on
+/// standard output, and on standard error (its warnings).
 pub async fn capture(
     command: Command,
     program: &str,
     children: &Children,
     cancel: &CancellationToken,
-) -> Result<String, NotCounted> {
+) -> Result<(String, String), NotCounted> {
     let (status, out, err) = run(command, program, children, cancel).await?;
     if !status.success() {
         return Err(NotCounted::Failed(format!(
@@ -108,7 +110,7 @@ pub async fn capture(
             last_lines(&err)
         )));
     }
-    Ok(out)
+    Ok((out, err))
 }
 
 /// Runs `command` in a process group of its own: its status and what it printed, or
@@ -152,6 +154,50 @@ fn last_lines(err: &str) -> String {
     let tail: Vec<&str> = err.lines().rev().take(12).collect();
     let tail: Vec<&str> = tail.into_iter().rev().collect();
     tail.join("\n")
+}
+
+/// Profiles `subject` under callgrind (`valgrind` at `program`): the run, its output read,
+/// the [`Profile`] with the workspace's lines charged through the build's inline chains.
+pub(crate) async fn counted(
+    program: &Path,
+    subject: &Subject<'_>,
+    children: &Children,
+    cancel: &CancellationToken,
+    events: &mut (dyn FnMut(ProfileEvent) + Send),
+) -> Result<Profile, ProfileError> {
+    let command = command(
+        program,
+        subject.executable,
+        subject.id,
+        subject.seconds,
+        subject.scratch,
+    );
+    events(ProfileEvent::Counting(format!(
+        "valgrind --tool=callgrind {} --exact {}",
+        subject.executable.display(),
+        subject.id
+    )));
+    let operations = count(command, "valgrind", subject.scratch, children, cancel).await?;
+    let output = subject.scratch.join("callgrind.out");
+    let text = std::fs::read_to_string(&output).map_err(|e| {
+        ProfileError::Failed(format!(
+            "callgrind wrote no profile to {}: {e}",
+            output.display()
+        ))
+    })?;
+    let parsed = crate::callgrind::parse(&text).map_err(|e| {
+        ProfileError::Failed(format!(
+            "callgrind's profile {} cannot be read: {e}",
+            output.display()
+        ))
+    })?;
+    Ok(crate::report::from_callgrind(
+        subject.id,
+        &parsed,
+        operations,
+        subject.root,
+        &crate::report::Dwarf::of(subject.executable),
+    ))
 }
 
 /// The operations the engine said the region held: the sum of the first field of each

@@ -53,8 +53,11 @@ pub struct Symbols<'a> {
 }
 
 impl Symbols<'_> {
-    /// The source lines of a frame, innermost first; a caller's frame is looked up one byte
-    /// before its return address, in the call instruction.
+    /// The source lines of a frame, innermost first. A caller's frame is looked up one byte
+    /// before the address perf gives: its return address, which is the next instruction's and
+    /// may be the next line's, or (perf's DWARF unwinders already step back one byte) one byte
+    /// into the call; a call instruction is at least two bytes, so either way the byte looked up
+    /// is the call's.
     fn lines(&self, object: usize, address: u64, caller: bool) -> Vec<LineKey> {
         if Some(object) != self.executable {
             return Vec::new();
@@ -369,7 +372,7 @@ mod tests {
         let samples = parse_script(SCRIPT).unwrap();
         let table = Table(HashMap::from([
             (0x100, vec![key("/ws/src/helper.rs", 3)]),
-            // The call at 0x20f (return address 0x210): line 11 of the body.
+            // The call's last byte, 0x20f, one before the 0x210 perf gave: line 11 of the body.
             (0x20f, vec![key("/ws/benches/b.rs", 11)]),
             // The body's own instruction, inlined std code inside its line 10.
             (
