@@ -136,6 +136,7 @@ function forwardNotifications(client: lc.LanguageClient, ctx: Ctx): void {
   client.onNotification(ext.output, (p) => ctx.output.fire(p));
   client.onNotification(ext.runEnd, (p) => ctx.runEnded.fire(p));
   client.onNotification(ext.profiled, (p) => ctx.profiles.keep(p));
+  client.onNotification(ext.profileCompared, (p) => ctx.profiles.keepComparison(p));
   client.onNotification(ext.compared, (p) => {
     ctx.comparison = p;
     ctx.compared.fire(p);

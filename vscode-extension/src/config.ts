@@ -2,7 +2,7 @@
 // `contributes.configuration`; this module only reads them and says when they change.
 
 import * as vscode from "vscode";
-import type { Problems, RunOnSave } from "./wire";
+import type { Problems, ProfileTool, RunOnSave } from "./wire";
 
 export const section = "knotmeter";
 
@@ -17,6 +17,8 @@ export interface Config {
   problems: Problems;
   /** `knotmeter.compare.base`: the git revision "Compare with base" compares with; empty for the default. */
   compareBase: string;
+  /** `knotmeter.profiler`: what a profile run profiles with. */
+  profiler: ProfileTool;
 }
 
 export function readConfig(): Config {
@@ -28,6 +30,7 @@ export function readConfig(): Config {
     annotations: c.get<boolean>("annotations.enabled", true),
     problems: problemsSetting(c.get<string>("problems", "warnings")),
     compareBase: c.get<string>("compare.base", ""),
+    profiler: c.get<string>("profiler", "callgrind") === "perf" ? "perf" : "callgrind",
   };
 }
 

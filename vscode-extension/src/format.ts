@@ -197,7 +197,7 @@ export const ON_SAVE = "on save";
  * `Compare with main` for a comparison with `base` (`Compare with base` for the default, empty).
  */
 export function runLabel(mode: RunMode, background: boolean, base?: string, profile = false): string {
-  if (profile) return "Profile";
+  if (profile) return base !== undefined ? `Compare profiles with ${base || "base"}` : "Profile";
   if (base !== undefined) return `Compare with ${base || "base"}`;
   if (background) return ON_SAVE;
   return mode === "quick" ? "Run (quick)" : "Run";
@@ -404,6 +404,9 @@ export function scalingHeading(complexity: string): string {
 /** The scaling's complexity when the engine fitted none. */
 export const NO_FIT = "no complexity fit";
 
+/** The summary line of a case the panel shows only for its profile: it has no result in this session. */
+export const PROFILED_NOT_MEASURED = "Profiled, not measured in this session: run it for its time.";
+
 /** In place of a chart: nothing measurable, no samples, no stored run, no stored median. */
 export const NOTHING_TO_DRAW = "The body cannot be told apart from an empty one: there is no time to draw.";
 export const NO_SAMPLES = "No samples.";
@@ -487,6 +490,20 @@ export function costText(perOp: number, unit: string): string {
   const n = !Number.isFinite(perOp) || perOp < 0 ? "—" : perOp < 0.05 ? "<0.1" : perOp < 10 ? perOp.toFixed(1) : groupDigits(Math.round(perOp));
   return `${n} ${unit}/op`;
 }
+
+/** A signed change per operation as `knotmeter compare --profile` prints it: `+6 845 instructions/op`, `−1.20 µs/op`. */
+export function signedCostText(change: number, unit: string): string {
+  if (change === 0) return costText(0, unit).replace("<0.1", "0");
+  return `${change > 0 ? "+" : "−"}${costText(Math.abs(change), unit)}`;
+}
+
+/** A frame's tooltip in the differential flame graph: the base's cost there, the head's, and the change. */
+export function flameDiffLabel(name: string, base: number, head: number, unit: string): string {
+  return `${name}: ${costText(base, unit)} → ${costText(head, unit)} with what it calls (${signedCostText(head - base, unit)})`;
+}
+
+/** The caption under the differential flame graph: how to read its colours. */
+export const FLAME_DIFF_CAPTION = "The head's call tree, each frame as wide as in the head: red where it costs more than in the base, blue where less, grey where the same. A frame only the base has is not drawn; the functions whose own cost changed are in the run's output.";
 
 /** A frame's tooltip in the flame graph: its name, its cost with what it calls and its own, and whether the split is an estimate. */
 export function flameLabel(name: string, value: number, own: number, unit: string, estimated: boolean): string {

@@ -13,6 +13,7 @@ import {
   type HistoryParams,
   type HistoryResult,
   type OutputParams,
+  type ProfileComparedParams,
   type ProfiledParams,
   type RunEndParams,
   type RunParams,
@@ -39,3 +40,4 @@ export const runStates = new lc.NotificationType<RunStatesParams>(Methods.runSta
 export const samples = new lc.RequestType<SamplesParams, SamplesResult, void>(Methods.samples);
 export const compared = new lc.NotificationType<ComparedParams>(Methods.compared);
 export const profiled = new lc.NotificationType<ProfiledParams>(Methods.profiled);
+export const profileCompared = new lc.NotificationType<ProfileComparedParams>(Methods.profileCompared);

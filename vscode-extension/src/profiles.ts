@@ -3,10 +3,11 @@
 // with a hot line in it, the rule the daemon follows for clients that draw nothing themselves,
 // so two profiles that reach one helper never put two marks on a line. Pure (no `vscode`).
 
-import type { HotLine, ProfiledParams } from "./wire";
+import type { HotLine, ProfileComparedParams, ProfiledParams } from "./wire";
 
 export class ProfileStore {
   private readonly byCase = new Map<string, { params: ProfiledParams; order: number }>();
+  private readonly comparisons = new Map<string, ProfileComparedParams>();
   private next = 0;
   private readonly listeners = new Set<(files: string[]) => void>();
 
@@ -16,7 +17,23 @@ export class ProfileStore {
     const old = this.byCase.get(params.profile.id);
     for (const m of old?.params.marks ?? []) files.add(m.file);
     this.byCase.set(params.profile.id, { params, order: ++this.next });
+    // A newer profile of the case makes its last comparison of two builds old news.
+    this.comparisons.delete(params.profile.id);
     for (const l of this.listeners) l([...files]);
+  }
+
+  /**
+   * Keeps `params` as its case's last comparison of profiles across two builds (no marks
+   * change). The daemon sends the head's own profile first, so it does not drop this.
+   */
+  keepComparison(params: ProfileComparedParams): void {
+    this.comparisons.set(params.comparison.id, params);
+    for (const l of this.listeners) l([]);
+  }
+
+  /** The case's last comparison of profiles across two builds. */
+  comparison(id: string): ProfileComparedParams | undefined {
+    return this.comparisons.get(id);
   }
 
   /** The case's last profile. */

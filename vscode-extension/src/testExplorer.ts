@@ -62,6 +62,8 @@ export class TestExplorer implements vscode.Disposable {
   readonly compareProfile: vscode.TestRunProfile;
   /** `knotmeter profile` of each case: its hot lines in the editor (docs/profile.md). */
   readonly profileProfile: vscode.TestRunProfile;
+  /** `knotmeter compare --profile`: each case profiled on the working tree and the base. */
+  readonly compareProfilesProfile: vscode.TestRunProfile;
   /** The continuous run in force, if any: its mode decides run-on-save. */
   continuous: { mode: RunMode; include: readonly vscode.TestItem[] | undefined; profile: vscode.TestRunProfile } | undefined;
   private readonly disposables: vscode.Disposable[] = [];
@@ -106,6 +108,12 @@ export class TestExplorer implements vscode.Disposable {
       (request, token) => this.run(request, token, "full", false, undefined, true),
       false,
     );
+    this.compareProfilesProfile = this.controller.createRunProfile(
+      runLabel("full", false, "", true),
+      vscode.TestRunProfileKind.Run,
+      (request, token) => this.run(request, token, "full", false, readConfig().compareBase, true),
+      false,
+    );
     this.runs = new Runs<ShownRun>((info) => this.daemonRun(info));
     this.disposables.push(
       this.controller,
@@ -122,7 +130,7 @@ export class TestExplorer implements vscode.Disposable {
 
   /** The run profile that runs what a lens asks for (the Test Explorer shows the run under it). */
   runProfileOf(how: LensRun): vscode.TestRunProfile {
-    if (how.profile) return this.profileProfile;
+    if (how.profile) return how.compare !== undefined ? this.compareProfilesProfile : this.profileProfile;
     if (how.compare !== undefined) return this.compareProfile;
     return how.mode === "quick" ? this.quickProfile : this.fullProfile;
   }
@@ -296,7 +304,7 @@ export class TestExplorer implements vscode.Disposable {
         exclude: request.exclude?.map((i) => i.id) ?? null,
         mode,
         ...(compare !== undefined ? { compare } : {}),
-        ...(profile ? { profile: true } : {}),
+        ...(profile ? { profile: true, profiler: readConfig().profiler } : {}),
       };
       runId = (await client.sendRequest(ext.run, params)).runId;
     } catch (e) {

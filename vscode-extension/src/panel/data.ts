@@ -5,8 +5,8 @@
 // (labels, the baseline's column) come from format.ts.
 // Pure (no `vscode`, no DOM) and unit-tested.
 
-import { BASELINE, NO_FIT, machineSeries, modeLabel, unpairedRatio } from "../format";
-import type { BenchResult, BenchSummary, CallFrame, HistoryPoint, Outcome, ProfiledParams, Severity, Shown, ShownComparedCase, ShownComparison, Verdict } from "../wire";
+import { BASELINE, NO_FIT, PROFILED_NOT_MEASURED, machineSeries, modeLabel, unpairedRatio } from "../format";
+import type { BenchResult, BenchSummary, CallFrame, HistoryPoint, Outcome, ProfileComparedParams, ProfiledParams, Severity, Shown, ShownComparedCase, ShownComparison, Verdict } from "../wire";
 
 /** A note as the panel lists it: its mark and words are the daemon's. */
 export interface PanelNote {
@@ -42,6 +42,10 @@ export interface PanelCase {
   history: HistorySeries[];
   /** Its last profile's call tree, for the flame graph. */
   flame?: FlameView;
+  /** Its last profiles of two builds, for the differential flame graph. */
+  flameDiff?: FlameDiffView;
+  /** Shown for its profile alone: no result in this session, so no charts of times. */
+  profiledOnly?: boolean;
 }
 
 /** A frame of the flame graph, as d3-flame-graph takes it (`name`, `value`, `children`). */
@@ -86,6 +90,87 @@ function flameNode(f: CallFrame): FlameNode {
     node.line = f.line.line;
   }
   return node;
+}
+
+/**
+ * A case with a profile but no result in this session (profiled, never run since the daemon
+ * started): its flame graphs alone, and a line saying it was not measured, never a figure.
+ */
+export function profiledOnlyCase(id: string, label: string, flame: FlameView | undefined, flameDiff: FlameDiffView | undefined): PanelCase | undefined {
+  if (!flame && !flameDiff) return undefined;
+  return {
+    id,
+    label,
+    line: PROFILED_NOT_MEASURED,
+    outcome: "partial",
+    median: Number.NaN,
+    low: Number.NaN,
+    high: Number.NaN,
+    measured: false,
+    samples: [],
+    notes: [],
+    history: [],
+    profiledOnly: true,
+    ...(flame ? { flame } : {}),
+    ...(flameDiff ? { flameDiff } : {}),
+  };
+}
+
+/** A frame of the differential flame graph: the head's frame, and what the base spent there. */
+export interface FlameDiffNode extends FlameNode {
+  /** The same path's cost per operation in the base (0 when the base has no such frame). */
+  base: number;
+  /** `value − base`: positive where the head costs more. */
+  delta: number;
+  children: FlameDiffNode[];
+}
+
+/** A case's profiles of two builds as the panel draws them: the head's tree, coloured by change. */
+export interface FlameDiffView {
+  /** What the profiles count, per operation: `instructions`, or `ns` of CPU time. */
+  unit: string;
+  /** The daemon's heading of the comparison (the totals, both builds, what was counted). */
+  heading: string;
+  /** The head's entry frame (the engine's timed loop). */
+  root: FlameDiffNode;
+}
+
+/**
+ * The differential flame graph of a comparison of profiles, when both have a call tree: the
+ * head's tree (frames are as wide as in the head), each frame matched with the base's frame at
+ * the same path of names. A frame only the base has is not drawn (the table of changes lists
+ * it).
+ */
+export function flameDiffView(p: ProfileComparedParams | undefined): FlameDiffView | undefined {
+  const head = p?.comparison.head.tree;
+  if (!p || !head) return undefined;
+  const base = p.comparison.base.tree;
+  return { unit: p.comparison.head.unit, heading: p.heading, root: diffNode(head, base && base.name === head.name ? base : undefined) };
+}
+
+function diffNode(head: CallFrame, base: CallFrame | undefined): FlameDiffNode {
+  const before = base?.valuePerOp ?? 0;
+  const node: FlameDiffNode = {
+    ...flameNode({ ...head, children: [] }),
+    base: before,
+    delta: head.valuePerOp - before,
+    children: (head.children ?? []).map((c) => diffNode(c, base?.children?.find((b) => b.name === c.name))),
+  };
+  return node;
+}
+
+/**
+ * A differential frame's colour: red as the head costs more than the base, blue as it costs
+ * less, grey when the same, the strength the change's share of the frame (Brendan Gregg's
+ * differential flame graphs; d3-flame-graph's differentialColorMapper).
+ */
+export function diffColor(value: number, delta: number): string {
+  const size = Math.max(Math.abs(value), Math.abs(delta));
+  const strength = size > 0 ? Math.min(1, Math.abs(delta) / size) : 0;
+  const faded = Math.round(220 * (1 - strength));
+  if (delta > 0) return `rgb(230, ${faded}, ${faded})`;
+  if (delta < 0) return `rgb(${faded}, ${faded}, 230)`;
+  return "rgb(220, 220, 220)";
 }
 
 /** One row of a comparison group's table. */

@@ -11,7 +11,7 @@ import { PANEL_TITLE, noResultYet, panelTitle } from "../format";
 import * as ext from "../lsp_ext";
 import { functionName } from "../model";
 import type { HistoryPoint, RawSamples } from "../wire";
-import { comparisonView, flameView, groupRows, panelCase, scalingView, type FromWebview, type PanelData, type ToWebview } from "./data";
+import { comparisonView, flameDiffView, flameView, profiledOnlyCase, groupRows, panelCase, scalingView, type FromWebview, type PanelData, type ToWebview } from "./data";
 
 export class ResultsPanel implements vscode.Disposable {
   private panel: vscode.WebviewPanel | undefined;
@@ -117,10 +117,19 @@ export class ResultsPanel implements vscode.Disposable {
       cases: entries.map((e, i) => {
         const c = panelCase({ ...e.result, raw: raws[i] ?? e.result.raw }, e.shown, histories[i] ?? []);
         const flame = flameView(this.ctx.profiles.get(e.id));
-        return flame ? { ...c, flame } : c;
+        const flameDiff = flameDiffView(this.ctx.profiles.comparison(e.id));
+        return { ...c, ...(flame ? { flame } : {}), ...(flameDiff ? { flameDiff } : {}) };
       }),
     };
-    if (entries.length === 0) {
+    // A case profiled but not measured since the daemon started still shows its profile.
+    const measured = new Set(entries.map((e) => e.id));
+    const leaves = this.ctx.items.filter((i) => i.parent === benchId && i.id !== benchId);
+    for (const leaf of leaves.length > 0 ? leaves : item ? [item] : []) {
+      if (measured.has(leaf.id)) continue;
+      const only = profiledOnlyCase(leaf.id, leaf.label, flameView(this.ctx.profiles.get(leaf.id)), flameDiffView(this.ctx.profiles.comparison(leaf.id)));
+      if (only) data.cases.push(only);
+    }
+    if (data.cases.length === 0) {
       data.empty = noResultYet(this.ctx.trusted);
     }
     const comparison = this.ctx.comparison && comparisonView(this.ctx.comparison.comparison, benchId);

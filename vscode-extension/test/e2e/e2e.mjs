@@ -489,6 +489,30 @@ try {
   );
   check("a hot line has a heat mark in the gutter", heat.length > 0, JSON.stringify(heat.slice(0, 3)));
   await screenshot("profile");
+
+  // 9. The results panel on the profiled benchmark draws its call tree as a flame graph.
+  await goToLine(8);
+  await palette("knotmeter: Show Results");
+  let flames;
+  const flameEnd = Date.now() + 30_000;
+  while (!flames && Date.now() < flameEnd) {
+    for (const f of page.frames()) {
+      const found = await f
+        .evaluate(() => {
+          const rects = document.querySelectorAll("section.flame .d3-flame-graph rect").length;
+          return rects > 0 ? { rects, heading: document.querySelector("section.flame h2")?.textContent ?? "", title: document.querySelector("h1")?.textContent ?? "" } : undefined;
+        })
+        .catch(() => undefined);
+      if (found) flames = found;
+    }
+    if (!flames) await page.waitForTimeout(500);
+  }
+  check(
+    "the results panel draws the profiled benchmark's call tree as a flame graph",
+    flames && flames.rects >= 2 && /call tree/.test(flames.heading) && /chain_1000/.test(flames.title),
+    JSON.stringify(flames),
+  );
+  await screenshot("flame");
 } catch (e) {
   check("no unexpected error", false, e?.stack ?? String(e));
   await screenshot("error").catch(() => undefined);

@@ -83,4 +83,20 @@ data.cases[0].flame = {
     ],
   },
 };
+// The same case profiled on two builds ("Compare profiles with base"): the head's tree, each
+// frame with the base's cost at its path; the heapsort is new, the insertion sort unchanged.
+data.cases[0].flameDiff = {
+  unit: "instructions",
+  heading: "quickstart::sort_unstable: 20 000 instructions → 24 610 instructions per operation (+23%), main (9f8e7d6c5b) → working tree; instructions counted by callgrind in the timed region only (no cache misses or stalls: a count, not a time)",
+  root: {
+    name: "knotmeter::measure::routine::time_batch", value: 24610, own: 40, estimated: false, base: 20000, delta: 4610, children: [
+      {
+        name: "core::slice::sort::unstable::quicksort", value: 24570, own: 18200, estimated: false, base: 19960, delta: 4610, file: "/ws/benches/quickstart.rs", line: 33, children: [
+          { name: "core::slice::sort::shared::smallsort::insertion_sort_shift_left", value: 5200, own: 5200, estimated: false, base: 5200, delta: 0, children: [] },
+          { name: "core::slice::sort::unstable::heapsort::heapsort", value: 1170, own: 1170, estimated: false, base: 0, delta: 1170, children: [] },
+        ],
+      },
+    ],
+  },
+};
 writeFileSync(new URL("./fixture-data.json", import.meta.url), JSON.stringify({ group: data, args }));

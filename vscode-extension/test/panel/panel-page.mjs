@@ -160,6 +160,8 @@ try {
         bg: getComputedStyle(document.body).backgroundColor,
         flames: document.querySelectorAll("section.flame .d3-flame-graph rect").length,
         flameHeading: document.querySelector("section.flame h2")?.textContent,
+        diffFills: Object.fromEntries([...document.querySelectorAll("section.flame-diff .d3-flame-graph g")].map((g) => [g.querySelector("title")?.textContent?.split(": ")[0] ?? g.textContent, g.querySelector("rect")?.getAttribute("fill")])),
+        diffHeading: document.querySelector("section.flame-diff h2")?.textContent,
       };
     });
     check(`${label}: the page asks for its data`, state.posted.includes("ready"));
@@ -170,8 +172,17 @@ try {
       await page.click("section.flame .d3-flame-graph g:nth-of-type(2) rect").catch(() => undefined);
       const opened = await page.evaluate(() => window.__posted.filter((m) => m.type === "open"));
       check(`${label}: clicking a frame opens the line it spends most on`, opened.some((m) => m.file === "/ws/benches/quickstart.rs" && m.line === 33), JSON.stringify(opened));
+      const fills = state.diffFills;
+      check(
+        `${label}: profiles of two builds are drawn as a differential flame graph: red where the head costs more, grey where the same`,
+        Object.keys(fills).length === 4 &&
+          fills["core::slice::sort::unstable::heapsort::heapsort"] === "rgb(230, 0, 0)" &&
+          fills["core::slice::sort::shared::smallsort::insertion_sort_shift_left"] === "rgb(220, 220, 220)" &&
+          /^quickstart::sort_unstable: 20 000 instructions → 24 610/.test(state.diffHeading ?? ""),
+        `${JSON.stringify(fills)}; ${state.diffHeading}`,
+      );
     } else {
-      check(`${label}: no profile, no flame graph`, state.flames === 0, state.flames);
+      check(`${label}: no profile, no flame graph`, state.flames === 0 && Object.keys(state.diffFills).length === 0, state.flames);
     }
     if (which === "group") {
       check(`${label}: the group table has a row and a ratio bar per member`, state.rows === 2 && state.bars.length === 2, JSON.stringify(state.bars));

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { test } from "node:test";
-import { annotationText, costText, formatNs, modeLabel, rowLabel, tallyText } from "../../src/format";
+import { annotationText, costText, formatNs, modeLabel, rowLabel, signedCostText, tallyText } from "../../src/format";
 import { mapRunState } from "../../src/model";
 import { RunTracker } from "../../src/runs";
 import { groupRows, panelCase } from "../../src/panel/data";
@@ -32,6 +32,7 @@ const units = JSON.parse(fs.readFileSync(path.join(dir, "units.json"), "utf8")) 
   durations: Array<[number, string]>;
   modes: Array<[number | null, string]>;
   costs: Array<[number, string, string]>;
+  signedCosts: Array<[number, string, string]>;
 };
 
 /** The state the daemon sends for a fixture: `skipped` for a partial result, else `passed`. */
@@ -50,6 +51,8 @@ test("durations, modes and profile costs read exactly as in Rust", () => {
   for (const [ms, text] of units.modes) assert.equal(modeLabel(ms), text, `${ms} ms`);
   assert.ok(units.costs.some(([, unit]) => unit === "ns") && units.costs.some(([, unit]) => unit === "instructions"));
   for (const [perOp, unit, text] of units.costs) assert.equal(costText(perOp, unit), text, `${perOp} ${unit}`);
+  assert.ok(units.signedCosts.length >= 4);
+  for (const [change, unit, text] of units.signedCosts) assert.equal(signedCostText(change, unit), text, `${change} ${unit}`);
 });
 
 test("the Test Explorer: a warning fails the row, a note never does, the line is the daemon's", () => {

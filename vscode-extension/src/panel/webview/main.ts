@@ -11,7 +11,7 @@
 import flamegraph from "d3-flame-graph";
 import { select } from "d3-selection";
 import uPlot from "uplot";
-import { histogram, type FlameNode, type FlameView, ratioScale, type ComparisonView, type FromWebview, type GroupRow, type HistorySeries, type PanelCase, type PanelData, type ScalingView, type ToWebview } from "../data";
+import { diffColor, histogram, type FlameDiffNode, type FlameDiffView, type FlameNode, type FlameView, ratioScale, type ComparisonView, type FromWebview, type GroupRow, type HistorySeries, type PanelCase, type PanelData, type ScalingView, type ToWebview } from "../data";
 import {
   CASE_PICKER,
   GROUP_COLUMNS,
@@ -28,6 +28,8 @@ import {
   comparisonHeading,
   distributionCaption,
   estimateLabel,
+  FLAME_DIFF_CAPTION,
+  flameDiffLabel,
   flameHeading,
   flameLabel,
   formatNs,
@@ -157,13 +159,16 @@ function render(): void {
   if (c) {
     root.append(el("p", { class: `summary ${c.outcome}` }, caseSummary(c.label, c.line)));
     for (const n of c.notes) root.append(el("p", { class: n.severity === "info" ? "note-info" : "warning" }, n.text));
-    const row = el("div", { class: "charts" });
-    root.append(row);
-    const hist = figure(row, distributionCaption(c.measured, c.samples.length));
-    const hv = figure(row, historyCaption(c.history.reduce((a, s) => a + s.points.length, 0)));
-    drawHistogram(hist, c, width);
-    drawHistory(hv, c.history, width);
+    if (!c.profiledOnly) {
+      const row = el("div", { class: "charts" });
+      root.append(row);
+      const hist = figure(row, distributionCaption(c.measured, c.samples.length));
+      const hv = figure(row, historyCaption(c.history.reduce((a, s) => a + s.points.length, 0)));
+      drawHistogram(hist, c, width);
+      drawHistory(hv, c.history, width);
+    }
     if (c.flame) drawFlame(root, c.flame, Math.min(width * columns, 1200));
+    if (c.flameDiff) drawFlameDiff(root, c.flameDiff, Math.min(width * columns, 1200));
   }
   if (data.scaling) {
     const s = data.scaling;
@@ -195,6 +200,29 @@ function drawFlame(parent: HTMLElement, view: FlameView, width: number): void {
     .sort(false)
     .setLabelHandler((f) => flameLabel(f.data.name, f.data.value, f.data.own, view.unit, f.data.estimated))
     .setColorMapper((f, original) => (f.data.estimated ? withAlpha(original, 0.55) : original))
+    .onClick((f) => {
+      if (f.data.file && f.data.line) vscode.postMessage({ type: "open", file: f.data.file, line: f.data.line });
+    });
+  select(chart).datum(view.root).call(graph);
+}
+
+/**
+ * A case's profiles of two builds ("Compare profiles with base"): the head's call tree, each
+ * frame coloured by how its cost changed from the base's frame at the same path.
+ */
+function drawFlameDiff(parent: HTMLElement, view: FlameDiffView, width: number): void {
+  const section = el("section", { class: "flame-diff" }, el("h2", {}, view.heading), el("p", { class: "note" }, FLAME_DIFF_CAPTION));
+  const chart = el("div", { class: "flame-chart" });
+  section.append(chart);
+  parent.append(section);
+  const graph = flamegraph<FlameDiffNode>()
+    .width(width)
+    .cellHeight(18)
+    .minFrameSize(2)
+    .transitionDuration(0)
+    .sort(false)
+    .setLabelHandler((f) => flameDiffLabel(f.data.name, f.data.base, f.data.value, view.unit))
+    .setColorMapper((f) => diffColor(f.data.value, f.data.delta))
     .onClick((f) => {
       if (f.data.file && f.data.line) vscode.postMessage({ type: "open", file: f.data.file, line: f.data.line });
     });
