@@ -113,17 +113,12 @@ fn a_case_the_base_lacks_and_misused_arguments_are_errors() {
 /// plain profile (its hot lines are of the code in the editor); the run's output has the table.
 #[test]
 fn the_editor_compares_profiles_with_a_base() {
-    use crate::common::Client;
     use serde_json::json;
     use std::time::Duration;
 
     let repo = Repo::new(&["base", "head"]);
     let root = repo.root();
-    let history = repo.history();
-    let mut client = Client::spawn_with(&root, |c| {
-        c.env("KNOTMETER_HISTORY", &history)
-            .env_remove("CARGO_TARGET_DIR");
-    });
+    let mut client = daemon(&repo);
     let uri = format!("file://{}", root.display());
     client.request(
         "initialize",
@@ -189,17 +184,12 @@ fn the_editor_compares_profiles_with_a_base() {
 /// `errored` with the reason, nothing is built or profiled, and the daemon goes on serving.
 #[test]
 fn the_editor_compare_of_profiles_with_no_such_base_errors_its_cases() {
-    use crate::common::Client;
     use serde_json::json;
     use std::time::Duration;
 
     let repo = Repo::new(&["base", "head"]);
     let root = repo.root();
-    let history = repo.history();
-    let mut client = Client::spawn_with(&root, |c| {
-        c.env("KNOTMETER_HISTORY", &history)
-            .env_remove("CARGO_TARGET_DIR");
-    });
+    let mut client = daemon(&repo);
     client.initialize(&root, json!({"caseTimeoutSecs": 60}));
     let response = client.request(
         "knotmeter/run",
@@ -231,4 +221,14 @@ fn the_editor_compare_of_profiles_with_no_such_base_errors_its_cases() {
         again.get("error").is_none(),
         "the daemon still serves: {again}"
     );
+}
+
+/// A daemon serving `repo`, against the repository's own history and the fixture's target
+/// directory, not yet initialized.
+fn daemon(repo: &Repo) -> crate::common::Client {
+    let history = repo.history();
+    crate::common::Client::spawn_with(&repo.root(), |c| {
+        c.env("KNOTMETER_HISTORY", &history)
+            .env_remove("CARGO_TARGET_DIR");
+    })
 }
