@@ -208,6 +208,73 @@ fn two_profiles_of_one_case_at_once_each_count_their_own() {
     );
 }
 
+/// On a terminal (a pseudo-terminal from util-linux's `script`), the profile shows a bar of the
+/// case's budget spent under the profiler, moved by the bench binary's own progress, with the
+/// time elapsed; the bar is cleared before the profile is printed.
+#[test]
+fn on_a_terminal_a_bar_follows_the_case_under_the_profiler() {
+    let fx = fixture("profiled");
+    let shell = format!(
+        "exec '{}' profile hashing --time 0.5 --top 3",
+        crate::common::knotmeter().display()
+    );
+    let out = crate::common::command_in("script", &fx.root())
+        .args([
+            "--quiet",
+            "--flush",
+            "--return",
+            "--command",
+            &shell,
+            "/dev/null",
+        ])
+        .output()
+        .unwrap();
+    let seen = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{}\n{seen}", out.status);
+    let bars: Vec<&str> = seen
+        .split(['\r', '\n'])
+        .filter(|frame| frame.contains("profiling profiled::hashing under callgrind"))
+        .collect();
+    let percent = |frame: &str| -> Option<u32> {
+        let (before, _) = frame.split_once('%')?;
+        before.split_whitespace().last()?.parse().ok()
+    };
+    assert!(
+        bars.iter().any(|frame| percent(frame) == Some(0))
+            && bars
+                .iter()
+                .any(|frame| percent(frame).is_some_and(|p| p >= 10) && frame.contains('█')),
+        "a bar that starts at 0% and moves: {seen}"
+    );
+    assert!(
+        seen.contains("functions (own cost; with what it calls)"),
+        "then the profile: {seen}"
+    );
+}
+
+/// A case that panics under the profiler fails the profile with the panic, in the words every
+/// surface uses (read from the bench binary's stream of events), and exit status 1.
+#[test]
+fn a_case_that_panics_under_the_profiler_says_so() {
+    let fx = fixture("profiled");
+    let out = fx
+        .knotmeter()
+        .args(["profile", "gives_up", "--time", "0.5"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("panicked") && stderr.contains("the body gave up"),
+        "{stderr}"
+    );
+    assert!(
+        out.stdout.is_empty(),
+        "no profile: {}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+}
+
 /// A case that is not there is an error naming where to look; two arguments are PATH and
 /// CASE.
 #[test]
@@ -262,6 +329,24 @@ fn the_editor_profiles_a_case_and_marks_its_hot_lines() {
     assert!(
         states.iter().all(|s| s["result"].is_null()),
         "a profile is not a measurement: {states:?}"
+    );
+    // The run's work-done progress is a bar the case's progress under the profiler moves.
+    let token = format!("knotmeter/run/{run_id}");
+    let percentages: Vec<u64> = client
+        .log
+        .iter()
+        .filter(|r| {
+            r.message["method"] == "$/progress" && r.message["params"]["token"] == token.as_str()
+        })
+        .filter_map(|r| r.message["params"]["value"]["percentage"].as_u64())
+        .collect();
+    assert!(
+        percentages.first() == Some(&0) && percentages.iter().any(|&p| p > 0 && p <= 100),
+        "{percentages:?}"
+    );
+    assert!(
+        percentages.windows(2).all(|w| w[0] <= w[1]),
+        "{percentages:?}"
     );
     let profiled = client.notification("knotmeter/profiled", Duration::from_secs(5), |p| {
         p["runId"] == run_id

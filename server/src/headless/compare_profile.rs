@@ -12,12 +12,13 @@ use anyhow::Context;
 use tokio_util::sync::CancellationToken;
 
 use crate::builds::{BuildsArgs, BuildsFormat};
-use crate::cargo_build::BuildEvent;
 use crate::process::Children;
 use crate::profile::compared::{self, Side};
+use crate::profile::tool::program_name;
 use crate::profile::{ProfileEvent, DEFAULT_SECONDS};
 
 use super::profile::{find_case, until_profiled};
+use super::profile_progress::ProfileProgress;
 
 /// `knotmeter compare --profile CASE`: returns the exit status.
 pub fn compare_profile(args: &BuildsArgs, case: &str) -> anyhow::Result<ExitCode> {
@@ -51,23 +52,21 @@ async fn follow(args: &BuildsArgs, case: &str, children: &Children) -> anyhow::R
     let (target, id) = find_case(&sides.head_ws, case)?;
 
     let cancel = CancellationToken::new();
-    let mut on = |side: Side, event: ProfileEvent| match event {
-        ProfileEvent::Build(BuildEvent::Output(line)) => eprintln!("{line}"),
-        ProfileEvent::Build(BuildEvent::Progress(_)) => {}
-        ProfileEvent::Counting(command) => eprintln!("knotmeter: the {}: {command}", name(side)),
-        ProfileEvent::Reading => eprintln!("knotmeter: reading perf's samples"),
-    };
+    let tool = args.profiler.into();
+    let progress = ProfileProgress::new(&id, program_name(tool));
+    let mut on = |side: Side, event: ProfileEvent| progress.event(Some(side), event);
     let wanted = compared::Wanted {
         target,
         id,
-        tool: args.profiler.into(),
+        tool,
         seconds: request.time.unwrap_or(DEFAULT_SECONDS),
     };
     let work = compared::profile_both(&sides, &wanted, children, &cancel, &mut on);
-    let comparison = match until_profiled(work, &cancel, "comparison of profiles").await? {
-        Ok(comparison) => comparison,
-        Err(code) => return Ok(code),
-    };
+    let comparison =
+        match until_profiled(work, &cancel, "comparison of profiles", &progress).await? {
+            Ok(comparison) => comparison,
+            Err(code) => return Ok(code),
+        };
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     match args.format {
@@ -87,12 +86,4 @@ async fn follow(args: &BuildsArgs, case: &str, children: &Children) -> anyhow::R
         )?,
     }
     Ok(ExitCode::SUCCESS)
-}
-
-/// The side, as the lines on standard error name it.
-fn name(side: Side) -> &'static str {
-    match side {
-        Side::Head => "head",
-        Side::Base => "base",
-    }
 }

@@ -26,6 +26,7 @@ mod list;
 mod located;
 mod merge;
 mod profile;
+mod profile_progress;
 mod run;
 mod select;
 mod stored_builds;

@@ -11,13 +11,14 @@ use std::process::ExitCode;
 use anyhow::Context;
 use tokio_util::sync::CancellationToken;
 
-use crate::cargo_build::BuildEvent;
 use crate::cli::{ListFormat, ProfileArgs};
 use crate::discovery::{workspace, Discovery};
 use crate::process::Children;
+use crate::profile::tool::program_name;
 use crate::profile::{self, ProfileError, ProfileEvent, ProfileRequest};
 use crate::signals::{self, Followed, Heard, Signals};
 
+use super::profile_progress::ProfileProgress;
 use super::select::Selection;
 
 /// `knotmeter profile`: returns the exit status.
@@ -96,14 +97,10 @@ async fn follow(
     children: &Children,
 ) -> anyhow::Result<ExitCode> {
     let cancel = CancellationToken::new();
-    let mut on = |event: ProfileEvent| match event {
-        ProfileEvent::Build(BuildEvent::Output(line)) => eprintln!("{line}"),
-        ProfileEvent::Build(BuildEvent::Progress(_)) => {}
-        ProfileEvent::Counting(command) => eprintln!("knotmeter: {command}"),
-        ProfileEvent::Reading => eprintln!("knotmeter: reading perf's samples"),
-    };
+    let progress = ProfileProgress::new(&request.id, program_name(request.tool));
+    let mut on = |event: ProfileEvent| progress.event(None, event);
     let work = profile::profile(request, children, &cancel, &mut on);
-    let profile = match until_profiled(work, &cancel, "profile").await? {
+    let profile = match until_profiled(work, &cancel, "profile", &progress).await? {
         Ok(profile) => profile,
         Err(code) => return Ok(code),
     };
@@ -134,20 +131,24 @@ async fn follow(
 /// Follows `work` (one profile, or two: `what` names it) until it ends or a second signal: its
 /// result, or the exit status to end with, said on standard error: 128 + a signal's number
 /// (the first cancels `cancel`), 1 when the case or the profiler failed, 2 when nothing could be
-/// profiled.
+/// profiled. `progress` is cleared once `work` ends.
 pub(super) async fn until_profiled<T>(
     work: impl std::future::Future<Output = Result<T, ProfileError>>,
     cancel: &CancellationToken,
     what: &str,
+    progress: &ProfileProgress,
 ) -> anyhow::Result<Result<T, ExitCode>> {
     let mut signals = Signals::new().context("cannot listen for signals")?;
-    let result = match signals
+    let followed = signals
         .follow(work, |stop| {
-            eprintln!("knotmeter: {stop}: cancelling the {what} ({stop} again stops at once)");
+            progress.line(&format!(
+                "knotmeter: {stop}: cancelling the {what} ({stop} again stops at once)"
+            ));
             cancel.cancel();
         })
-        .await
-    {
+        .await;
+    progress.finish();
+    let result = match followed {
         Followed::AtOnce { first, again } => {
             eprintln!("{}", Heard::at_once_note(again));
             return Ok(Err(ExitCode::from(signals::exit_status(first))));

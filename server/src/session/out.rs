@@ -43,13 +43,15 @@ where
     const METHOD: &'static str = N::METHOD;
 }
 
-/// Work-done progress of a run's build.
+/// Work-done progress of a run: its build's steps, then how much of it is done.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ProgressMsg {
     /// Create the token and begin, with this title.
     Begin(String),
     /// A new message.
     Report(String),
+    /// How much of the run is done, 0 to 100 (the message stays).
+    Percent(u32),
     /// Done.
     End,
 }
@@ -285,7 +287,8 @@ impl Sender {
                     title,
                     cancellable: Some(false),
                     message: Some("building".into()),
-                    percentage: None,
+                    // A bar from the start: the cases' progress moves it.
+                    percentage: Some(0),
                 }))
                 .await;
                 while let Some(msg) = rx.recv().await {
@@ -295,6 +298,14 @@ impl Sender {
                                 cancellable: Some(false),
                                 message: Some(message),
                                 percentage: None,
+                            }))
+                            .await
+                        }
+                        ProgressMsg::Percent(percent) => {
+                            send(WorkDoneProgress::Report(WorkDoneProgressReport {
+                                cancellable: Some(false),
+                                message: None,
+                                percentage: Some(percent),
                             }))
                             .await
                         }

@@ -56,6 +56,8 @@ pub struct Current {
     /// Items measured in this run: reported again when their benchmark's analysis or their
     /// comparison arrives.
     measured: Vec<String>,
+    /// The percentage of the run last reported in its work-done progress.
+    percent: u32,
 }
 
 impl Current {
@@ -218,6 +220,7 @@ impl Session {
             pending: order.iter().cloned().collect(),
             order,
             measured: Vec::new(),
+            percent: 0,
             parts: parts
                 .into_iter()
                 .map(|(folder, part)| {
@@ -425,7 +428,8 @@ impl Session {
                         })));
                 }
             }
-            JobEvent::Progress { .. } | JobEvent::Manifest(_) => {}
+            JobEvent::Progress { id, fraction } => self.progressed(run_id, &id, fraction),
+            JobEvent::Manifest(_) => {}
             JobEvent::Finished => {
                 if self.current.as_ref().is_some_and(|c| c.run_id == run_id) {
                     self.start_part();
@@ -433,6 +437,24 @@ impl Session {
                     self.end_run(run_id);
                 }
             }
+        }
+    }
+
+    /// The case `id` has spent `fraction` of its budget: the run's work-done progress gets its
+    /// percentage (the items done and this one's share), when it moved by a whole point.
+    fn progressed(&mut self, run_id: u32, id: &str, fraction: f64) {
+        let Some(current) = self.current.as_mut().filter(|c| c.run_id == run_id) else {
+            return;
+        };
+        if !self.caps.work_done_progress || !current.pending.contains(id) {
+            return;
+        }
+        let done = current.order.len() - current.pending.len();
+        let percent = run_percent(done, fraction, current.order.len());
+        if percent > current.percent {
+            current.percent = percent;
+            self.out
+                .push(Out::Progress(run_id, ProgressMsg::Percent(percent)));
         }
     }
 
@@ -777,5 +799,34 @@ fn state(run_id: u32, id: String, state: ItemState, message: Option<&str>) -> Ru
         location: None,
         shown: None,
         bench: None,
+    }
+}
+
+/// The whole percentage of a run of `total` items, `done` of them ended and the next at
+/// `fraction` of its budget.
+fn run_percent(done: usize, fraction: f64, total: usize) -> u32 {
+    if total == 0 {
+        return 100;
+    }
+    let whole = (done as f64 + fraction.clamp(0.0, 1.0)) / total as f64;
+    (whole * 100.0).floor().min(100.0) as u32
+}
+
+#[cfg(test)]
+mod tests {
+    use super::run_percent;
+
+    #[test]
+    fn a_runs_percentage_counts_the_items_done_and_the_share_of_the_one_running() {
+        assert_eq!(run_percent(0, 0.0, 4), 0);
+        assert_eq!(run_percent(0, 0.5, 4), 12);
+        assert_eq!(run_percent(1, 0.5, 4), 37);
+        assert_eq!(run_percent(3, 1.0, 4), 100);
+        assert_eq!(
+            run_percent(0, 7.0, 1),
+            100,
+            "a fraction past 1 is the whole"
+        );
+        assert_eq!(run_percent(0, 0.3, 0), 100);
     }
 }

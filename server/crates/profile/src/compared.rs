@@ -29,6 +29,26 @@ pub enum Side {
     Base,
 }
 
+impl Side {
+    /// The side as progress and messages name it: `head` or `base`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Side::Head => "head",
+            Side::Base => "base",
+        }
+    }
+
+    /// Where `fraction` (0 to 1) of this side's profile is in the whole of [`profile_both`]
+    /// (the head first, then the base): one bar for both.
+    pub fn overall(self, fraction: f64) -> f64 {
+        let fraction = fraction.clamp(0.0, 1.0);
+        match self {
+            Side::Head => fraction / 2.0,
+            Side::Base => 0.5 + fraction / 2.0,
+        }
+    }
+}
+
 /// The case to profile on both sides, and how.
 #[derive(Debug, Clone)]
 pub struct Wanted {

@@ -78,7 +78,7 @@ pub async fn execute_job(
                         sink(state(id, ItemState::Started, None));
                     }
                     let on_side = if sides.is_some() {
-                        format!(" on the {}", side_name(side))
+                        format!(" on the {}", side.name())
                     } else {
                         String::new()
                     };
@@ -90,6 +90,14 @@ pub async fn execute_job(
                         text: format!("knotmeter: {command}"),
                     });
                 }
+                ProfileEvent::Progress(fraction) => sink(JobEvent::Progress {
+                    id: id.clone(),
+                    fraction: if sides.is_some() {
+                        side.overall(fraction)
+                    } else {
+                        fraction.clamp(0.0, 1.0)
+                    },
+                }),
                 ProfileEvent::Reading => sink(JobEvent::Build(BuildEvent::Progress(format!(
                     "reading perf's samples of {id}"
                 )))),
@@ -160,14 +168,6 @@ pub async fn execute_job(
         }
     }
     sink(JobEvent::Finished);
-}
-
-/// A side as the run's progress names it.
-fn side_name(side: Side) -> &'static str {
-    match side {
-        Side::Head => "head",
-        Side::Base => "base",
-    }
 }
 
 /// Stores `profile` in the workspace's history; returns when (seconds since the Unix epoch),

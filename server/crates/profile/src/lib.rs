@@ -64,6 +64,9 @@ pub enum ProfileEvent {
     Build(BuildEvent),
     /// The build is done; the case runs under the profiler (the command, shortened).
     Counting(String),
+    /// How much of the case's budget has been spent under the profiler, 0 to 1 (the bench
+    /// binary's own progress).
+    Progress(f64),
     /// The case has run; perf's samples are being read (`perf script`).
     Reading,
 }

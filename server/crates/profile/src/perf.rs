@@ -14,7 +14,7 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::process::Stdio;
 
-use knotmeter_protocol::{Profile, PROFILE_OPS_ENV, PROFILE_REGION_ENV};
+use knotmeter_protocol::Profile;
 use tokio::process::Command;
 use tokio_util::sync::CancellationToken;
 
@@ -54,20 +54,15 @@ pub fn record_command(
         .arg(format!("fifo:{},{}", ctl.display(), ack.display()))
         .arg("-o")
         .arg(scratch.join("perf.data"))
-        .arg("--")
-        .arg(executable)
-        .args(["--bench", "--exact", id, "--in-process", "--rounds", "1"])
-        .arg("--time")
-        .arg(format!("{seconds}"))
-        .args(["--no-history", "--format", "json"])
-        .env(
-            PROFILE_REGION_ENV,
-            format!("perf:{},{}", ctl.display(), ack.display()),
-        )
-        .env(PROFILE_OPS_ENV, scratch.join("operations"))
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
+        .arg("--");
+    run::bench(
+        &mut command,
+        executable,
+        id,
+        seconds,
+        scratch,
+        &format!("perf:{},{}", ctl.display(), ack.display()),
+    );
     command
 }
 
@@ -120,7 +115,7 @@ pub(crate) async fn sampled(
         subject.executable.display(),
         subject.id
     )));
-    let operations = run::count(command, "perf", subject.scratch, children, cancel).await?;
+    let operations = run::count(command, "perf", subject.scratch, children, cancel, events).await?;
     events(ProfileEvent::Reading);
     let (script, said) = run::capture(
         script_command(program, subject.scratch),
@@ -141,7 +136,7 @@ pub(crate) async fn sampled(
     let canonical = std::fs::canonicalize(subject.executable).ok();
     let symbols = Symbols {
         chains: &dwarf,
-        chains_object: &dwarf.object(),
+        chains_object: dwarf.object(),
         executable: samples.objects.iter().position(|object| {
             Path::new(object) == subject.executable
                 || std::fs::canonicalize(object).ok() == canonical

@@ -72,8 +72,8 @@ impl Dwarf {
 
 impl Dwarf {
     /// The object name its chains answer for: the executable's path.
-    pub fn object(&self) -> String {
-        self.object.clone()
+    pub fn object(&self) -> &str {
+        &self.object
     }
 }
 

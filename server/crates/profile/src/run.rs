@@ -11,10 +11,14 @@ use std::path::Path;
 use std::process::Stdio;
 use std::time::Duration;
 
-use knotmeter_protocol::{Profile, Report, PROFILE_OPS_ENV, PROFILE_REGION_ENV};
+use std::collections::VecDeque;
+
+use knotmeter_format::text::failure_text;
+use knotmeter_protocol::{Event, Profile, PROFILE_OPS_ENV, PROFILE_REGION_ENV};
+use knotmeter_server_runs::runs::{LineReader, MAX_LINE_BYTES};
 use nix::sys::signal::Signal;
 use tokio::io::AsyncReadExt;
-use tokio::process::Command;
+use tokio::process::{ChildStderr, ChildStdout, Command};
 use tokio_util::sync::CancellationToken;
 
 use crate::process::Children;
@@ -50,37 +54,66 @@ pub fn command(
         .arg(format!(
             "--callgrind-out-file={}",
             scratch.join("callgrind.out").display()
-        ))
+        ));
+    bench(&mut command, executable, id, seconds, scratch, "callgrind");
+    command
+}
+
+/// The bench binary's part of a profiler's command (its own arguments after the profiler's):
+/// the one case `id`, measured in its own process in one round for `seconds`, nothing stored,
+/// its events streamed one a line (`--format jsonl`: the progress the profile shows); the
+/// region marked for the profiler (`region`, the value of [`PROFILE_REGION_ENV`]) and the
+/// operations it held told in `scratch/operations`.
+pub(crate) fn bench(
+    command: &mut Command,
+    executable: &Path,
+    id: &str,
+    seconds: f64,
+    scratch: &Path,
+    region: &str,
+) {
+    command
         .arg(executable)
         .args(["--bench", "--exact", id, "--in-process", "--rounds", "1"])
         .arg("--time")
         .arg(format!("{seconds}"))
-        .args(["--no-history", "--format", "json"])
-        .env(PROFILE_REGION_ENV, "callgrind")
+        .args(["--no-history", "--format", "jsonl"])
+        .env(PROFILE_REGION_ENV, region)
         .env(PROFILE_OPS_ENV, scratch.join("operations"))
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
-    command
 }
 
 /// Runs `command` (from [`command`], or [`crate::perf::record_command`]: `program` names it in
-/// what goes wrong) to its end, or until `cancel`; the operations the region held.
+/// what goes wrong) to its end, or until `cancel`, passing on the case's progress as it comes;
+/// the operations the region held.
 pub async fn count(
     command: Command,
     program: &str,
     scratch: &Path,
     children: &Children,
     cancel: &CancellationToken,
+    events: &mut (dyn FnMut(ProfileEvent) + Send),
 ) -> Result<u64, NotCounted> {
-    let (status, out, err) = run(command, program, children, cancel).await?;
-    if let Some(failure) = case_failure(&out) {
+    let mut failure = None;
+    let (status, (), err) = run(command, program, children, cancel, |stdout| async {
+        let mut lines = LineReader::with_limit(stdout, MAX_LINE_BYTES);
+        while let Some(line) = lines.next_line().await {
+            match serde_json::from_str::<Event>(&line) {
+                Ok(Event::Progress { fraction, .. }) => events(ProfileEvent::Progress(fraction)),
+                Ok(Event::CaseFailed(case)) => failure = Some(failure_text(&case)),
+                _ => {}
+            }
+        }
+    })
+    .await?;
+    if let Some(failure) = failure {
         return Err(NotCounted::Failed(failure));
     }
     if !status.success() {
         return Err(NotCounted::Failed(format!(
-            "the bench binary under {program} ended with {status}\n{}",
-            last_lines(&err)
+            "the bench binary under {program} ended with {status}\n{err}"
         )));
     }
     let told = std::fs::read_to_string(scratch.join("operations")).unwrap_or_default();
@@ -92,43 +125,59 @@ pub async fn count(
                 .to_owned(),
         ));
     }
+    // The case's run is whole, whether or not it needed all of its budget.
+    events(ProfileEvent::Progress(1.0));
     Ok(operations)
 }
 
 /// Runs a profiler's reader (`perf script`) to its end, or until `cancel`: what it printed on
-/// standard output, and on standard error (its warnings).
+/// standard output, and the last lines it printed on standard error (its warnings).
 pub async fn capture(
     command: Command,
     program: &str,
     children: &Children,
     cancel: &CancellationToken,
 ) -> Result<(String, String), NotCounted> {
-    let (status, out, err) = run(command, program, children, cancel).await?;
+    let (status, out, err) = run(
+        command,
+        program,
+        children,
+        cancel,
+        |mut stdout| async move {
+            let mut out = String::new();
+            let _ = stdout.read_to_string(&mut out).await;
+            out
+        },
+    )
+    .await?;
     if !status.success() {
         return Err(NotCounted::Failed(format!(
-            "{program} ended with {status}\n{}",
-            last_lines(&err)
+            "{program} ended with {status}\n{err}"
         )));
     }
     Ok((out, err))
 }
 
-/// Runs `command` in a process group of its own: its status and what it printed, or
-/// [`NotCounted::Cancelled`] once the group is stopped.
-async fn run(
+/// Runs `command` in a process group of its own, its standard output read by `read` and the
+/// last [`TAIL_LINES`] lines of its standard error kept: its status, what `read` made of the
+/// output and that tail; or [`NotCounted::Cancelled`] once the group is stopped.
+async fn run<R, F>(
     command: Command,
     program: &str,
     children: &Children,
     cancel: &CancellationToken,
-) -> Result<(std::process::ExitStatus, String, String), NotCounted> {
+    read: impl FnOnce(ChildStdout) -> F,
+) -> Result<(std::process::ExitStatus, R, String), NotCounted>
+where
+    F: std::future::Future<Output = R>,
+{
     let (mut child, group) = children
         .spawn(command)
         .await
         .map_err(|e| NotCounted::Failed(format!("cannot start {program}: {e}")))?;
-    let mut stdout = child.stdout.take().expect("piped");
-    let mut stderr = child.stderr.take().expect("piped");
-    let (mut out, mut err) = (String::new(), String::new());
-    let status = tokio::select! {
+    let stdout = child.stdout.take().expect("piped");
+    let stderr = child.stderr.take().expect("piped");
+    let (status, read, tail) = tokio::select! {
         _ = cancel.cancelled() => {
             group.signal(Signal::SIGTERM);
             if tokio::time::timeout(Duration::from_secs(2), child.wait()).await.is_err() {
@@ -136,24 +185,28 @@ async fn run(
             }
             return Err(NotCounted::Cancelled);
         }
-        (status, _, _) = async {
-            tokio::join!(
-                child.wait(),
-                stdout.read_to_string(&mut out),
-                stderr.read_to_string(&mut err),
-            )
-        } => status,
+        done = async { tokio::join!(child.wait(), read(stdout), tail(stderr)) } => done,
     };
     let status =
         status.map_err(|e| NotCounted::Failed(format!("cannot wait for {program}: {e}")))?;
-    Ok((status, out, err))
+    Ok((status, read, tail))
 }
 
-/// The last twelve lines of what a program said on stderr.
-fn last_lines(err: &str) -> String {
-    let tail: Vec<&str> = err.lines().rev().take(12).collect();
-    let tail: Vec<&str> = tail.into_iter().rev().collect();
-    tail.join("\n")
+/// How many of the last lines a profiled program printed on standard error are kept, to say
+/// why it failed: a benchmark that prints without end costs no memory.
+const TAIL_LINES: usize = 12;
+
+/// The last [`TAIL_LINES`] lines of `stderr`, read to its end.
+async fn tail(stderr: ChildStderr) -> String {
+    let mut lines = LineReader::with_limit(stderr, MAX_LINE_BYTES);
+    let mut kept = VecDeque::with_capacity(TAIL_LINES + 1);
+    while let Some(line) = lines.next_line().await {
+        kept.push_back(line);
+        if kept.len() > TAIL_LINES {
+            kept.pop_front();
+        }
+    }
+    Vec::from(kept).join("\n")
 }
 
 /// Profiles `subject` under callgrind (`valgrind` at `program`): the run, its output read,
@@ -177,7 +230,15 @@ pub(crate) async fn counted(
         subject.executable.display(),
         subject.id
     )));
-    let operations = count(command, "valgrind", subject.scratch, children, cancel).await?;
+    let operations = count(
+        command,
+        "valgrind",
+        subject.scratch,
+        children,
+        cancel,
+        events,
+    )
+    .await?;
     let output = subject.scratch.join("callgrind.out");
     let text = std::fs::read_to_string(&output).map_err(|e| {
         ProfileError::Failed(format!(
@@ -212,15 +273,6 @@ pub fn operations(told: &str) -> Result<u64, String> {
                 .ok_or_else(|| format!("the bench binary told the operations as {line:?}"))
         })
         .sum()
-}
-
-/// The case's failure, in the words every surface uses, when the bench binary's report has one.
-fn case_failure(stdout: &str) -> Option<String> {
-    let report: Report = serde_json::from_str(stdout).ok()?;
-    report
-        .failures
-        .first()
-        .map(knotmeter_format::text::failure_text)
 }
 
 #[cfg(test)]
