@@ -275,6 +275,65 @@ fn a_case_that_panics_under_the_profiler_says_so() {
     );
 }
 
+/// Issue 21's fault, found again in the profile (its own reading of the bench binary, from
+/// issue 24): a benchmark that starts a process inheriting the bench binary's standard output
+/// and error (`sleep 400`) kept `knotmeter profile` waiting for the pipes to close, 400 s. The
+/// profile ends when the profiler exits; what the benchmark left in its process group is
+/// ended with it.
+#[test]
+fn a_child_holding_the_pipes_open_kept_the_profile_waiting() {
+    let fx = fixture("profiled");
+    let marker = crate::common::Marker::new();
+    let spawned = fx.path("spawned.pid");
+    let mut command = fx.knotmeter();
+    command
+        .args([
+            "profile",
+            "leaves_a_child",
+            "--format",
+            "json",
+            "--time",
+            "0.3",
+        ])
+        .env("KNOTMETER_TEST_SPAWNED", &spawned)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    marker.mark(&mut command);
+    let child = command.spawn().unwrap();
+    let (done, waited) = std::sync::mpsc::channel();
+    std::thread::spawn(move || done.send(child.wait_with_output()));
+    // 400 s before; the profile build and a short count now, with room for a loaded machine.
+    let out = waited
+        .recv_timeout(std::time::Duration::from_secs(180))
+        .unwrap_or_else(|_| {
+            let left = marker.survivors_after(std::time::Duration::ZERO);
+            for pid in left.iter().filter_map(|l| l.split(' ').next()) {
+                let _ = std::process::Command::new("kill")
+                    .args(["-9", pid])
+                    .status();
+            }
+            panic!("the profile still waits after 180 s: {left:?}")
+        })
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{}\n{stderr}", out.status);
+    let profile: Profile = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(profile.id, "profiled::leaves_a_child");
+    let pid: u32 = std::fs::read_to_string(&spawned)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while crate::common::alive(pid) && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert!(
+        !crate::common::alive(pid),
+        "the process the benchmark left ended with the profile"
+    );
+}
+
 /// A case that is not there is an error naming where to look; two arguments are PATH and
 /// CASE.
 #[test]

@@ -44,6 +44,7 @@ mod compare;
 mod compare_builds;
 mod docs;
 mod drift;
+mod function_length;
 mod module_cycles;
 mod package;
 mod perf;

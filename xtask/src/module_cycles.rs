@@ -38,6 +38,7 @@ mod tests {
         "server/crates/discovery/src",
         "server/crates/runs/src",
         "server/crates/builds/src",
+        "server/crates/profile/src",
         "format/src",
         "stats/src",
         "history/src",

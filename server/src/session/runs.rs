@@ -116,43 +116,8 @@ impl Session {
                 None,
             )));
         }
-        // Ids the client named that are not in the tree (renamed or deleted since it was
-        // sent): they end at once, and the client is told. A run-on-save run names ids from
-        // the tree itself; one left over from a stale run just goes (no pop-up on save).
-        let unknown: Vec<String> = match params.include.as_ref().filter(|_| !on_save) {
-            Some(include) => {
-                let known: HashSet<&str> = self.tree.items().map(|i| i.id.as_str()).collect();
-                include
-                    .iter()
-                    .filter(|id| !known.contains(id.as_str()))
-                    .cloned()
-                    .collect()
-            }
-            None => Vec::new(),
-        };
-        for id in &unknown {
-            self.out.push(Out::RunState(state(
-                run_id,
-                id.clone(),
-                ItemState::Errored,
-                Some(
-                    "no benchmark has this id in the workspace (renamed or deleted since the tree \
-                     was sent?)",
-                ),
-            )));
-        }
-        if !unknown.is_empty() {
-            self.out.push(Out::ShowMessage(
-                MessageType::WARNING,
-                format!(
-                    "knotmeter: not run, no benchmark has the id {}",
-                    unknown
-                        .iter()
-                        .map(|id| format!("`{id}`"))
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ),
-            ));
+        if !on_save {
+            self.refuse_unknown(run_id, params.include.as_deref());
         }
         if job.ids().next().is_none() && workspace_error.is_none() {
             let why = if self.tree.is_empty() {
@@ -179,6 +144,44 @@ impl Session {
             });
         }
         run_id
+    }
+
+    /// Ids the client named that are not in the tree (renamed or deleted since it was sent):
+    /// they end at once, and the client is told. (A run-on-save run names ids from the tree
+    /// itself; one left over from a stale run just goes, with no pop-up on save.)
+    fn refuse_unknown(&mut self, run_id: u32, include: Option<&[String]>) {
+        let Some(include) = include else { return };
+        let known: HashSet<&str> = self.tree.items().map(|i| i.id.as_str()).collect();
+        let unknown: Vec<String> = include
+            .iter()
+            .filter(|id| !known.contains(id.as_str()))
+            .cloned()
+            .collect();
+        if unknown.is_empty() {
+            return;
+        }
+        for id in &unknown {
+            self.out.push(Out::RunState(state(
+                run_id,
+                id.clone(),
+                ItemState::Errored,
+                Some(
+                    "no benchmark has this id in the workspace (renamed or deleted since the tree \
+                     was sent?)",
+                ),
+            )));
+        }
+        self.out.push(Out::ShowMessage(
+            MessageType::WARNING,
+            format!(
+                "knotmeter: not run, no benchmark has the id {}",
+                unknown
+                    .iter()
+                    .map(|id| format!("`{id}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        ));
     }
 
     /// Starts the next queued run, if none is in progress.

@@ -149,143 +149,175 @@ struct Cursor {
 
 /// Reads a whole callgrind output file, with positions `line` or `instr line`.
 pub fn parse(text: &str) -> Result<Callgrind, ParseError> {
-    let mut files = Names::default();
-    let mut functions = Names::default();
-    let mut objects = Names::default();
-    let mut profile = Callgrind::default();
-    let mut by_function: HashMap<String, FunctionCost> = HashMap::new();
-    let mut cursor = Cursor::default();
-    let mut with_address = false;
-    // The first event's total as the file says it: `totals:` of every part, else `summary:`.
-    let (mut totals, mut summary): (Option<u64>, Option<u64>) = (None, None);
+    let mut reader = Reader::default();
     for (index, raw) in text.lines().enumerate() {
-        let error = |why: String| ParseError {
-            line: index + 1,
-            why,
-        };
         let line = raw.trim_end();
         if line.is_empty() || line.starts_with('#') {
             continue;
         }
+        reader.line(line).map_err(|why| ParseError {
+            line: index + 1,
+            why,
+        })?;
+    }
+    reader.finish(text.lines().count())
+}
+
+/// What has been read of a profile so far.
+#[derive(Default)]
+struct Reader {
+    files: Names,
+    functions: Names,
+    objects: Names,
+    /// The first event's name.
+    event: String,
+    by_function: HashMap<String, FunctionCost>,
+    cursor: Cursor,
+    /// Cost lines start with an instruction's address (`positions: instr line`).
+    with_address: bool,
+    /// The first event's total as the file says it: `totals:` of every part, else `summary:`.
+    totals: Option<u64>,
+    summary: Option<u64>,
+}
+
+impl Reader {
+    /// Reads one line that is neither blank nor a comment.
+    fn line(&mut self, line: &str) -> Result<(), String> {
         let first = line.as_bytes()[0];
         if first.is_ascii_digit() || matches!(first, b'+' | b'-' | b'*') {
-            let (address, position, cost) =
-                cost_line(line, with_address, &mut cursor.last).map_err(error)?;
-            let Some(function) = cursor.function.clone() else {
-                return Err(error("a cost before any `fn=`".into()));
-            };
-            let spot = Spot {
-                address,
-                at: LineKey {
-                    file: cursor.source_file.clone(),
-                    line: position,
-                },
-                call: std::mem::take(&mut cursor.call_pending),
-            };
-            let object = cursor.object.clone();
-            let entry = by_function
-                .entry(function.clone())
-                .or_insert_with(|| FunctionCost {
-                    name: function,
-                    object,
-                    own: 0,
-                    inclusive: 0,
-                    spots: HashMap::new(),
-                    calls: HashMap::new(),
-                });
-            let overflow = || error("costs past 2^64".into());
-            entry.inclusive = entry.inclusive.checked_add(cost).ok_or_else(overflow)?;
-            if spot.call {
-                let callee = cursor
-                    .callee
-                    .clone()
-                    .ok_or_else(|| error("a call without its callee (`cfn=`)".into()))?;
-                let edge = entry.calls.entry(callee).or_default();
-                *edge = edge.checked_add(cost).ok_or_else(overflow)?;
-            } else {
-                entry.own = entry.own.checked_add(cost).ok_or_else(overflow)?;
-            }
-            let at = entry.spots.entry(spot).or_default();
-            *at = at.checked_add(cost).ok_or_else(overflow)?;
-            continue;
+            return self.cost(line);
         }
         let Some((key, value)) = line.split_once(['=', ':']) else {
-            return Err(error(format!("not a line of the format: {line}")));
+            return Err(format!("not a line of the format: {line}"));
         };
+        self.specification(key, value)
+    }
+
+    /// A cost line: the current function's own cost at a spot, or a call's inclusive cost.
+    fn cost(&mut self, line: &str) -> Result<(), String> {
+        let cursor = &mut self.cursor;
+        let (address, position, cost) = cost_line(line, self.with_address, &mut cursor.last)?;
+        let Some(function) = cursor.function.clone() else {
+            return Err("a cost before any `fn=`".into());
+        };
+        let spot = Spot {
+            address,
+            at: LineKey {
+                file: cursor.source_file.clone(),
+                line: position,
+            },
+            call: std::mem::take(&mut cursor.call_pending),
+        };
+        let object = cursor.object.clone();
+        let entry = self
+            .by_function
+            .entry(function.clone())
+            .or_insert_with(|| FunctionCost {
+                name: function,
+                object,
+                own: 0,
+                inclusive: 0,
+                spots: HashMap::new(),
+                calls: HashMap::new(),
+            });
+        let overflow = || "costs past 2^64".to_owned();
+        entry.inclusive = entry.inclusive.checked_add(cost).ok_or_else(overflow)?;
+        if spot.call {
+            let callee = cursor
+                .callee
+                .clone()
+                .ok_or_else(|| "a call without its callee (`cfn=`)".to_owned())?;
+            let edge = entry.calls.entry(callee).or_default();
+            *edge = edge.checked_add(cost).ok_or_else(overflow)?;
+        } else {
+            entry.own = entry.own.checked_add(cost).ok_or_else(overflow)?;
+        }
+        let at = entry.spots.entry(spot).or_default();
+        *at = at.checked_add(cost).ok_or_else(overflow)?;
+        Ok(())
+    }
+
+    /// A specification line, `key=value` or `key: value`.
+    fn specification(&mut self, key: &str, value: &str) -> Result<(), String> {
+        let cursor = &mut self.cursor;
         match key {
             "fl" => {
-                let file = files.read(value).map_err(error)?;
+                let file = self.files.read(value)?;
                 cursor.function_file = file.clone();
                 cursor.source_file = file;
             }
-            "fi" | "fe" => cursor.source_file = files.read(value).map_err(error)?,
+            "fi" | "fe" => cursor.source_file = self.files.read(value)?,
             "fn" => {
-                cursor.function = Some(functions.read(value).map_err(error)?);
+                cursor.function = Some(self.functions.read(value)?);
                 cursor.source_file = cursor.function_file.clone();
             }
             "cfi" | "cfl" => {
-                files.read(value).map_err(error)?;
+                self.files.read(value)?;
             }
             // The callee of the next `calls=`; its cost is its own.
-            "cfn" => cursor.callee = Some(functions.read(value).map_err(error)?),
-            "ob" => cursor.object = objects.read(value).map_err(error)?,
+            "cfn" => cursor.callee = Some(self.functions.read(value)?),
+            "ob" => cursor.object = self.objects.read(value)?,
             "cob" => {
-                objects.read(value).map_err(error)?;
+                self.objects.read(value)?;
             }
             "calls" => cursor.call_pending = true,
             "jump" | "jcnd" => {
-                return Err(error(
-                    "jumps are not read: run without --collect-jumps".into(),
-                ))
+                return Err("jumps are not read: run without --collect-jumps".into());
             }
             "positions" => {
-                with_address = match value.split_whitespace().collect::<Vec<_>>()[..] {
+                self.with_address = match value.split_whitespace().collect::<Vec<_>>()[..] {
                     ["line"] => false,
                     ["instr", "line"] => true,
-                    _ => return Err(error(format!("positions `{}` are not read", value.trim()))),
+                    _ => return Err(format!("positions `{}` are not read", value.trim())),
                 }
             }
-            "events" => {
-                profile.event = value.split_whitespace().next().unwrap_or_default().into();
-            }
+            "events" => self.event = value.split_whitespace().next().unwrap_or_default().into(),
             "totals" | "summary" => {
                 let first = value.split_whitespace().next().unwrap_or_default();
                 let total: u64 = first
                     .parse()
-                    .map_err(|_| error(format!("a {key} that is not a number: {first}")))?;
+                    .map_err(|_| format!("a {key} that is not a number: {first}"))?;
                 let slot = if key == "totals" {
-                    &mut totals
+                    &mut self.totals
                 } else {
-                    &mut summary
+                    &mut self.summary
                 };
                 *slot = Some(slot.unwrap_or(0).saturating_add(total));
             }
             // The header, and per-part descriptions: nothing to read.
             _ => {}
         }
+        Ok(())
     }
-    profile.functions = by_function.into_values().collect();
-    profile.total = profile
-        .functions
-        .iter()
-        .try_fold(0u64, |sum, f| sum.checked_add(f.own))
-        .ok_or_else(|| ParseError {
-            line: 0,
-            why: "costs past 2^64".into(),
-        })?;
-    if let Some(declared) = totals.or(summary) {
-        if declared != profile.total {
-            return Err(ParseError {
-                line: text.lines().count(),
-                why: format!(
-                    "the file says its total is {declared}, its costs add up to {}: it was cut \
-                     short or damaged",
-                    profile.total
-                ),
-            });
+
+    /// The profile, once its costs are checked against the total the file declares (`lines`:
+    /// how many lines it has, where a mismatch is reported).
+    fn finish(self, lines: usize) -> Result<Callgrind, ParseError> {
+        let functions: Vec<FunctionCost> = self.by_function.into_values().collect();
+        let total = functions
+            .iter()
+            .try_fold(0u64, |sum, f| sum.checked_add(f.own))
+            .ok_or_else(|| ParseError {
+                line: 0,
+                why: "costs past 2^64".into(),
+            })?;
+        if let Some(declared) = self.totals.or(self.summary) {
+            if declared != total {
+                return Err(ParseError {
+                    line: lines,
+                    why: format!(
+                        "the file says its total is {declared}, its costs add up to {total}: it \
+                         was cut short or damaged"
+                    ),
+                });
+            }
         }
+        Ok(Callgrind {
+            event: self.event,
+            total,
+            functions,
+        })
     }
-    Ok(profile)
 }
 
 /// A cost line's positions and first event: `[ADDRESS] LINE COST…` (the cost is 0 when left

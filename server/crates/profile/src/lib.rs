@@ -7,9 +7,9 @@
 //!
 //! One file per step: `tool` (finding the profiler, or the package to install), `run` (the
 //! case under the profiler), `callgrind` (reading callgrind's output) and `report` (its
-//! [`Profile`]), `perf` (perf's commands and its samples) and `sampled` (their [`Profile`]);
-//! `tree` is a count's call tree; `job` runs profiles as a job of the daemon's queue. [`store`]
-//! keeps a profile in the history.
+//! [`Profile`]), `perf` (perf's commands), `samples` (reading what it sampled) and `sampled`
+//! (their [`Profile`]); `tree` is a count's call tree; `job` runs profiles as a job of the
+//! daemon's queue. [`store`] keeps a profile in the history.
 
 #![deny(missing_docs)]
 #![deny(clippy::print_stdout, clippy::print_stderr)]
@@ -21,6 +21,7 @@ pub mod perf;
 pub mod report;
 pub mod run;
 pub mod sampled;
+pub mod samples;
 pub mod tool;
 pub mod tree;
 

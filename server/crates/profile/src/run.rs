@@ -97,7 +97,7 @@ pub async fn count(
     events: &mut (dyn FnMut(ProfileEvent) + Send),
 ) -> Result<u64, NotCounted> {
     let mut failure = None;
-    let (status, (), err) = run(command, program, children, cancel, |stdout| async {
+    let (status, err) = run(command, program, children, cancel, |stdout| async {
         let mut lines = LineReader::with_limit(stdout, MAX_LINE_BYTES);
         while let Some(line) = lines.next_line().await {
             match serde_json::from_str::<Event>(&line) {
@@ -138,15 +138,15 @@ pub async fn capture(
     children: &Children,
     cancel: &CancellationToken,
 ) -> Result<(String, String), NotCounted> {
-    let (status, out, err) = run(
+    let mut out = String::new();
+    let into = &mut out;
+    let (status, err) = run(
         command,
         program,
         children,
         cancel,
         |mut stdout| async move {
-            let mut out = String::new();
-            let _ = stdout.read_to_string(&mut out).await;
-            out
+            let _ = stdout.read_to_string(into).await;
         },
     )
     .await?;
@@ -158,18 +158,26 @@ pub async fn capture(
     Ok((out, err))
 }
 
+/// How long, after the program exited, what it and its processes wrote is still read: data
+/// already in a pipe takes milliseconds, and a process the benchmark started outside its
+/// process group may hold the pipes open for ever.
+const DRAIN_AFTER_EXIT: Duration = Duration::from_secs(1);
+
 /// Runs `command` in a process group of its own, its standard output read by `read` and the
-/// last [`TAIL_LINES`] lines of its standard error kept: its status, what `read` made of the
-/// output and that tail; or [`NotCounted::Cancelled`] once the group is stopped.
-async fn run<R, F>(
+/// last [`TAIL_LINES`] lines of its standard error kept, until it exits: its status and that
+/// tail; or [`NotCounted::Cancelled`] once the group is stopped. What the program left running
+/// in its group (a process the benchmark started) is killed once it exits, and the pipes are
+/// read for at most [`DRAIN_AFTER_EXIT`] more: a process that left the group cannot keep the
+/// profile waiting on them.
+async fn run<F>(
     command: Command,
     program: &str,
     children: &Children,
     cancel: &CancellationToken,
     read: impl FnOnce(ChildStdout) -> F,
-) -> Result<(std::process::ExitStatus, R, String), NotCounted>
+) -> Result<(std::process::ExitStatus, String), NotCounted>
 where
-    F: std::future::Future<Output = R>,
+    F: std::future::Future<Output = ()>,
 {
     let (mut child, group) = children
         .spawn(command)
@@ -177,36 +185,47 @@ where
         .map_err(|e| NotCounted::Failed(format!("cannot start {program}: {e}")))?;
     let stdout = child.stdout.take().expect("piped");
     let stderr = child.stderr.take().expect("piped");
-    let (status, read, tail) = tokio::select! {
-        _ = cancel.cancelled() => {
-            group.signal(Signal::SIGTERM);
-            if tokio::time::timeout(Duration::from_secs(2), child.wait()).await.is_err() {
-                group.signal(Signal::SIGKILL);
+    let mut kept = VecDeque::with_capacity(TAIL_LINES + 1);
+    let mut reading = Box::pin(async {
+        tokio::join!(read(stdout), tail(stderr, &mut kept));
+    });
+    let mut read_all = false;
+    let status = loop {
+        tokio::select! {
+            _ = cancel.cancelled() => {
+                group.signal(Signal::SIGTERM);
+                if tokio::time::timeout(Duration::from_secs(2), child.wait()).await.is_err() {
+                    group.signal(Signal::SIGKILL);
+                }
+                return Err(NotCounted::Cancelled);
             }
-            return Err(NotCounted::Cancelled);
+            status = child.wait() => break status,
+            () = &mut reading, if !read_all => read_all = true,
         }
-        done = async { tokio::join!(child.wait(), read(stdout), tail(stderr)) } => done,
     };
+    group.kill_leftovers();
+    if !read_all {
+        let _ = tokio::time::timeout(DRAIN_AFTER_EXIT, &mut reading).await;
+    }
+    drop(reading);
     let status =
         status.map_err(|e| NotCounted::Failed(format!("cannot wait for {program}: {e}")))?;
-    Ok((status, read, tail))
+    Ok((status, Vec::from(kept).join("\n")))
 }
 
 /// How many of the last lines a profiled program printed on standard error are kept, to say
 /// why it failed: a benchmark that prints without end costs no memory.
 const TAIL_LINES: usize = 12;
 
-/// The last [`TAIL_LINES`] lines of `stderr`, read to its end.
-async fn tail(stderr: ChildStderr) -> String {
+/// Keeps the last [`TAIL_LINES`] lines of `stderr` in `kept`, until its end.
+async fn tail(stderr: ChildStderr, kept: &mut VecDeque<String>) {
     let mut lines = LineReader::with_limit(stderr, MAX_LINE_BYTES);
-    let mut kept = VecDeque::with_capacity(TAIL_LINES + 1);
     while let Some(line) = lines.next_line().await {
         kept.push_back(line);
         if kept.len() > TAIL_LINES {
             kept.pop_front();
         }
     }
-    Vec::from(kept).join("\n")
 }
 
 /// Profiles `subject` under callgrind (`valgrind` at `program`): the run, its output read,

@@ -23,8 +23,8 @@ use std::path::Path;
 use knotmeter_protocol::{Profile, ProfileTool, ProfiledFunction, ProfiledLine};
 
 use crate::callgrind::LineKey;
-use crate::perf::{Samples, Segments};
 use crate::report::{self, InlineChains};
+use crate::samples::{Samples, Segments};
 use crate::tree::{self, Frame};
 
 /// The engine's timed loop: the function every sampled batch runs in (`#[inline(never)]`).
@@ -131,63 +131,13 @@ pub fn from_samples(
             period_ns / 1000
         ));
     }
-    let per_op = |count: u64| (count * period_ns) as f64 / operations.max(1) as f64;
-    let total = tally.kept as f64;
-    let line_of = |key: &LineKey| {
-        let own = tally.line_own.get(key).copied().unwrap_or(0);
-        let below = tally.line_below.get(key).copied().unwrap_or(0);
-        ProfiledLine {
-            file: key.file.clone(),
-            line: key.line,
-            own_per_op: per_op(own),
-            calls_per_op: per_op(below),
-            share: (own + below) as f64 / total,
-        }
+    let per_op = PerOp {
+        period_ns,
+        operations: operations.max(1),
     };
-    let workspace = |key: &&LineKey| key.line > 0 && report::is_workspace_file(&key.file, root);
-    let mut keys: HashSet<&LineKey> = tally.line_own.keys().collect();
-    keys.extend(tally.line_below.keys());
-    let mut lines: Vec<ProfiledLine> = keys
-        .into_iter()
-        .filter(workspace)
-        .map(line_of)
-        .filter(|line| line.share >= report::MIN_LINE_SHARE)
-        .collect();
-    lines.sort_by(|a, b| {
-        b.share
-            .total_cmp(&a.share)
-            .then_with(|| (&a.file, a.line).cmp(&(&b.file, b.line)))
-    });
-    lines.truncate(report::MAX_ROWS);
-    let hottest: HashMap<usize, ProfiledLine> = tally
-        .own_lines
-        .iter()
-        .filter_map(|(&name, by_line)| {
-            let (key, _) = by_line
-                .iter()
-                .filter(|(key, _)| workspace(key))
-                .max_by(|(a, x), (b, y)| x.cmp(y).then_with(|| b.cmp(a)))?;
-            Some((name, line_of(key)))
-        })
-        .collect();
-    let mut functions: Vec<ProfiledFunction> = tally
-        .own
-        .iter()
-        .filter(|(_, &own)| own as f64 / total >= report::MIN_FUNCTION_SHARE)
-        .map(|(&name, &own)| ProfiledFunction {
-            name: samples.names[name].clone(),
-            own_per_op: per_op(own),
-            own_share: own as f64 / total,
-            inclusive_per_op: per_op(tally.inclusive[&name]),
-            line: hottest.get(&name).cloned(),
-        })
-        .collect();
-    functions.sort_by(|a, b| {
-        b.own_share
-            .total_cmp(&a.own_share)
-            .then_with(|| a.name.cmp(&b.name))
-    });
-    functions.truncate(report::MAX_ROWS);
+    let lines = hot_lines(&tally, root, per_op);
+    let hottest = hottest_lines(&tally, root, per_op);
+    let functions = costliest_functions(&tally, samples, per_op, &hottest);
     let by_name: HashMap<&str, ProfiledLine> = hottest
         .iter()
         .map(|(&name, line)| (samples.names[name].as_str(), line.clone()))
@@ -201,8 +151,8 @@ pub fn from_samples(
     let tree = frame(
         root_name,
         &tally.tree,
-        per_op(1),
-        tree::MIN_SHARE * total,
+        per_op.of(1),
+        tree::MIN_SHARE * tally.kept as f64,
         0,
         &mut frames,
     );
@@ -211,12 +161,107 @@ pub fn from_samples(
         tool: ProfileTool::Perf,
         unit: "ns".to_owned(),
         operations,
-        total_per_op: per_op(tally.kept),
+        total_per_op: per_op.of(tally.kept),
         samples: Some(tally.kept),
         functions,
         lines,
         tree: Some(report::call_frame(tree, &by_name)),
     })
+}
+
+/// Samples as nanoseconds per operation: each sample stands for one sampling period.
+#[derive(Debug, Clone, Copy)]
+struct PerOp {
+    period_ns: u64,
+    operations: u64,
+}
+
+impl PerOp {
+    /// `samples` samples' time, per operation.
+    fn of(self, samples: u64) -> f64 {
+        (samples * self.period_ns) as f64 / self.operations as f64
+    }
+}
+
+/// Whether `key` is a line of the workspace's own code.
+fn in_workspace(key: &LineKey, root: &Path) -> bool {
+    key.line > 0 && report::is_workspace_file(&key.file, root)
+}
+
+/// The line `key` as the profile shows it: its own time, the time below it, its share.
+fn line_of(tally: &Tally, key: &LineKey, per_op: PerOp) -> ProfiledLine {
+    let own = tally.line_own.get(key).copied().unwrap_or(0);
+    let below = tally.line_below.get(key).copied().unwrap_or(0);
+    ProfiledLine {
+        file: key.file.clone(),
+        line: key.line,
+        own_per_op: per_op.of(own),
+        calls_per_op: per_op.of(below),
+        share: (own + below) as f64 / tally.kept as f64,
+    }
+}
+
+/// The workspace's lines with a share worth showing, the hottest first.
+fn hot_lines(tally: &Tally, root: &Path, per_op: PerOp) -> Vec<ProfiledLine> {
+    let mut keys: HashSet<&LineKey> = tally.line_own.keys().collect();
+    keys.extend(tally.line_below.keys());
+    let mut lines: Vec<ProfiledLine> = keys
+        .into_iter()
+        .filter(|key| in_workspace(key, root))
+        .map(|key| line_of(tally, key, per_op))
+        .filter(|line| line.share >= report::MIN_LINE_SHARE)
+        .collect();
+    lines.sort_by(|a, b| {
+        b.share
+            .total_cmp(&a.share)
+            .then_with(|| (&a.file, a.line).cmp(&(&b.file, b.line)))
+    });
+    lines.truncate(report::MAX_ROWS);
+    lines
+}
+
+/// Each function's hottest line of the workspace's own code, by the function's name index.
+fn hottest_lines(tally: &Tally, root: &Path, per_op: PerOp) -> HashMap<usize, ProfiledLine> {
+    tally
+        .own_lines
+        .iter()
+        .filter_map(|(&name, by_line)| {
+            let (key, _) = by_line
+                .iter()
+                .filter(|(key, _)| in_workspace(key, root))
+                .max_by(|(a, x), (b, y)| x.cmp(y).then_with(|| b.cmp(a)))?;
+            Some((name, line_of(tally, key, per_op)))
+        })
+        .collect()
+}
+
+/// The functions with a share worth showing, the costliest first, each with its hottest line.
+fn costliest_functions(
+    tally: &Tally,
+    samples: &Samples,
+    per_op: PerOp,
+    hottest: &HashMap<usize, ProfiledLine>,
+) -> Vec<ProfiledFunction> {
+    let total = tally.kept as f64;
+    let mut functions: Vec<ProfiledFunction> = tally
+        .own
+        .iter()
+        .filter(|(_, &own)| own as f64 / total >= report::MIN_FUNCTION_SHARE)
+        .map(|(&name, &own)| ProfiledFunction {
+            name: samples.names[name].clone(),
+            own_per_op: per_op.of(own),
+            own_share: own as f64 / total,
+            inclusive_per_op: per_op.of(tally.inclusive[&name]),
+            line: hottest.get(&name).cloned(),
+        })
+        .collect();
+    functions.sort_by(|a, b| {
+        b.own_share
+            .total_cmp(&a.own_share)
+            .then_with(|| a.name.cmp(&b.name))
+    });
+    functions.truncate(report::MAX_ROWS);
+    functions
 }
 
 /// Counts every sample's chain.
@@ -322,7 +367,7 @@ fn frame(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::perf::parse_script;
+    use crate::samples::parse_script;
 
     /// Lines from a table: address → chain, innermost first.
     struct Table(HashMap<u64, Vec<LineKey>>);
