@@ -381,7 +381,8 @@ pub struct RunParams {
     /// profile is not a measurement, and no verdict); a missing profiler, a build error or a
     /// case that fails under it ends it `errored` or `failed` with the reason. With `compare`
     /// as well, each case is profiled on both builds and its comparison arrives as
-    /// `knotmeter/profileCompared` (and as the table in the run's output).
+    /// `knotmeter/profileCompared` (and as the table in the run's output). In `quick` mode
+    /// (the editor's profile on save) each case has a shorter budget.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub profile: Option<bool>,
     /// The profiler of a profile run: `callgrind` (instructions counted; the default) or

@@ -8,7 +8,7 @@ import { pushSettings, startClient, type Hooks, type ServerSettings } from "./cl
 import { onConfigChange, readConfig } from "./config";
 import { Ctx } from "./ctx";
 import { INSTALL_HELP, OPEN_SETTINGS, PICK_BENCH, RESULTS_LENS, noBenchmarks, statusProblem } from "./format";
-import { lensRun, runOnSavePlan, serverSettings } from "./model";
+import { lensRun, runOnSavePlan, serverSettings, type RunOnSavePlan } from "./model";
 import { Output } from "./output";
 import { ResultsPanel } from "./panel/host";
 import { StatusBar } from "./statusBar";
@@ -31,7 +31,11 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     }),
   );
   const output = ctx.own(new Output(ctx));
-  const plan = () => runOnSavePlan(ctx.config.runOnSave, explorer.continuous?.mode, ctx.trusted);
+  const plan = () => {
+    const c = explorer.continuous;
+    const continuous = c && { mode: c.mode, profile: c.profile === explorer.profileProfile };
+    return runOnSavePlan(ctx.config.runOnSave, continuous, ctx.trusted);
+  };
   const settings: ServerSettings = () => serverSettings(plan(), ctx.config.problems);
   const explorer: TestExplorer = ctx.own(new TestExplorer(ctx, () => void pushSettings(ctx.client, settings)));
   const annotations = ctx.own(new Annotations(ctx));
@@ -54,7 +58,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     showDaemonProblem(ctx, status);
   };
   watchSettings(ctx, restart, () => void pushSettings(ctx.client, settings), annotations);
-  runFullOnSave(ctx, explorer, () => plan().client === "full");
+  runOnSaveByClient(ctx, explorer, plan);
   registerCommands(ctx, explorer, panel, output, restart);
   await restart();
 }
@@ -111,15 +115,17 @@ function watchSettings(ctx: Ctx, restart: () => Promise<void>, push: () => void,
 }
 
 /**
- * Full-mode run-on-save: the daemon's own run-on-save measures in quick mode, so after a save
- * the client asks for a full run of the saved file's benchmarks (or of the continuous run's
- * selection, or of everything when the file has none: a library change).
+ * The client's run-on-save: the daemon's own run-on-save measures in quick mode, so after a
+ * save the client asks for a full run of the saved file's benchmarks, or a quick profile run of
+ * them under a continuous "Profile" run (or of the continuous run's selection, or of everything
+ * when the file has none: a library change).
  */
-function runFullOnSave(ctx: Ctx, explorer: TestExplorer, full: () => boolean): void {
+function runOnSaveByClient(ctx: Ctx, explorer: TestExplorer, plan: () => RunOnSavePlan): void {
   let saveRun: vscode.CancellationTokenSource | undefined;
   ctx.own(
     vscode.workspace.onDidSaveTextDocument((doc) => {
-      if (!full() || doc.uri.scheme !== "file") return;
+      const { client: mode, profile } = plan();
+      if (!mode || doc.uri.scheme !== "file") return;
       if (doc.languageId !== "rust" && !doc.uri.path.endsWith("/Cargo.toml")) return;
       if (!vscode.workspace.getWorkspaceFolder(doc.uri)) return;
       const c = explorer.continuous;
@@ -127,8 +133,9 @@ function runFullOnSave(ctx: Ctx, explorer: TestExplorer, full: () => boolean): v
       const include = c?.include ? [...c.include] : inFile.length > 0 ? inFile : undefined;
       saveRun?.cancel();
       saveRun = new vscode.CancellationTokenSource();
-      const request = new vscode.TestRunRequest(include, undefined, explorer.fullProfile, false, true);
-      void explorer.run(request, saveRun.token, "full", true);
+      const runProfile = profile ? explorer.profileProfile : explorer.fullProfile;
+      const request = new vscode.TestRunRequest(include, undefined, runProfile, false, true);
+      void explorer.run(request, saveRun.token, mode, true, undefined, profile);
     }),
   );
 }

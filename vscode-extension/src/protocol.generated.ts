@@ -210,7 +210,8 @@ compare?: string | null,
  * profile is not a measurement, and no verdict); a missing profiler, a build error or a
  * case that fails under it ends it `errored` or `failed` with the reason. With `compare`
  * as well, each case is profiled on both builds and its comparison arrives as
- * `knotmeter/profileCompared` (and as the table in the run's output).
+ * `knotmeter/profileCompared` (and as the table in the run's output). In `quick` mode
+ * (the editor's profile on save) each case has a shorter budget.
  */
 profile?: boolean | null, 
 /**

@@ -102,11 +102,14 @@ export class TestExplorer implements vscode.Disposable {
       (request, token) => this.run(request, token, "full", false, readConfig().compareBase),
       false,
     );
+    // Continuous too: profiled again on every save (quickly), the hot lines following the code.
     this.profileProfile = this.controller.createRunProfile(
       runLabel("full", false, undefined, true),
       vscode.TestRunProfileKind.Run,
       (request, token) => this.run(request, token, "full", false, undefined, true),
       false,
+      undefined,
+      true,
     );
     this.compareProfilesProfile = this.controller.createRunProfile(
       runLabel("full", false, "", true),

@@ -54,7 +54,7 @@ mod tests {
     /// The name of the function a line declares, with the line's indentation.
     fn declared(line: &str) -> Option<(&str, &str)> {
         let indent = &line[..line.len() - line.trim_start().len()];
-        let mut words = line.trim_start().split_whitespace().peekable();
+        let mut words = line.split_whitespace().peekable();
         while let Some(&word) = words.peek() {
             let modifier = word.starts_with("pub")
                 || matches!(word, "async" | "const" | "unsafe" | "extern" | "\"C\"");

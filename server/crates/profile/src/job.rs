@@ -14,7 +14,8 @@ use knotmeter_server_runs::runs::{Job, JobEvent, Sink};
 use tokio_util::sync::CancellationToken;
 
 use crate::compared::{profile_both, Side, Wanted};
-use crate::{profile, ProfileError, ProfileEvent, ProfileRequest, DEFAULT_SECONDS};
+use crate::{profile, ProfileError, ProfileEvent, ProfileRequest, DEFAULT_SECONDS, QUICK_SECONDS};
+use knotmeter_protocol::editor::RunMode;
 
 /// Carries out `job` as profiles: every item reaches a final state, then
 /// [`JobEvent::Finished`]. With `base` ("Compare with base" with profiling on), each case is
@@ -57,6 +58,10 @@ pub async fn execute_job(
                 target,
                 id,
                 tool,
+                seconds: match job.mode {
+                    RunMode::Quick => QUICK_SECONDS,
+                    RunMode::Full => DEFAULT_SECONDS,
+                },
                 workspace: &workspace,
                 sides: sides.as_ref(),
             };
@@ -97,6 +102,8 @@ struct Case<'a> {
     target: &'a TargetRef,
     id: &'a str,
     tool: ProfileTool,
+    /// The budget: quick or full, as the run's mode.
+    seconds: f64,
     workspace: &'a Workspace,
     sides: Option<&'a Sides>,
 }
@@ -119,7 +126,7 @@ impl Case<'_> {
                     workspace: self.workspace.clone(),
                     target: self.target.clone(),
                     id: self.id.to_owned(),
-                    seconds: DEFAULT_SECONDS,
+                    seconds: self.seconds,
                     tool: self.tool,
                 };
                 profile(&request, children, cancel, &mut |event| {
@@ -133,7 +140,7 @@ impl Case<'_> {
                     target: self.target.clone(),
                     id: self.id.to_owned(),
                     tool: self.tool,
-                    seconds: DEFAULT_SECONDS,
+                    seconds: self.seconds,
                 };
                 profile_both(sides, &wanted, children, cancel, on)
                     .await

@@ -43,6 +43,11 @@ use process::Children;
 /// benchmarks (the operations are counted, so the costs per operation are exact whatever it is).
 pub const DEFAULT_SECONDS: f64 = 2.0;
 
+/// The budget of a quick profile (a profile run in quick mode: the editor's profile on save):
+/// the costs per operation of a count are as exact, from fewer operations; a sample's shares
+/// are noisier.
+pub const QUICK_SECONDS: f64 = 0.3;
+
 /// One case to profile.
 #[derive(Debug, Clone)]
 pub struct ProfileRequest {
