@@ -278,60 +278,73 @@ fn a_case_that_panics_under_the_profiler_says_so() {
 /// Issue 21's fault, found again in the profile (its own reading of the bench binary, from
 /// issue 24): a benchmark that starts a process inheriting the bench binary's standard output
 /// and error (`sleep 400`) kept `knotmeter profile` waiting for the pipes to close, 400 s. The
-/// profile ends when the profiler exits; what the benchmark left in its process group is
-/// ended with it.
+/// profile ends when the profiler exits: what the benchmark left in its process group is ended
+/// with it; one that left the group (`setsid`) is not touched, and its pipes are read for at
+/// most a second more.
 #[test]
 fn a_child_holding_the_pipes_open_kept_the_profile_waiting() {
     let fx = fixture("profiled");
-    let marker = crate::common::Marker::new();
-    let spawned = fx.path("spawned.pid");
-    let mut command = fx.knotmeter();
-    command
-        .args([
-            "profile",
-            "leaves_a_child",
-            "--format",
-            "json",
-            "--time",
-            "0.3",
-        ])
-        .env("KNOTMETER_TEST_SPAWNED", &spawned)
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped());
-    marker.mark(&mut command);
-    let child = command.spawn().unwrap();
-    let (done, waited) = std::sync::mpsc::channel();
-    std::thread::spawn(move || done.send(child.wait_with_output()));
-    // 400 s before; the profile build and a short count now, with room for a loaded machine.
-    let out = waited
-        .recv_timeout(std::time::Duration::from_secs(180))
-        .unwrap_or_else(|_| {
-            let left = marker.survivors_after(std::time::Duration::ZERO);
-            for pid in left.iter().filter_map(|l| l.split(' ').next()) {
-                let _ = std::process::Command::new("kill")
-                    .args(["-9", pid])
-                    .status();
+    for escaped in [false, true] {
+        let marker = crate::common::Marker::new();
+        let spawned = fx.path("spawned.pid");
+        let _ = std::fs::remove_file(&spawned);
+        let mut command = fx.knotmeter();
+        command
+            .args([
+                "profile",
+                "leaves_a_child",
+                "--format",
+                "json",
+                "--time",
+                "0.3",
+            ])
+            .env("KNOTMETER_TEST_SPAWNED", &spawned)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped());
+        if escaped {
+            command.env("KNOTMETER_TEST_SETSID", "1");
+        }
+        marker.mark(&mut command);
+        let child = command.spawn().unwrap();
+        let (done, waited) = std::sync::mpsc::channel();
+        std::thread::spawn(move || done.send(child.wait_with_output()));
+        // 400 s before; the profile build and a short count now, with room for a loaded
+        // machine.
+        let out = waited.recv_timeout(std::time::Duration::from_secs(180));
+        let kill_marked = || {
+            for line in marker.survivors_after(std::time::Duration::ZERO) {
+                if let Some(pid) = line.split(' ').next() {
+                    let _ = std::process::Command::new("kill")
+                        .args(["-9", pid])
+                        .status();
+                }
             }
-            panic!("the profile still waits after 180 s: {left:?}")
-        })
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{}\n{stderr}", out.status);
-    let profile: Profile = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(profile.id, "profiled::leaves_a_child");
-    let pid: u32 = std::fs::read_to_string(&spawned)
-        .unwrap()
-        .trim()
-        .parse()
-        .unwrap();
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-    while crate::common::alive(pid) && std::time::Instant::now() < deadline {
-        std::thread::sleep(std::time::Duration::from_millis(20));
+        };
+        let Ok(out) = out else {
+            kill_marked();
+            panic!("the profile still waits after 180 s (escaped: {escaped})");
+        };
+        let out = out.unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{}\n{stderr}", out.status);
+        let profile: Profile = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(profile.id, "profiled::leaves_a_child");
+        let pid: u32 = std::fs::read_to_string(&spawned)
+            .unwrap()
+            .trim()
+            .parse()
+            .unwrap();
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while crate::common::alive(pid) && !escaped && std::time::Instant::now() < deadline {
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        assert_eq!(
+            crate::common::alive(pid),
+            escaped,
+            "pid {pid}: ended with the profiler's group unless it left it"
+        );
+        kill_marked();
     }
-    assert!(
-        !crate::common::alive(pid),
-        "the process the benchmark left ended with the profile"
-    );
 }
 
 /// Profiles `case` of `fx` with `profiler` for `seconds`, as JSON.
@@ -362,9 +375,12 @@ fn own_share(profile: &Profile, name: &str) -> f64 {
 
 /// A benchmark that spends four fifths of its work in one function and one fifth in another,
 /// in two files: each is attributed its share within 5 points, by the count and by perf's
-/// samples in each of 10 profiles. A sampled share is known to about ±√(p(1−p)/n): within 5
-/// points at four standard deviations takes some 1 000 samples, which 3 s of budget give on a
-/// quiet machine (0.3 s gave about 115, and 73% for the four fifths in one run of ten).
+/// samples in each of 10 profiles. A sampled share is known to about ±√(p(1−p)/n), and the
+/// smaller one reads about a point low (the timed loop's clock reads take some samples): 1 000
+/// samples or more leave three standard deviations to spare. 3 s of budget give some 1 300 on
+/// a quiet machine, and no budget gives much more: the bench binary takes at most its sample
+/// limit of batches, each a fraction of a millisecond in the region (0.3 s gave about 115, and
+/// 73% for the four fifths in one run of ten).
 #[test]
 fn known_shares_in_two_files_are_attributed_within_five_points() {
     let fx = fixture("profiled");
@@ -416,7 +432,7 @@ fn the_hot_line_of_seed_001s_chain_is_its_multiply_xor_step() {
     let file = fx.path("src/chain.rs").display().to_string();
     let mut lines: Vec<_> = profile.lines.iter().filter(|l| l.file == file).collect();
     lines.sort_by(|a, b| b.own_per_op.total_cmp(&a.own_per_op));
-    let (multiply, xor) = (8, 9);
+    let (multiply, xor) = (7, 8);
     let hottest = lines
         .first()
         .unwrap_or_else(|| panic!("no line of {file}: {:?}", profile.lines));
@@ -509,6 +525,24 @@ fn the_editor_profiles_a_case_and_marks_its_hot_lines() {
     assert!(
         percentages.windows(2).all(|w| w[0] <= w[1]),
         "{percentages:?}"
+    );
+    // Each report carries its message and its percentage both: VS Code, told a percentage at
+    // the start, drops a report without one (and shows the title alone for one without a
+    // message).
+    let reports: Vec<&Value> = client
+        .log
+        .iter()
+        .map(|r| &r.message)
+        .filter(|m| m["method"] == "$/progress" && m["params"]["token"] == token.as_str())
+        .map(|m| &m["params"]["value"])
+        .filter(|v| v["kind"] == "report")
+        .collect();
+    assert!(
+        !reports.is_empty()
+            && reports
+                .iter()
+                .all(|v| v["message"].is_string() && v["percentage"].is_u64()),
+        "{reports:#?}"
     );
     let profiled = client.notification("knotmeter/profiled", Duration::from_secs(5), |p| {
         p["runId"] == run_id

@@ -31,11 +31,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     }),
   );
   const output = ctx.own(new Output(ctx));
-  const plan = () => {
-    const c = explorer.continuous;
-    const continuous = c && { mode: c.mode, profile: c.profile === explorer.profileProfile };
-    return runOnSavePlan(ctx.config.runOnSave, continuous, ctx.trusted);
-  };
+  const plan = () =>
+    runOnSavePlan(ctx.config.runOnSave, explorer.continuous?.mode, explorer.continuousProfile !== undefined, ctx.trusted);
   const settings: ServerSettings = () => serverSettings(plan(), ctx.config.problems);
   const explorer: TestExplorer = ctx.own(new TestExplorer(ctx, () => void pushSettings(ctx.client, settings)));
   const annotations = ctx.own(new Annotations(ctx));
@@ -116,26 +113,38 @@ function watchSettings(ctx: Ctx, restart: () => Promise<void>, push: () => void,
 
 /**
  * The client's run-on-save: the daemon's own run-on-save measures in quick mode, so after a
- * save the client asks for a full run of the saved file's benchmarks, or a quick profile run of
- * them under a continuous "Profile" run (or of the continuous run's selection, or of everything
- * when the file has none: a library change).
+ * save the client asks for a full run of the saved file's benchmarks (or of the continuous
+ * run's selection, or of everything when the file has none: a library change); and under a
+ * continuous "Profile" run, for a quick profile run of the saved file's benchmarks (or of its
+ * selection; nothing when the file has none: a profile of every benchmark on each save would
+ * queue them all under the profiler).
  */
 function runOnSaveByClient(ctx: Ctx, explorer: TestExplorer, plan: () => RunOnSavePlan): void {
-  let saveRun: vscode.CancellationTokenSource | undefined;
+  let measureRun: vscode.CancellationTokenSource | undefined;
+  let profileRun: vscode.CancellationTokenSource | undefined;
   ctx.own(
     vscode.workspace.onDidSaveTextDocument((doc) => {
       const { client: mode, profile } = plan();
-      if (!mode || doc.uri.scheme !== "file") return;
+      if ((!mode && !profile) || doc.uri.scheme !== "file") return;
       if (doc.languageId !== "rust" && !doc.uri.path.endsWith("/Cargo.toml")) return;
       if (!vscode.workspace.getWorkspaceFolder(doc.uri)) return;
-      const c = explorer.continuous;
       const inFile = explorer.itemsIn(doc.uri);
-      const include = c?.include ? [...c.include] : inFile.length > 0 ? inFile : undefined;
-      saveRun?.cancel();
-      saveRun = new vscode.CancellationTokenSource();
-      const runProfile = profile ? explorer.profileProfile : explorer.fullProfile;
-      const request = new vscode.TestRunRequest(include, undefined, runProfile, false, true);
-      void explorer.run(request, saveRun.token, mode, true, undefined, profile);
+      if (mode) {
+        const c = explorer.continuous;
+        const include = c?.include ? [...c.include] : inFile.length > 0 ? inFile : undefined;
+        measureRun?.cancel();
+        measureRun = new vscode.CancellationTokenSource();
+        const request = new vscode.TestRunRequest(include, undefined, explorer.fullProfile, false, true);
+        void explorer.run(request, measureRun.token, mode, true);
+      }
+      const p = explorer.continuousProfile;
+      const include = p?.include ? [...p.include] : inFile;
+      if (profile && include.length > 0) {
+        profileRun?.cancel();
+        profileRun = new vscode.CancellationTokenSource();
+        const request = new vscode.TestRunRequest(include, undefined, explorer.profileProfile, false, true);
+        void explorer.run(request, profileRun.token, "quick", true, undefined, true);
+      }
     }),
   );
 }

@@ -232,33 +232,27 @@ export function sourcePosition(location: SourceLocation | undefined): SourcePosi
  * started from the Test Explorer uses its profile's mode; otherwise the setting decides. The
  * daemon's own run-on-save (`Settings.runOnSave`) measures in quick mode after its build, so it
  * carries `quick`; for `full` the client asks for a full run of the saved file's benchmarks
- * with `knotmeter/run` after each save. A continuous run of the "Profile" run profile profiles
- * on save instead: the client asks for a quick profile run (a shorter budget), and the hot
- * lines follow each save.
+ * with `knotmeter/run` after each save. A continuous run of the "Profile" run profile also
+ * profiles on save: the client asks for a quick profile run (a shorter budget) of the saved
+ * file's benchmarks, beside whatever measures them, and the hot lines follow each save.
  */
 export interface RunOnSavePlan {
   /** `Settings.runOnSave` for the daemon. */
   daemon: boolean;
-  /** The mode of the runs the client starts on save, if it starts any. */
+  /** The mode of the measuring runs the client starts on save, if it starts any. */
   client: RunMode | undefined;
-  /** The client's runs on save profile the benchmarks instead of measuring them. */
+  /** The client also starts a quick profile run on save. */
   profile: boolean;
 }
 
-/** A continuous run in force: its mode, and whether it is the "Profile" run profile's. */
-export interface Continuous {
-  mode: RunMode;
-  profile: boolean;
-}
-
-export function runOnSavePlan(setting: RunOnSave, continuous: Continuous | undefined, trusted: boolean): RunOnSavePlan {
-  const none = { daemon: false, client: undefined, profile: false };
-  if (!trusted) return none;
-  if (continuous?.profile) return { daemon: false, client: "quick", profile: true };
-  const mode = continuous?.mode ?? (setting === "off" ? undefined : setting);
-  if (mode === "quick") return { ...none, daemon: true };
-  if (mode === "full") return { ...none, client: "full" };
-  return none;
+/**
+ * `measuring`: the mode of the measuring continuous run in force, if any; `profiling`: whether
+ * a continuous "Profile" run is.
+ */
+export function runOnSavePlan(setting: RunOnSave, measuring: RunMode | undefined, profiling: boolean, trusted: boolean): RunOnSavePlan {
+  if (!trusted) return { daemon: false, client: undefined, profile: false };
+  const mode = measuring ?? (setting === "off" ? undefined : setting);
+  return { daemon: mode === "quick", client: mode === "full" ? "full" : undefined, profile: profiling };
 }
 
 /** The daemon's settings for a plan (initializationOptions and workspace/didChangeConfiguration). */

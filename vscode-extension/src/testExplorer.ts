@@ -49,6 +49,13 @@ interface ShownRun {
 
 type Run = KnownRun<ShownRun>;
 
+/** A continuous run in force: its mode, what it covers (everything when undefined), its run profile. */
+export interface ContinuousRun {
+  mode: RunMode;
+  include: readonly vscode.TestItem[] | undefined;
+  profile: vscode.TestRunProfile;
+}
+
 export class TestExplorer implements vscode.Disposable {
   readonly controller: vscode.TestController;
   private readonly items = new Map<string, vscode.TestItem>();
@@ -64,8 +71,8 @@ export class TestExplorer implements vscode.Disposable {
   readonly profileProfile: vscode.TestRunProfile;
   /** `knotmeter compare --profile`: each case profiled on the working tree and the base. */
   readonly compareProfilesProfile: vscode.TestRunProfile;
-  /** The continuous run in force, if any: its mode decides run-on-save. */
-  continuous: { mode: RunMode; include: readonly vscode.TestItem[] | undefined; profile: vscode.TestRunProfile } | undefined;
+  /** The continuous runs in force, by run profile: a measuring one and "Profile" may both be on. */
+  private readonly continuousRuns = new Map<vscode.TestRunProfile, ContinuousRun>();
   private readonly disposables: vscode.Disposable[] = [];
 
   constructor(
@@ -266,11 +273,14 @@ export class TestExplorer implements vscode.Disposable {
       return;
     }
     if (request.continuous) {
-      this.continuous = { mode, include: request.include, profile: request.profile ?? this.fullProfile };
+      const profile = request.profile ?? this.fullProfile;
+      // The newest last: of two measuring ones, it decides.
+      this.continuousRuns.delete(profile);
+      this.continuousRuns.set(profile, { mode, include: request.include, profile });
       this.onContinuousChange();
       await new Promise<void>((resolve) => {
         token.onCancellationRequested(() => {
-          this.continuous = undefined;
+          if (this.continuousRuns.get(profile)?.include === request.include) this.continuousRuns.delete(profile);
           this.onContinuousChange();
           resolve();
         });
@@ -323,6 +333,16 @@ export class TestExplorer implements vscode.Disposable {
     this.replay(entry, mine);
     for (const [r, events] of others) this.replay(r, events);
     if (cancelRequested) void this.cancel(runId);
+  }
+
+  /** The measuring continuous run in force (the newest), if any: its mode decides run-on-save. */
+  get continuous(): ContinuousRun | undefined {
+    return [...this.continuousRuns.values()].filter((c) => c.profile !== this.profileProfile).pop();
+  }
+
+  /** The continuous "Profile" run in force, if any: each save profiles again. */
+  get continuousProfile(): ContinuousRun | undefined {
+    return this.continuousRuns.get(this.profileProfile);
   }
 
   /** A run the daemon started by itself (run-on-save): shown without taking focus. */

@@ -51,13 +51,26 @@ mod tests {
         found
     }
 
-    /// The name of the function a line declares, with the line's indentation.
+    /// The name of the function a line declares, with the line's indentation: attributes on
+    /// the same line, visibility (`pub(in path)` too), `async`, `const`, `unsafe` and `extern
+    /// "ABI"` before `fn` are passed over.
     fn declared(line: &str) -> Option<(&str, &str)> {
         let indent = &line[..line.len() - line.trim_start().len()];
-        let mut words = line.split_whitespace().peekable();
+        let mut rest = line.trim_start();
+        while let Some(attribute) = rest.strip_prefix("#[") {
+            rest = attribute.split_once(']')?.1.trim_start();
+        }
+        let mut words = rest.split_whitespace().peekable();
         while let Some(&word) = words.peek() {
-            let modifier = word.starts_with("pub")
-                || matches!(word, "async" | "const" | "unsafe" | "extern" | "\"C\"");
+            if word.starts_with("pub(") && !word.ends_with(')') {
+                // `pub(in path)`: to the word that closes it.
+                words.find(|w| w.ends_with(')'));
+                continue;
+            }
+            let modifier = word == "pub"
+                || word.starts_with("pub(")
+                || matches!(word, "async" | "const" | "unsafe" | "extern")
+                || word.starts_with('"');
             if !modifier {
                 break;
             }
@@ -71,14 +84,36 @@ mod tests {
         Some((indent, name))
     }
 
+    /// Where a file's product code ends: at its inline test module (`#[cfg(test)]` on the line
+    /// before `mod … {`), which runs to the end of the file; a `#[cfg(test)]` item elsewhere
+    /// (`#[cfg(test)] mod fixtures;`) does not end it.
+    fn product_end(lines: &[&str]) -> usize {
+        (0..lines.len())
+            .find(|&i| {
+                lines[i].trim() == "#[cfg(test)]"
+                    && lines.get(i + 1).is_some_and(|next| {
+                        let next = next.trim();
+                        next.starts_with("mod ") && next.ends_with('{')
+                    })
+            })
+            .unwrap_or(lines.len())
+    }
+
+    /// Whether `line` closes a block opened at `indent`: `}` there, alone or before a comment.
+    fn closes(line: &str, indent: &str) -> bool {
+        line.strip_prefix(indent)
+            .and_then(|rest| rest.strip_prefix('}'))
+            .is_some_and(|after| {
+                let after = after.trim();
+                after.is_empty() || after.starts_with("//")
+            })
+    }
+
     /// Each function of `text` longer than `max` lines: its name, first line (from 1) and
     /// length.
     fn long_functions(text: &str, max: usize) -> Vec<(String, usize, usize)> {
         let lines: Vec<&str> = text.lines().collect();
-        let end = lines
-            .iter()
-            .position(|l| l.starts_with("#[cfg(test)]"))
-            .unwrap_or(lines.len());
+        let end = product_end(&lines);
         let mut long = Vec::new();
         let mut at = 0;
         while at < end {
@@ -91,9 +126,8 @@ mod tests {
                 at += 1;
                 continue;
             }
-            let closing = format!("{indent}}}");
-            let last = (at..end)
-                .find(|&i| lines[i].trim_end() == closing)
+            let last = (at + 1..end)
+                .find(|&i| closes(lines[i], indent))
                 .unwrap_or(end - 1);
             if last - at + 1 > max {
                 long.push((name.to_owned(), at + 1, last - at + 1));
@@ -110,6 +144,15 @@ mod tests {
         assert_eq!(long_functions(text, 5), []);
         let methods = "impl A {\n    fn m(&self) {\n        a();\n        b();\n    }\n    fn decl(&self);\n}\n";
         assert_eq!(long_functions(methods, 3), [("m".to_owned(), 2, 4)]);
+    }
+
+    #[test]
+    fn attributes_visibility_abi_and_a_commented_brace_are_read() {
+        let text = "#[cfg(test)] mod fixtures;\n#[inline] pub(in crate::a) extern \"system\" fn f() {\n    a();\n    b();\n} // f\nfn g() {\n    a();\n    b();\n}\n";
+        assert_eq!(
+            long_functions(text, 3),
+            [("f".to_owned(), 2, 4), ("g".to_owned(), 6, 4)]
+        );
     }
 
     #[test]

@@ -291,26 +291,22 @@ impl Sender {
                     percentage: Some(0),
                 }))
                 .await;
+                // Every report carries the message and the percentage both: a client that was
+                // given a percentage at the start (VS Code's) drops a report without one, and
+                // one without a message shows the title alone.
+                let (mut message, mut percent) = ("building".to_owned(), 0);
                 while let Some(msg) = rx.recv().await {
                     match msg {
-                        ProgressMsg::Report(message) => {
-                            send(WorkDoneProgress::Report(WorkDoneProgressReport {
-                                cancellable: Some(false),
-                                message: Some(message),
-                                percentage: None,
-                            }))
-                            .await
-                        }
-                        ProgressMsg::Percent(percent) => {
-                            send(WorkDoneProgress::Report(WorkDoneProgressReport {
-                                cancellable: Some(false),
-                                message: None,
-                                percentage: Some(percent),
-                            }))
-                            .await
-                        }
+                        ProgressMsg::Report(said) => message = said,
+                        ProgressMsg::Percent(now) => percent = now,
                         ProgressMsg::End | ProgressMsg::Begin(_) => break,
                     }
+                    send(WorkDoneProgress::Report(WorkDoneProgressReport {
+                        cancellable: Some(false),
+                        message: Some(message.clone()),
+                        percentage: Some(percent),
+                    }))
+                    .await;
                 }
                 send(WorkDoneProgress::End(WorkDoneProgressEnd { message: None })).await;
             });

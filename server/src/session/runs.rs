@@ -5,7 +5,7 @@
 //! the other, under one run id: the client sees one run and one `knotmeter/runEnd`. Raw samples
 //! leave each result here ([`super::samples`]); the result itself is kept and sent without them.
 
-use std::collections::{HashSet, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
@@ -58,6 +58,8 @@ pub struct Current {
     measured: Vec<String>,
     /// The percentage of the run last reported in its work-done progress.
     percent: u32,
+    /// How much of its budget each unfinished item has spent (its rounds so far), 0 to 1.
+    fractions: HashMap<String, f64>,
 }
 
 impl Current {
@@ -224,6 +226,7 @@ impl Session {
             order,
             measured: Vec::new(),
             percent: 0,
+            fractions: HashMap::new(),
             parts: parts
                 .into_iter()
                 .map(|(folder, part)| {
@@ -444,7 +447,8 @@ impl Session {
     }
 
     /// The case `id` has spent `fraction` of its budget: the run's work-done progress gets its
-    /// percentage (the items done and this one's share), when it moved by a whole point.
+    /// percentage (the items ended, and the share of its budget each other item has spent: a
+    /// run's cases advance together, round by round), when it moved by a whole point.
     fn progressed(&mut self, run_id: u32, id: &str, fraction: f64) {
         let Some(current) = self.current.as_mut().filter(|c| c.run_id == run_id) else {
             return;
@@ -452,8 +456,15 @@ impl Session {
         if !self.caps.work_done_progress || !current.pending.contains(id) {
             return;
         }
+        let spent = current.fractions.entry(id.to_owned()).or_default();
+        *spent = spent.max(fraction.clamp(0.0, 1.0));
         let done = current.order.len() - current.pending.len();
-        let percent = run_percent(done, fraction, current.order.len());
+        let running: f64 = current
+            .pending
+            .iter()
+            .filter_map(|id| current.fractions.get(id))
+            .sum();
+        let percent = run_percent(done, running, current.order.len());
         if percent > current.percent {
             current.percent = percent;
             self.out
@@ -805,13 +816,13 @@ fn state(run_id: u32, id: String, state: ItemState, message: Option<&str>) -> Ru
     }
 }
 
-/// The whole percentage of a run of `total` items, `done` of them ended and the next at
-/// `fraction` of its budget.
-fn run_percent(done: usize, fraction: f64, total: usize) -> u32 {
+/// The whole percentage of a run of `total` items, `done` of them ended and the others
+/// `running` items' worth of their budgets into their work.
+fn run_percent(done: usize, running: f64, total: usize) -> u32 {
     if total == 0 {
         return 100;
     }
-    let whole = (done as f64 + fraction.clamp(0.0, 1.0)) / total as f64;
+    let whole = (done as f64 + running.max(0.0)) / total as f64;
     (whole * 100.0).floor().min(100.0) as u32
 }
 

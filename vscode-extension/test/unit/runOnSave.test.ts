@@ -3,18 +3,19 @@ import { test } from "node:test";
 import { runOnSavePlan, serverSettings } from "../../src/model";
 
 test("run-on-save: the setting, overridden by a continuous run's profile, never when untrusted", () => {
-  const measure = (mode: "quick" | "full") => ({ mode, profile: false });
   const rows: Array<[Parameters<typeof runOnSavePlan>, string]> = [
-    [["off", undefined, true], "daemon=false client=- profile=false"],
-    [["quick", undefined, true], "daemon=true client=- profile=false"],
-    [["full", undefined, true], "daemon=false client=full profile=false"],
-    [["off", measure("quick"), true], "daemon=true client=- profile=false"],
-    [["quick", measure("full"), true], "daemon=false client=full profile=false"],
-    [["full", measure("quick"), false], "daemon=false client=- profile=false"],
-    [["quick", undefined, false], "daemon=false client=- profile=false"],
-    // A continuous "Profile" run: the client profiles on save, quickly; the daemon measures nothing.
-    [["quick", { mode: "full", profile: true }, true], "daemon=false client=quick profile=true"],
-    [["off", { mode: "full", profile: true }, false], "daemon=false client=- profile=false"],
+    [["off", undefined, false, true], "daemon=false client=- profile=false"],
+    [["quick", undefined, false, true], "daemon=true client=- profile=false"],
+    [["full", undefined, false, true], "daemon=false client=full profile=false"],
+    [["off", "quick", false, true], "daemon=true client=- profile=false"],
+    [["quick", "full", false, true], "daemon=false client=full profile=false"],
+    [["full", "quick", false, false], "daemon=false client=- profile=false"],
+    [["quick", undefined, false, false], "daemon=false client=- profile=false"],
+    // A continuous "Profile" run: the client also profiles on save; what measures stays.
+    [["off", undefined, true, true], "daemon=false client=- profile=true"],
+    [["quick", undefined, true, true], "daemon=true client=- profile=true"],
+    [["off", "full", true, true], "daemon=false client=full profile=true"],
+    [["off", undefined, true, false], "daemon=false client=- profile=false"],
   ];
   for (const [args, expected] of rows) {
     const p = runOnSavePlan(...args);

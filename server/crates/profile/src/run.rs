@@ -97,16 +97,25 @@ pub async fn count(
     events: &mut (dyn FnMut(ProfileEvent) + Send),
 ) -> Result<u64, NotCounted> {
     let mut failure = None;
-    let (status, err) = run(command, program, children, cancel, |stdout| async {
-        let mut lines = LineReader::with_limit(stdout, MAX_LINE_BYTES);
-        while let Some(line) = lines.next_line().await {
-            match serde_json::from_str::<Event>(&line) {
-                Ok(Event::Progress { fraction, .. }) => events(ProfileEvent::Progress(fraction)),
-                Ok(Event::CaseFailed(case)) => failure = Some(failure_text(&case)),
-                _ => {}
+    let (status, err) = run(
+        command,
+        program,
+        children,
+        cancel,
+        TAIL_LINES,
+        |stdout| async {
+            let mut lines = LineReader::with_limit(stdout, MAX_LINE_BYTES);
+            while let Some(line) = lines.next_line().await {
+                match serde_json::from_str::<Event>(&line) {
+                    Ok(Event::Progress { fraction, .. }) => {
+                        events(ProfileEvent::Progress(fraction))
+                    }
+                    Ok(Event::CaseFailed(case)) => failure = Some(failure_text(&case)),
+                    _ => {}
+                }
             }
-        }
-    })
+        },
+    )
     .await?;
     if let Some(failure) = failure {
         return Err(NotCounted::Failed(failure));
@@ -140,16 +149,11 @@ pub async fn capture(
 ) -> Result<(String, String), NotCounted> {
     let mut out = String::new();
     let into = &mut out;
-    let (status, err) = run(
-        command,
-        program,
-        children,
-        cancel,
-        |mut stdout| async move {
-            let _ = stdout.read_to_string(into).await;
-        },
-    )
-    .await?;
+    let reading = |mut stdout: ChildStdout| async move {
+        let _ = stdout.read_to_string(into).await;
+    };
+    // perf's warnings, the lost samples' first among them, may run to a few dozen lines.
+    let (status, err) = run(command, program, children, cancel, READER_LINES, reading).await?;
     if !status.success() {
         return Err(NotCounted::Failed(format!(
             "{program} ended with {status}\n{err}"
@@ -164,7 +168,7 @@ pub async fn capture(
 const DRAIN_AFTER_EXIT: Duration = Duration::from_secs(1);
 
 /// Runs `command` in a process group of its own, its standard output read by `read` and the
-/// last [`TAIL_LINES`] lines of its standard error kept, until it exits: its status and that
+/// last `keep` lines of its standard error kept, until it exits: its status and that
 /// tail; or [`NotCounted::Cancelled`] once the group is stopped. What the program left running
 /// in its group (a process the benchmark started) is killed once it exits, and the pipes are
 /// read for at most [`DRAIN_AFTER_EXIT`] more: a process that left the group cannot keep the
@@ -174,6 +178,7 @@ async fn run<F>(
     program: &str,
     children: &Children,
     cancel: &CancellationToken,
+    keep: usize,
     read: impl FnOnce(ChildStdout) -> F,
 ) -> Result<(std::process::ExitStatus, String), NotCounted>
 where
@@ -185,9 +190,9 @@ where
         .map_err(|e| NotCounted::Failed(format!("cannot start {program}: {e}")))?;
     let stdout = child.stdout.take().expect("piped");
     let stderr = child.stderr.take().expect("piped");
-    let mut kept = VecDeque::with_capacity(TAIL_LINES + 1);
+    let mut kept = VecDeque::new();
     let mut reading = Box::pin(async {
-        tokio::join!(read(stdout), tail(stderr, &mut kept));
+        tokio::join!(read(stdout), tail(stderr, keep, &mut kept));
     });
     let mut read_all = false;
     let status = loop {
@@ -217,12 +222,15 @@ where
 /// why it failed: a benchmark that prints without end costs no memory.
 const TAIL_LINES: usize = 12;
 
-/// Keeps the last [`TAIL_LINES`] lines of `stderr` in `kept`, until its end.
-async fn tail(stderr: ChildStderr, kept: &mut VecDeque<String>) {
+/// How many of the last lines of a profiler's reader (`perf script`) are kept: its warnings.
+const READER_LINES: usize = 500;
+
+/// Keeps the last `keep` lines of `stderr` in `kept`, until its end.
+async fn tail(stderr: ChildStderr, keep: usize, kept: &mut VecDeque<String>) {
     let mut lines = LineReader::with_limit(stderr, MAX_LINE_BYTES);
     while let Some(line) = lines.next_line().await {
         kept.push_back(line);
-        if kept.len() > TAIL_LINES {
+        if kept.len() > keep {
             kept.pop_front();
         }
     }
