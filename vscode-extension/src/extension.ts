@@ -14,7 +14,7 @@ import { ResultsPanel } from "./panel/host";
 import { StatusBar } from "./statusBar";
 import { TestExplorer } from "./testExplorer";
 import { onTrustGranted, requestTrust } from "./trust";
-import { RUN_COMMAND, type RunParams } from "./wire";
+import { RUN_COMMAND, type RunMode, type RunParams } from "./wire";
 
 let current: Ctx | undefined;
 
@@ -120,8 +120,15 @@ function watchSettings(ctx: Ctx, restart: () => Promise<void>, push: () => void,
  * queue them all under the profiler).
  */
 function runOnSaveByClient(ctx: Ctx, explorer: TestExplorer, plan: () => RunOnSavePlan): void {
-  let measureRun: vscode.CancellationTokenSource | undefined;
-  let profileRun: vscode.CancellationTokenSource | undefined;
+  // One run of each kind in flight: a new save cancels the run of the same kind before it.
+  const inFlight = new Map<vscode.TestRunProfile, vscode.CancellationTokenSource>();
+  const start = (include: vscode.TestItem[] | undefined, runProfile: vscode.TestRunProfile, mode: RunMode, profile: boolean) => {
+    inFlight.get(runProfile)?.cancel();
+    const source = new vscode.CancellationTokenSource();
+    inFlight.set(runProfile, source);
+    const request = new vscode.TestRunRequest(include, undefined, runProfile, false, true);
+    void explorer.run(request, source.token, mode, true, undefined, profile);
+  };
   ctx.own(
     vscode.workspace.onDidSaveTextDocument((doc) => {
       const { client: mode, profile } = plan();
@@ -131,20 +138,11 @@ function runOnSaveByClient(ctx: Ctx, explorer: TestExplorer, plan: () => RunOnSa
       const inFile = explorer.itemsIn(doc.uri);
       if (mode) {
         const c = explorer.continuous;
-        const include = c?.include ? [...c.include] : inFile.length > 0 ? inFile : undefined;
-        measureRun?.cancel();
-        measureRun = new vscode.CancellationTokenSource();
-        const request = new vscode.TestRunRequest(include, undefined, explorer.fullProfile, false, true);
-        void explorer.run(request, measureRun.token, mode, true);
+        start(c?.include ? [...c.include] : inFile.length > 0 ? inFile : undefined, explorer.fullProfile, mode, false);
       }
       const p = explorer.continuousProfile;
-      const include = p?.include ? [...p.include] : inFile;
-      if (profile && include.length > 0) {
-        profileRun?.cancel();
-        profileRun = new vscode.CancellationTokenSource();
-        const request = new vscode.TestRunRequest(include, undefined, explorer.profileProfile, false, true);
-        void explorer.run(request, profileRun.token, "quick", true, undefined, true);
-      }
+      const profiled = p?.include ? [...p.include] : inFile;
+      if (profile && profiled.length > 0) start(profiled, explorer.profileProfile, "quick", true);
     }),
   );
 }

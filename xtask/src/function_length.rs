@@ -2,9 +2,9 @@
 //! [`MAX_LINES`] lines (docs/architecture.md, "Invariants"). A function that long does
 //! several things; its parts get names of their own.
 //!
-//! The product's code is every crate's `src/` but xtask's own; a file's `#[cfg(test)]` module
-//! (which runs to the end of the file, by this repository's layout) and files of tests
-//! (`tests.rs`, anything under a `tests/` directory) are not product code. A function runs
+//! The product's code is the `src/` of every crate in `crate::sources::PRODUCT`; a file's inline
+//! `#[cfg(test)]` module (which runs to the end of the file, by this repository's layout) and
+//! files of tests (`tests.rs`, anything under a `tests/` directory) are not product code. A function runs
 //! from its `fn` line to the first line after it that closes it at its own indentation.
 
 #[cfg(test)]
@@ -13,23 +13,6 @@ mod tests {
 
     /// The most lines a function may have, its signature and closing brace included.
     const MAX_LINES: usize = 100;
-
-    /// The crates checked.
-    const CRATES: &[&str] = &[
-        "engine/src",
-        "server/src",
-        "server/crates/process/src",
-        "server/crates/discovery/src",
-        "server/crates/runs/src",
-        "server/crates/builds/src",
-        "server/crates/profile/src",
-        "format/src",
-        "stats/src",
-        "history/src",
-        "protocol/src",
-        "macros/src",
-        "compat/criterion/src",
-    ];
 
     /// Every `.rs` file under `dir` that is not a file of tests.
     fn product_files(dir: &Path) -> Vec<PathBuf> {
@@ -159,7 +142,7 @@ mod tests {
     fn no_function_of_the_product_is_longer_than_the_limit() {
         let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
         let mut long = Vec::new();
-        for src in CRATES {
+        for src in crate::sources::PRODUCT {
             for file in product_files(&root.join(src)) {
                 let text = std::fs::read_to_string(&file).unwrap();
                 for (name, line, length) in long_functions(&text, MAX_LINES) {

@@ -49,6 +49,7 @@ mod module_cycles;
 mod package;
 mod perf;
 mod save_loop;
+mod sources;
 mod stamp;
 mod stats;
 mod test_layout;
