@@ -89,6 +89,27 @@ pub(crate) struct Options {
     pub(crate) in_process: bool,
     /// This process is a worker of another one's rounds (`--round-worker`, internal).
     pub(crate) round_worker: Option<WorkerSpec>,
+    /// What is measured: time, or instructions counted under callgrind (`--measure`).
+    pub(crate) measure: Measure,
+    /// With instructions: callgrind's cache simulation as well (`--cache-sim`).
+    pub(crate) cache_simulation: bool,
+}
+
+/// What a run measures of each case (`--measure`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) enum Measure {
+    /// Wall time per operation, in rounds of processes.
+    #[default]
+    Time,
+    /// Instructions per operation, counted by callgrind in this process (see `count`).
+    Instructions,
+}
+
+impl Options {
+    /// Whether this run counts instructions: `--measure instructions` and `--bench`.
+    pub(crate) fn counts_instructions(&self) -> bool {
+        self.bench && self.measure == Measure::Instructions && !self.list && !self.driven
+    }
 }
 
 /// What a worker process is told by its coordinator: who its parent is, and the clock
@@ -181,6 +202,18 @@ fn measurement_args() -> Vec<Arg> {
             .value_parser(["instant", "tsc"])
             .default_value("instant")
             .help("Clock: the OS monotonic clock, or the invariant TSC on x86_64"),
+        Arg::new("measure")
+            .long("measure")
+            .value_parser(["time", "instructions"])
+            .default_value("time")
+            .help(
+                "What is measured: wall time, or instructions counted under Valgrind's callgrind \
+             (exact on the same build and machine: for CI gates)",
+            ),
+        Arg::new("cache-sim")
+            .long("cache-sim")
+            .action(ArgAction::SetTrue)
+            .help("With --measure instructions: simulate the caches too (slower)"),
         Arg::new("color")
             .long("color")
             .value_parser(["auto", "always", "never"])
@@ -367,6 +400,13 @@ fn conflict(m: &ArgMatches) -> Option<String> {
         "fail-on-regression",
         "noise-threshold",
     ];
+    if given("cache-sim")
+        && m.get_one::<String>("measure").map(String::as_str) != Some("instructions")
+    {
+        return Some(
+            "--cache-sim simulates the caches of a count: it needs --measure instructions".into(),
+        );
+    }
     if m.get_flag("no-history") {
         if given("save-baseline") {
             return Some(
@@ -531,6 +571,11 @@ fn options(m: &ArgMatches) -> Options {
         }),
         in_process: m.get_flag("in-process"),
         round_worker: m.get_one::<WorkerSpec>("round-worker").copied(),
+        measure: match m.get_one::<String>("measure").map(String::as_str) {
+            Some("instructions") => Measure::Instructions,
+            _ => Measure::Time,
+        },
+        cache_simulation: m.get_flag("cache-sim"),
     }
 }
 

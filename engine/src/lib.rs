@@ -87,6 +87,7 @@ mod bencher;
 mod cancel;
 mod cli;
 mod compare;
+mod count;
 mod declared;
 mod driven;
 mod harness;

@@ -17,6 +17,7 @@ use knotmeter_protocol::{ListDocument, VERSION};
 
 use crate::cancel;
 use crate::cli;
+use crate::count;
 use crate::driven;
 use crate::measure::{Timer, TimerKind};
 use crate::output::{self, ReportOut};
@@ -37,9 +38,33 @@ pub(crate) fn main_with(
     debug_assertions: bool,
     declare: impl FnOnce() -> Result<Vec<Case>, String>,
 ) -> ExitCode {
-    // First, before any benchmark code runs: nothing but the report may reach standard output.
+    let parsed = cli::parse(std::env::args_os());
+    // A count runs the whole process under callgrind: started before standard output is
+    // claimed, so that callgrind's process gets the streams this one was given.
+    if let Ok(options) = &parsed {
+        if options.counts_instructions() {
+            if let Err(why) = count_under_callgrind(options) {
+                eprintln!("knotmeter: {why}");
+                return ExitCode::from(2);
+            }
+        }
+    }
+    // Then, before any benchmark code runs: nothing but the report may reach standard output.
     let mut out = output::claim_stdout();
-    let options = match cli::parse(std::env::args_os()) {
+    let options = match parsed {
+        Ok(options) if options.counts_instructions() => {
+            if !options.no_history {
+                // The history keeps times; counts beside them would be compared with times.
+                eprintln!("knotmeter: counts are not kept in the history (yet): nothing is stored or compared");
+            }
+            cli::Options {
+                // One process, callgrind's: the rounds of worker processes would not be counted.
+                rounds: 1,
+                in_process: true,
+                no_history: true,
+                ..options
+            }
+        }
         Ok(options) => options,
         Err(err) => return cli::report_error(&err, &mut out),
     };
@@ -90,10 +115,21 @@ pub(crate) fn main_with(
     run::install_panic_hook();
     cancel::install(options.stdin_cancel);
     if options.bench {
-        run::measure_all(&options, &selected, &all, timer, debug_assertions, out)
+        let status = run::measure_all(&options, &selected, &all, timer, debug_assertions, out);
+        count::finish();
+        status
     } else {
         run::run_once(&selected, timer, out)
     }
+}
+
+/// Makes this process count instructions: outside Valgrind, it becomes callgrind running it
+/// (and does not return); under it, counting starts. Why it cannot, otherwise.
+fn count_under_callgrind(options: &cli::Options) -> Result<(), String> {
+    if !crate::measure::region::under_valgrind() {
+        return Err(count::exec::under_callgrind(options.cache_simulation));
+    }
+    count::start()
 }
 
 /// Every case of the binary: the `#[bench]` ones and those `declare` gives; the exit status

@@ -23,10 +23,16 @@
 //! cold call, tuning and warm-up batches run through the same loop and are left out, and so is
 //! the engine's probe of the machine ([`unmarked`]). A benchmark that times itself
 //! (`iter_custom`) has no batch of the engine's to mark.
+//!
+//! Counting instructions (`--measure instructions`, the bench binary under callgrind: see
+//! `crate::count`) marks every batch of its phase ([`counting`]), the workload's and the empty
+//! body's alike, since both are counted: collection is turned on before the batch's first clock
+//! read and off after its last, and the count is dumped at once (`CALLGRIND_DUMP_STATS`), for
+//! the engine to read before the next batch.
 
 use std::fs::{File, OpenOptions};
 use std::io::{Read, Write};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
 use std::sync::{Mutex, OnceLock};
 
 use knotmeter_protocol::{PROFILE_OPS_ENV, PROFILE_REGION_ENV as REGION_ENV};
@@ -35,8 +41,15 @@ use knotmeter_protocol::{PROFILE_OPS_ENV, PROFILE_REGION_ENV as REGION_ENV};
 static OPERATIONS: AtomicU64 = AtomicU64::new(0);
 static BATCHES: AtomicU64 = AtomicU64::new(0);
 
-/// Set while samples are taken (not during the cold call, tuning or warm-up).
-static SAMPLING: AtomicBool = AtomicBool::new(false);
+/// What the batches timed now are to a profiler: [`OFF`], [`SAMPLING`] or [`COUNTING`].
+static PHASE: AtomicU8 = AtomicU8::new(OFF);
+/// No batch is marked: outside a sampling phase, and in every run not profiled or counted.
+const OFF: u8 = 0;
+/// Samples are taken (not the cold call, tuning or warm-up): the workload's batches are the
+/// region.
+const SAMPLING: u8 = 1;
+/// Instructions are counted: every batch is counted and dumped.
+const COUNTING: u8 = 2;
 /// Set while the engine measures its own probe of the machine, which is no case's work.
 static UNMARKED: AtomicBool = AtomicBool::new(false);
 
@@ -117,7 +130,7 @@ fn open_fifo(path: &str, write: bool) -> std::io::Result<File> {
 /// Marks the sampling phase while the guard lives: the workload batches timed meanwhile are
 /// the region.
 pub(crate) fn sampling() -> Sampling {
-    SAMPLING.store(true, Ordering::Relaxed);
+    PHASE.store(SAMPLING, Ordering::Relaxed);
     Sampling
 }
 
@@ -126,7 +139,7 @@ pub(crate) struct Sampling;
 
 impl Drop for Sampling {
     fn drop(&mut self) {
-        SAMPLING.store(false, Ordering::Relaxed);
+        PHASE.store(OFF, Ordering::Relaxed);
         let operations = OPERATIONS.swap(0, Ordering::Relaxed);
         let batches = BATCHES.swap(0, Ordering::Relaxed);
         if batches > 0 {
@@ -172,19 +185,42 @@ impl Drop for Unmarked {
     }
 }
 
-/// Enters the region before the first clock read of a workload batch of `operations`; returns
-/// whether it did, for [`leave`]. Outside a sampling phase (every batch of a run that is not
-/// profiled) it is one load of a flag, inlined into the timed loop's caller side; the rest is
-/// out of line.
+/// Marks every batch timed while the guard lives, workload or empty body, for callgrind to
+/// count and dump (the process runs under callgrind, collecting nothing outside them).
+pub(crate) fn counting() -> Counting {
+    PHASE.store(COUNTING, Ordering::Relaxed);
+    Counting
+}
+
+/// The counting phase; it ends when dropped.
+pub(crate) struct Counting;
+
+impl Drop for Counting {
+    fn drop(&mut self) {
+        PHASE.store(OFF, Ordering::Relaxed);
+    }
+}
+
+/// Enters the region before the first clock read of a batch of `operations` (`workload`: the
+/// benchmark's, not its empty body's); returns whether it did, for [`leave`]. Outside a
+/// sampling or counting phase (every batch of a run that is neither profiled nor counted) it
+/// is one load of a byte, inlined into the timed loop's caller side; the rest is out of line.
 #[inline]
-pub(crate) fn enter(operations: u64) -> bool {
-    SAMPLING.load(Ordering::Relaxed) && enter_marked(operations)
+pub(crate) fn enter(workload: bool, operations: u64) -> bool {
+    match PHASE.load(Ordering::Relaxed) {
+        OFF => false,
+        phase => enter_marked(phase, workload, operations),
+    }
 }
 
 #[cold]
 #[inline(never)]
-fn enter_marked(operations: u64) -> bool {
-    if UNMARKED.load(Ordering::Relaxed) || !tell(true) {
+fn enter_marked(phase: u8, workload: bool, operations: u64) -> bool {
+    if phase == COUNTING {
+        callgrind::toggle_collect();
+        return true;
+    }
+    if !workload || UNMARKED.load(Ordering::Relaxed) || !tell(true) {
         return false;
     }
     OPERATIONS.fetch_add(operations, Ordering::Relaxed);
@@ -193,10 +229,21 @@ fn enter_marked(operations: u64) -> bool {
 }
 
 /// Leaves the region after the batch's last clock read; called only when [`enter`] entered.
+/// A counted batch's count is dumped at once.
 #[cold]
 #[inline(never)]
 pub(crate) fn leave() {
+    if PHASE.load(Ordering::Relaxed) == COUNTING {
+        callgrind::toggle_collect();
+        callgrind::dump_stats();
+        return;
+    }
     tell(false);
+}
+
+/// Whether this process runs under Valgrind (`RUNNING_ON_VALGRIND`: 0 outside it).
+pub(crate) fn under_valgrind() -> bool {
+    callgrind::request(callgrind::RUNNING_ON_VALGRIND) > 0
 }
 
 /// Tells the profiler the region begins (`on`) or ends; returns whether there is one.
@@ -255,14 +302,24 @@ fn read_ack(ack: &mut File) -> std::io::Result<()> {
 /// Valgrind's client requests, as `valgrind.h` issues them on x86_64: a no-op sequence that
 /// Valgrind's JIT recognises.
 mod callgrind {
-    /// `VG_USERREQ_TOOL_BASE('C', 'T')`: callgrind's first request.
+    /// `VG_USERREQ_TOOL_BASE('C', 'T')`: callgrind's first request, `CALLGRIND_DUMP_STATS`.
     const BASE: u64 = ((b'C' as u64) << 24) | ((b'T' as u64) << 16);
+    /// `CALLGRIND_DUMP_STATS`: write what was collected since the last dump, and zero it.
+    pub(super) const DUMP_STATS: u64 = BASE;
     /// `CALLGRIND_TOGGLE_COLLECT`.
     pub(super) const TOGGLE_COLLECT: u64 = BASE + 2;
+    /// Valgrind's core request `RUNNING_ON_VALGRIND` (`valgrind.h`): how many Valgrinds the
+    /// process runs under.
+    pub(super) const RUNNING_ON_VALGRIND: u64 = 0x1001;
 
     /// Turns callgrind's collection on if off, off if on.
     pub(super) fn toggle_collect() {
         request(TOGGLE_COLLECT);
+    }
+
+    /// Dumps what callgrind collected since the last dump (a part of its output file).
+    pub(super) fn dump_stats() {
+        request(DUMP_STATS);
     }
 
     /// Issues request `code` with no arguments; returns Valgrind's answer (0 outside it).

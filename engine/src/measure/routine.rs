@@ -78,7 +78,7 @@ impl<I, O, D> Batch<I, O, D> {
 /// compiler cannot interleave the caller's bookkeeping with the timed work. A `marked` batch
 /// (the workload's, not its empty body's) is the region a profiler is told of
 /// ([`region`](super::region)), entered before the first clock read and left after the last,
-/// before the outputs are dropped.
+/// before the outputs are dropped; when instructions are counted, every batch is.
 #[inline(never)]
 pub(crate) fn time_batch<I, O, D, F>(
     timer: &Timer,
@@ -95,7 +95,7 @@ where
             "a value that needs dropping would be dropped inside the clock"
         );
     }
-    let entered = marked && region::enter(batch.inputs.len() as u64);
+    let entered = region::enter(marked, batch.inputs.len() as u64);
     let start = timer.now();
     if Batch::<I, O, D>::KEEPS_OUTPUTS {
         for input in batch.inputs.drain(..) {

@@ -57,6 +57,16 @@ pub(crate) fn measure_slot(
             let mut report = |p: &Progress| progress(&id, p);
             vec![(case, execute::single(case, &cfg, &mut report))]
         }
+        // Counted, each side alone: a count needs no pairing to cancel what a clock drifts by.
+        [base, member] if crate::count::active() => {
+            let id = member.id.clone();
+            let mut report = |p: &Progress| progress(&id, p);
+            let base_end = execute::single(base, &cfg, &mut |_: &Progress| {});
+            vec![
+                (base, base_end),
+                (member, execute::single(member, &cfg, &mut report)),
+            ]
+        }
         [base, member] => {
             let id = member.id.clone();
             let mut report = |p: &Progress| progress(&id, p);

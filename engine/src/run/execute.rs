@@ -18,6 +18,7 @@ use super::panics::{self, ThreadPanic};
 use knotmeter_protocol::{CaseFailure, FailureKind};
 
 use crate::bencher::Bencher;
+use crate::count;
 use crate::measure::{self, MeasureConfig, Measurement, Progress, Sampler, Timer};
 use crate::registry::Case;
 
@@ -31,12 +32,19 @@ pub(crate) fn single(
     progress: &mut dyn FnMut(&Progress),
 ) -> Outcome {
     let mut measured = None;
-    let mut consume =
-        |sampler: &mut dyn Sampler| measured = Some(measure::measure(cfg, progress, sampler));
+    let mut consume = |sampler: &mut dyn Sampler| {
+        measured = Some(if count::active() {
+            count::measure(cfg, progress, sampler, &mut count::last_batch)
+        } else {
+            Ok(measure::measure(cfg, progress, sampler))
+        });
+    };
     let calls = with_sampler(case, cfg.timer, &mut consume)?;
-    measured
-        .map(|m| (m, calls > 1))
-        .ok_or_else(|| not_measured(case))
+    match measured {
+        Some(Ok(m)) => Ok((m, calls > 1)),
+        Some(Err(why)) => Err(not_counted(case, why)),
+        None => Err(not_measured(case)),
+    }
 }
 
 /// Runs `case`'s function under `catch_unwind`, handing what it times to `consume`; returns
@@ -173,6 +181,16 @@ pub(crate) fn not_measured(case: &Case) -> CaseFailure {
         kind: FailureKind::Misuse,
         message: "the benchmark returned without calling `b.iter`, `b.iter_async` or `b.with_inputs(..).run`".into(),
         location: Some(format!("{}:{}", case.file, case.line)),
+    }
+}
+
+/// The failure of a case whose instructions could not be counted.
+fn not_counted(case: &Case, why: String) -> CaseFailure {
+    CaseFailure {
+        id: case.id.clone(),
+        kind: FailureKind::Misuse,
+        message: format!("its instructions could not be counted: {why}"),
+        location: None,
     }
 }
 

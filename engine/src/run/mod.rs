@@ -182,7 +182,9 @@ impl Run<'_> {
             .map(|step| self.unit(step))
             .collect();
         // The machine's probe, a slot in every round beside the cases (`crate::probe`).
-        if let Some(probe_case) = all.iter().find(|c| probe::is_probe(c)) {
+        // A count does not move with the machine's speed: no probe.
+        let probe_case = all.iter().find(|c| probe::is_probe(c));
+        if let Some(probe_case) = probe_case.filter(|_| !crate::count::active()) {
             units.push(rounds::Unit {
                 cases: vec![probe_case],
                 reports: vec![true],
