@@ -16,7 +16,9 @@
 //! * a verdict always says what it is against: `1.0% slower than sort_std`;
 //! * a result read back from the history says when it was stored, at the end of its line.
 
-use knotmeter_protocol::{BenchResult, BenchSummary, Outcome, Severity, Shown, ShownNote, Warning};
+use knotmeter_protocol::{
+    BenchResult, BenchSummary, Measure, Outcome, Severity, Shown, ShownNote, Warning,
+};
 
 use crate::text::{
     allocations_text, complexity_text, history_spread_text, interval_mark, interval_sentence,
@@ -24,7 +26,7 @@ use crate::text::{
     EMPTY_ESTIMATE,
 };
 use crate::units::{
-    format_duration_ns, format_rate, format_throughput, group_digits, ops_per_sec, MISSING,
+    format_rate, format_throughput, group_digits, measure_text, ops_per_sec, MISSING,
 };
 
 /// The warning code of a result cut short by a cancel (the outcome says it already).
@@ -91,7 +93,7 @@ pub fn figure(result: &BenchResult) -> String {
     if optimized_away(result) {
         EMPTY_ESTIMATE.to_owned()
     } else {
-        format_duration_ns(result.estimate.median_ns)
+        measure_text(result.estimate.median_ns, result.measure)
     }
 }
 
@@ -120,8 +122,11 @@ fn detail(
     let e = &result.estimate;
     let q = &result.quantiles;
     let o = &result.overhead;
+    let unit = |value: f64| measure_text(value, result.measure);
     let mut lines = vec![headline.to_owned()];
-    if !optimized_away(result) {
+    if !optimized_away(result) && result.measure == Measure::Instructions {
+        lines.push(format!("{}; mean {}", interval_sentence(result), unit(e.mean_ns)));
+    } else if !optimized_away(result) {
         // A declared throughput (criterion's `Throughput`) replaces operations per second.
         let rate = result
             .throughput
@@ -134,7 +139,7 @@ fn detail(
         lines.push(format!(
             "{}; mean {}; {rate}",
             interval_sentence(result),
-            format_duration_ns(e.mean_ns),
+            unit(e.mean_ns),
         ));
         lines.extend(history_spread_text(result.reproducibility.as_ref()));
     }
@@ -159,8 +164,8 @@ fn detail(
     } else {
         format!(
             "; quartiles {} – {}; {} outliers (kept)",
-            format_duration_ns(q.q1_ns),
-            format_duration_ns(q.q3_ns),
+            unit(q.q1_ns),
+            unit(q.q3_ns),
             q.outliers
         )
     };
@@ -173,13 +178,12 @@ fn detail(
         "{rounds}{} samples × {} operations{spread}; cold first call {}",
         group_digits(result.samples),
         group_digits(result.ops_per_sample),
-        format_duration_ns(result.cold_ns),
+        unit(result.cold_ns),
     ));
     lines.push(format!(
         "overhead {} per operation subtracted (drift {}, {} of {} samples capped at zero)",
-        format_duration_ns(o.per_op_ns),
-        o.drift
-            .map_or_else(|| MISSING.to_owned(), format_duration_ns),
+        unit(o.per_op_ns),
+        o.drift.map_or_else(|| MISSING.to_owned(), unit),
         group_digits(o.capped),
         group_digits(result.samples),
     ));

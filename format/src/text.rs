@@ -2,11 +2,11 @@
 //! spreads and complexity. The closing summary is [`crate::Tally`]'s.
 
 use knotmeter_protocol::{
-    Allocations, BenchResult, CaseFailure, Comparison, ComplexityFit, FailureKind, Manifest,
+    Allocations, BenchResult, CaseFailure, Comparison, ComplexityFit, FailureKind, Manifest, Measure,
     Reproducibility, Severity, SpreadSource, Verdict, Warning,
 };
 
-use crate::units::{format_bytes, format_duration_ns, group_digits, MISSING};
+use crate::units::{format_bytes, format_duration_ns, group_digits, measure_text, MISSING};
 
 /// A case id without its leading crate segment: `quickstart::chain_n/1000` → `chain_n/1000`.
 /// A `::` inside the argument text (after the first `/`) is not a path separator.
@@ -349,9 +349,22 @@ pub fn rounds_of(result: &BenchResult) -> usize {
 /// (`±1.8%`), or the interval itself (`[120 ns, 330 µs]`) when it is [wide](interval_is_wide);
 /// `None` where the figure has no such interval: a body optimised away, a case that got one
 /// round (whose interval covers one process and is not shown beside the figure), and a result
-/// stored by an engine that measured in one stretch.
+/// stored by an engine that measured in one stretch. A count shows `exact` when its
+/// repetitions agree, else their range relative to it.
 pub fn interval_mark(result: &BenchResult) -> Option<String> {
-    if optimized_away(result) || rounds_of(result) < 2 {
+    if optimized_away(result) {
+        return None;
+    }
+    // A count's range over its repetitions: none when the body is deterministic.
+    if result.measure == Measure::Instructions {
+        let e = &result.estimate;
+        if e.low_ns == e.high_ns {
+            return Some("exact".to_owned());
+        }
+        let text = precision_text(result.precision);
+        return (!text.is_empty()).then_some(text);
+    }
+    if rounds_of(result) < 2 {
         return None;
     }
     if interval_is_wide(result) {
@@ -375,8 +388,8 @@ fn interval_span(result: &BenchResult) -> String {
     let e = &result.estimate;
     format!(
         "[{}, {}]",
-        format_duration_ns(e.low_ns),
-        format_duration_ns(e.high_ns)
+        measure_text(e.low_ns, result.measure),
+        measure_text(e.high_ns, result.measure)
     )
 }
 
@@ -404,6 +417,9 @@ pub fn interval_legend(unknown: usize) -> String {
 /// machine should land`.
 pub fn interval_sentence(result: &BenchResult) -> String {
     let span = interval_span(result);
+    if result.measure == Measure::Instructions {
+        return count_sentence(result, &span);
+    }
     let rounds = rounds_of(result);
     if interval_is_wide(result) {
         if let Some(mark) = interval_mark(result) {
@@ -447,6 +463,25 @@ pub fn interval_sentence(result: &BenchResult) -> String {
                  that process alone, and a rerun may land outside it"
             )
         }
+    }
+}
+
+/// What a count's interval is: its repetitions' range, one value when the body is
+/// deterministic.
+fn count_sentence(result: &BenchResult, span: &str) -> String {
+    let e = &result.estimate;
+    if e.low_ns == e.high_ns {
+        format!(
+            "instructions counted by callgrind, the same in each of {} repetitions: exact for \
+             this build on this machine",
+            result.samples
+        )
+    } else {
+        format!(
+            "instructions counted by callgrind, the median of {} repetitions, which ranged over \
+             {span}",
+            result.samples
+        )
     }
 }
 

@@ -4,7 +4,7 @@
 //! 1000 (`999.9 ns` prints `1.00 µs`). Below one nanosecond they keep two decimals
 //! (`0.31 ns`). Values that are not finite print `—`, never `inf` or `NaN`.
 
-use knotmeter_protocol::{Throughput, ThroughputUnit};
+use knotmeter_protocol::{Measure, Throughput, ThroughputUnit};
 
 /// Shown in place of a number that does not exist (an infinite rate, a NaN estimate).
 pub const MISSING: &str = "—";
@@ -51,6 +51,38 @@ fn three_significant(value: f64) -> Option<String> {
         }
     }
     None
+}
+
+/// A figure per operation in `measure`'s unit: a time ([`format_duration_ns`]) or a count of
+/// instructions ([`format_instructions`]).
+pub fn measure_text(value: f64, measure: Measure) -> String {
+    match measure {
+        Measure::Time => format_duration_ns(value),
+        Measure::Instructions => format_instructions(value),
+    }
+}
+
+/// A count of instructions: whole and grouped below a million (`5 515 instr`, one decimal
+/// below ten: `2.5 instr`), then three significant digits (`1.23 M instr`, `45.6 G instr`).
+/// Not finite or negative prints `—`.
+pub fn format_instructions(count: f64) -> String {
+    if !count.is_finite() || count < 0.0 {
+        return MISSING.to_owned();
+    }
+    if count < 10.0 && count.fract() != 0.0 {
+        return format!("{count:.1} instr");
+    }
+    if count < 999_999.5 {
+        return format!("{} instr", group_digits(count.round() as u64));
+    }
+    let mut value = count / 1e6;
+    for unit in ["M", "G", "T"] {
+        if let Some(text) = three_significant(value) {
+            return format!("{text} {unit} instr");
+        }
+        value /= 1000.0;
+    }
+    format!("{} T instr", group_digits((value * 1000.0).round() as u64))
 }
 
 /// A byte count with a binary unit: whole bytes below 1 KiB as they are (`96 B`), anything

@@ -24,6 +24,14 @@ pub struct BenchResult {
     pub file: String,
     /// The 1-based line of the benchmark function's name.
     pub line: u32,
+    /// What the figures count: `time` (nanoseconds; absent in JSON, as from every engine
+    /// before counts) or `instructions` (counted by callgrind, `--measure instructions`). Every
+    /// figure of the result (estimate, quantiles, overhead, cold call, raw samples) is in its
+    /// measure's unit per operation, whatever its field's name says; results of two measures
+    /// are never compared.
+    #[serde(default, skip_serializing_if = "Measure::is_time")]
+    #[cfg_attr(feature = "typescript", ts(optional))]
+    pub measure: Measure,
     /// The per-operation estimate, corrected for the harness overhead, with its 95% interval
     /// from the variation between rounds (see [`Rounds`]).
     pub estimate: Estimate,
@@ -79,6 +87,25 @@ pub struct BenchResult {
     /// declared.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub throughput: Option<Throughput>,
+}
+
+/// What a result's figures count.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
+#[serde(rename_all = "lowercase")]
+pub enum Measure {
+    /// Wall time, in nanoseconds.
+    #[default]
+    Time,
+    /// Instructions executed, counted by Valgrind's callgrind.
+    Instructions,
+}
+
+impl Measure {
+    /// Whether this is time, the measure a result without one has.
+    pub fn is_time(&self) -> bool {
+        *self == Measure::Time
+    }
 }
 
 /// Work done per operation and the rate it gives: bytes, bits or elements per second.

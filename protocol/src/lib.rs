@@ -35,7 +35,7 @@ mod summary;
 mod typescript;
 
 pub use bench::{
-    Allocations, BenchResult, Comparison, ComparisonKind, Estimate, Overhead, Quantiles,
+    Allocations, BenchResult, Comparison, ComparisonKind, Estimate, Measure, Overhead, Quantiles,
     RawSamples, Reproducibility, Rounds, Severity, SpreadSource, Throughput, ThroughputUnit,
     UnknownVerdict, Verdict, Warning,
 };

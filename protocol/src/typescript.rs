@@ -137,6 +137,7 @@ fn wire_declarations(cfg: &Config, out: &mut String) {
         HistoryPoint,
         HistoryRun,
         BenchResult,
+        Measure,
         Estimate,
         Quantiles,
         Overhead,

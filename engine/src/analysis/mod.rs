@@ -29,6 +29,9 @@ pub(crate) const MIN_SAMPLES_FOR_INTERVAL: usize = 6;
 /// The code of the note on a result whose routine timed itself.
 pub(crate) const SELF_TIMED: &str = "self_timed";
 
+/// The code of the warning on a body indistinguishable from the empty baseline.
+pub(crate) const OPTIMIZED_AWAY_CODE: &str = validity::OPTIMIZED_AWAY;
+
 /// Workload samples with the harness overhead subtracted.
 pub(crate) struct Corrected {
     /// Per-operation times less the overhead, capped at zero, in time order.

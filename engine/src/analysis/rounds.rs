@@ -333,6 +333,7 @@ pub(crate) fn analyse_rounds(
         baseline: case.baseline,
         file: case.file.clone(),
         line: case.line,
+        measure: Default::default(),
         estimate: Estimate {
             median_ns: estimate.estimate,
             low_ns: estimate.low,

@@ -15,6 +15,7 @@
 //! gives the same count in every repetition; one that is not (a hash map seeded at random, a
 //! branch on the time) shows its spread.
 
+pub(crate) mod analysis;
 pub(crate) mod dumps;
 pub(crate) mod exec;
 

@@ -86,6 +86,7 @@ pub(crate) fn result(case: &ListEntry, median_ns: f64) -> BenchResult {
         baseline: case.baseline,
         file: case.file.clone(),
         line: case.line,
+        measure: Default::default(),
         estimate: Estimate {
             median_ns,
             low_ns: median_ns * 0.992_187_5,

@@ -367,6 +367,17 @@ impl rounds::Sink for Run<'_> {
             self.probe = probe::figure(&medians, plan.processes, probe::build(&self.manifest));
             return;
         }
+        if crate::count::active() {
+            // One round in this process: its counts are the result, with nothing of the
+            // history's (which keeps times).
+            if let Some(round) = rounds.first() {
+                let result = crate::count::analysis::analyse(case, &round.m);
+                self.emit(|r| r.case_finished(&result));
+                self.results.push(result);
+                self.reported(case);
+            }
+            return;
+        }
         let cx = Context {
             timer: self.timer,
             target_precision: self.options.precision,
