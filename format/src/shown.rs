@@ -125,7 +125,11 @@ fn detail(
     let unit = |value: f64| measure_text(value, result.measure);
     let mut lines = vec![headline.to_owned()];
     if !optimized_away(result) && result.measure == Measure::Instructions {
-        lines.push(format!("{}; mean {}", interval_sentence(result), unit(e.mean_ns)));
+        lines.push(format!(
+            "{}; mean {}",
+            interval_sentence(result),
+            unit(e.mean_ns)
+        ));
     } else if !optimized_away(result) {
         // A declared throughput (criterion's `Throughput`) replaces operations per second.
         let rate = result

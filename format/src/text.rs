@@ -2,8 +2,8 @@
 //! spreads and complexity. The closing summary is [`crate::Tally`]'s.
 
 use knotmeter_protocol::{
-    Allocations, BenchResult, CaseFailure, Comparison, ComplexityFit, FailureKind, Manifest, Measure,
-    Reproducibility, Severity, SpreadSource, Verdict, Warning,
+    Allocations, BenchResult, CaseFailure, Comparison, ComplexityFit, FailureKind, Manifest,
+    Measure, Reproducibility, Severity, SpreadSource, Verdict, Warning,
 };
 
 use crate::units::{format_bytes, format_duration_ns, group_digits, measure_text, MISSING};

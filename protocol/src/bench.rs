@@ -30,7 +30,7 @@ pub struct BenchResult {
     /// measure's unit per operation, whatever its field's name says; results of two measures
     /// are never compared.
     #[serde(default, skip_serializing_if = "Measure::is_time")]
-    #[cfg_attr(feature = "typescript", ts(optional))]
+    #[cfg_attr(feature = "typescript", ts(as = "Option<Measure>", optional))]
     pub measure: Measure,
     /// The per-operation estimate, corrected for the harness overhead, with its 95% interval
     /// from the variation between rounds (see [`Rounds`]).

@@ -846,6 +846,14 @@ file: string,
  */
 line: number, 
 /**
+ * What the figures count: `time` (nanoseconds; absent in JSON, as from every engine
+ * before counts) or `instructions` (counted by callgrind, `--measure instructions`). Every
+ * figure of the result (estimate, quantiles, overhead, cold call, raw samples) is in its
+ * measure's unit per operation, whatever its field's name says; results of two measures
+ * are never compared.
+ */
+measure?: Measure, 
+/**
  * The per-operation estimate, corrected for the harness overhead, with its 95% interval
  * from the variation between rounds (see [`Rounds`]).
  */
@@ -928,6 +936,11 @@ stored_at?: number | null,
  * declared.
  */
 throughput?: Throughput | null, };
+
+/**
+ * What a result's figures count.
+ */
+export type Measure = "time" | "instructions";
 
 /**
  * The per-operation estimate of a case, in nanoseconds.

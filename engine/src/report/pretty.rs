@@ -30,13 +30,11 @@ use knotmeter_format::text::{
     interval_legend, interval_mark, manifest_line, optimized_away, samples_text, warning_text,
     EMPTY_ESTIMATE, OPTIMIZED_AWAY,
 };
-use knotmeter_format::units::{
-    format_duration_ns, format_rate, format_throughput, ops_per_sec, MISSING,
-};
+use knotmeter_format::units::{format_rate, format_throughput, measure_text, ops_per_sec, MISSING};
 use knotmeter_format::{shown, Tally, DETAIL_ONLY};
 use knotmeter_protocol::{
-    BenchResult, BenchSummary, CaseFailure, Comparison, FailureKind, ListEntry, Manifest, Outcome,
-    RunSummary, Severity, Warning,
+    BenchResult, BenchSummary, CaseFailure, Comparison, FailureKind, ListEntry, Manifest, Measure,
+    Outcome, RunSummary, Severity, Warning,
 };
 
 use super::compared;
@@ -169,16 +167,18 @@ fn estimate_cells(result: &BenchResult) -> [String; 3] {
         return [EMPTY_ESTIMATE.to_owned(), String::new(), MISSING.to_owned()];
     }
     let median_ns = result.estimate.median_ns;
-    // A declared throughput (criterion's `Throughput`) replaces operations per second.
+    // A declared throughput (criterion's `Throughput`) replaces operations per second; a count
+    // has no rate.
     let declared = result.throughput.as_ref().and_then(format_throughput);
-    let throughput = declared.unwrap_or_else(|| {
-        ops_per_sec(median_ns).map_or_else(
+    let throughput = declared.unwrap_or_else(|| match result.measure {
+        Measure::Instructions => MISSING.to_owned(),
+        Measure::Time => ops_per_sec(median_ns).map_or_else(
             || MISSING.to_owned(),
             |rate| format!("{} /s", format_rate(rate)),
-        )
+        ),
     });
     [
-        format_duration_ns(median_ns),
+        measure_text(median_ns, result.measure),
         interval_cell(result),
         throughput,
     ]
@@ -257,8 +257,8 @@ impl Reporter for Pretty {
         cells.extend([
             throughput,
             samples_text(result.samples, result.ops_per_sample),
-            format_duration_ns(result.overhead.per_op_ns),
-            format_duration_ns(result.cold_ns),
+            measure_text(result.overhead.per_op_ns, result.measure),
+            measure_text(result.cold_ns, result.measure),
         ]);
         let row = self.table.row_spanning(&cells, 1, median_span);
         let suffix = self.suffix(result);
