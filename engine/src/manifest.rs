@@ -3,7 +3,7 @@
 use std::process::{Command, Stdio};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use knotmeter_protocol::{Manifest, TimerInfo, Warning};
+use knotmeter_protocol::{Manifest, Measure, TimerInfo, Warning};
 
 use crate::cli::Options;
 use crate::measure::Timer;
@@ -41,7 +41,13 @@ pub(crate) fn manifest(
         }
     }
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get() as u32);
-    if let Some(load) = load_average() {
+    let measure = if settings.counts_instructions() {
+        Measure::Instructions
+    } else {
+        Measure::Time
+    };
+    // A count does not move with the machine's load.
+    if let Some(load) = load_average().filter(|_| measure.is_time()) {
         if load >= f64::from(cores) * HIGH_LOAD_PER_CORE {
             warnings.push(high_load(load, cores));
         }
@@ -69,6 +75,7 @@ pub(crate) fn manifest(
         seed,
         budget_ms: settings.budget.as_millis() as u64,
         target_precision: settings.precision,
+        measure,
         warnings,
     }
 }

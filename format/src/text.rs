@@ -676,6 +676,7 @@ mod tests {
             seed: 0,
             budget_ms: 1000,
             target_precision: 0.01,
+            measure: Default::default(),
             warnings: Vec::new(),
         };
         assert_eq!(

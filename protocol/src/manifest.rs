@@ -2,6 +2,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::Measure;
+
 use crate::Warning;
 
 /// Where and how a run was measured: enough to judge whether two runs can be compared.
@@ -43,6 +45,11 @@ pub struct Manifest {
     /// The stopping rule's target for the median's relative half-width (0.01 = ±1%).
     #[serde(default)]
     pub target_precision: f64,
+    /// What the run measured: `time` (absent, as from every engine before counts) or
+    /// `instructions` (`--measure instructions`).
+    #[serde(default, skip_serializing_if = "Measure::is_time")]
+    #[cfg_attr(feature = "typescript", ts(as = "Option<Measure>", optional))]
+    pub measure: Measure,
     /// Environment warnings (debug build, frequency scaling), each with a stable code.
     pub warnings: Vec<Warning>,
 }

@@ -1304,6 +1304,11 @@ budget_ms: number,
  */
 target_precision: number, 
 /**
+ * What the run measured: `time` (absent, as from every engine before counts) or
+ * `instructions` (`--measure instructions`).
+ */
+measure?: Measure, 
+/**
  * Environment warnings (debug build, frequency scaling), each with a stable code.
  */
 warnings: Array<Warning>, };

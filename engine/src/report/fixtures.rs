@@ -41,6 +41,7 @@ pub(crate) fn manifest() -> Manifest {
         seed: 42,
         budget_ms: 1000,
         target_precision: 0.01,
+        measure: Default::default(),
         warnings: vec![Warning::new(
             "debug_build",
             "the bench target was built without optimisations: run `cargo bench`",

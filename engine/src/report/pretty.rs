@@ -78,15 +78,20 @@ pub(crate) struct Pretty {
 }
 
 /// The row layout with a case column `case_width` characters wide.
-fn layout(case_width: usize) -> Table {
+fn layout(case_width: usize, measure: Measure) -> Table {
+    // A count is wider than a time (`122 458 instr` against `122 µs`) and has no rate.
+    let (figure, rate) = match measure {
+        Measure::Time => (9, 16),
+        Measure::Instructions => (14, 10),
+    };
     Table::new(vec![
         Column::new("case", case_width, Align::Left),
-        Column::new("estimate", 9, Align::Right),
+        Column::new("estimate", figure, Align::Right),
         Column::new("±", 6, Align::Left),
-        Column::new("throughput", 16, Align::Right),
+        Column::new("throughput", rate, Align::Right),
         Column::new("samples × ops", 15, Align::Right),
-        Column::new("overhead", 8, Align::Right),
-        Column::new("cold call", 9, Align::Right),
+        Column::new("overhead", figure.min(10), Align::Right),
+        Column::new("cold call", figure, Align::Right),
     ])
 }
 
@@ -105,7 +110,7 @@ impl Pretty {
         Self {
             out,
             painter: Painter::new(color),
-            table: layout(0),
+            table: layout(0, Measure::Time),
             groups: HashMap::new(),
             current_group: None,
             compared: Vec::new(),
@@ -191,7 +196,7 @@ impl Reporter for Pretty {
             .map(|case| row_label(&case.id, case.group.as_deref()).chars().count())
             .max()
             .unwrap_or(0);
-        self.table = layout(case_width);
+        self.table = layout(case_width, manifest.measure);
         self.groups = cases
             .iter()
             .map(|case| (case.id.clone(), case.group.clone()))

@@ -41,6 +41,7 @@ pub fn manifest_on(cpu: &str) -> Manifest {
         seed: 0x5eed,
         budget_ms: 1000,
         target_precision: 0.01,
+        measure: Default::default(),
         warnings: vec![Warning::new(
             "frequency_scaling",
             "set the governor to performance",
