@@ -80,9 +80,9 @@ pub(crate) struct Pretty {
 /// The row layout with a case column `case_width` characters wide.
 fn layout(case_width: usize, measure: Measure) -> Table {
     // A count is wider than a time (`122 458 instr` against `122 µs`) and has no rate.
-    let (figure, rate) = match measure {
-        Measure::Time => (9, 16),
-        Measure::Instructions => (14, 10),
+    let (figure, rate, overhead) = match measure {
+        Measure::Time => (9, 16, 8),
+        Measure::Instructions => (14, 10, 10),
     };
     Table::new(vec![
         Column::new("case", case_width, Align::Left),
@@ -90,7 +90,7 @@ fn layout(case_width: usize, measure: Measure) -> Table {
         Column::new("±", 6, Align::Left),
         Column::new("throughput", rate, Align::Right),
         Column::new("samples × ops", 15, Align::Right),
-        Column::new("overhead", figure.min(10), Align::Right),
+        Column::new("overhead", overhead, Align::Right),
         Column::new("cold call", figure, Align::Right),
     ])
 }
