@@ -52,19 +52,12 @@ pub(crate) fn main_with(
     // Then, before any benchmark code runs: nothing but the report may reach standard output.
     let mut out = output::claim_stdout();
     let options = match parsed {
-        Ok(options) if options.counts_instructions() => {
-            if !options.no_history {
-                // The history keeps times; counts beside them would be compared with times.
-                eprintln!("knotmeter: counts are not kept in the history (yet): nothing is stored or compared");
-            }
-            cli::Options {
-                // One process, callgrind's: the rounds of worker processes would not be counted.
-                rounds: 1,
-                in_process: true,
-                no_history: true,
-                ..options
-            }
-        }
+        Ok(options) if options.counts_instructions() => cli::Options {
+            // One process, callgrind's: the rounds of worker processes would not be counted.
+            rounds: 1,
+            in_process: true,
+            ..options
+        },
         Ok(options) => options,
         Err(err) => return cli::report_error(&err, &mut out),
     };

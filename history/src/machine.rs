@@ -8,16 +8,18 @@
 //! `x86_64-unknown-linux-gnu|AMD EPYC 7763|8 cores|release|opt-level=3|debug-assertions=off|budget=1000ms`.
 //!
 //! The key is stored with every run and indexed; changing how it is built would make every
-//! stored run incomparable with new ones, so the format is fixed.
+//! stored run incomparable with new ones, so the format is fixed. A run that counted
+//! instructions (`--measure instructions`) has `|instructions` after it, so that counts are
+//! compared with counts and times with times, and a time's key is as it always was.
 
-use knotmeter_protocol::Manifest;
+use knotmeter_protocol::{Manifest, Measure};
 
 /// The comparability key of a run: equal keys mean the same CPU model, core count, target,
-/// cargo profile, optimisation level, debug-assertion setting and time budget.
+/// cargo profile, optimisation level, debug-assertion setting, time budget and measure.
 pub fn machine_key(manifest: &Manifest) -> String {
     let cpu = manifest.cpu.trim();
     let cpu = if cpu.is_empty() { "unknown cpu" } else { cpu };
-    format!(
+    let key = format!(
         "{}|{}|{} cores|{}|opt-level={}|debug-assertions={}|budget={}ms",
         manifest.target.trim(),
         cpu,
@@ -30,5 +32,10 @@ pub fn machine_key(manifest: &Manifest) -> String {
             "off"
         },
         manifest.budget_ms,
-    )
+    );
+    // Counts and times never meet: a count's earlier results are counts.
+    match manifest.measure {
+        Measure::Time => key,
+        Measure::Instructions => format!("{key}|instructions"),
+    }
 }

@@ -368,10 +368,11 @@ impl rounds::Sink for Run<'_> {
             return;
         }
         if crate::count::active() {
-            // One round in this process: its counts are the result, with nothing of the
-            // history's (which keeps times).
+            // One round in this process: its counts are the result. The history keeps it under
+            // the count's machine key (counts meet counts), with no spread between runs to learn.
             if let Some(round) = rounds.first() {
                 let result = crate::count::analysis::analyse(case, &round.m);
+                self.store.record(&result);
                 self.emit(|r| r.case_finished(&result));
                 self.results.push(result);
                 self.reported(case);
