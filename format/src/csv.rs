@@ -6,8 +6,13 @@
 //! `id,status,name,args,group,baseline,median_ns,low_ns,high_ns,mean_ns,precision,`
 //! `ops_per_sec,samples,ops_per_sample,overhead_ns,overhead_drift_ns,capped,cold_ns,`
 //! `allocs_per_op,alloc_bytes_per_op,warnings,comparison_against,ratio,ratio_low,`
-//! `ratio_high,p_value,verdict,failure,spread_between_runs,runs_stored,rounds,machine_ratio`
+//! `ratio_high,p_value,verdict,failure,spread_between_runs,runs_stored,rounds,machine_ratio,`
+//! `measure`
 //!
+//! * `measure` is `time` or `instructions` (`--measure instructions`): in a count every
+//!   column named `…_ns` holds instructions per operation, `low_ns` and `high_ns` are the
+//!   smallest and largest of its repetitions, and `ops_per_sec` is empty (a count has no rate).
+//!   It is the last column, so that readers of the columns before it read them as they did.
 //! * `status` is `ok`, `warned` (a warning of the case or of its benchmark says the figure
 //!   may be wrong), `partial` (cut short by a cancel) or `failed`; `knotmeter run` adds
 //!   `errored` (could not be built or run) and `skipped` (not measured).
@@ -36,7 +41,7 @@
 //! * Fields containing a comma, a double quote, CR or LF are quoted, with quotes doubled.
 //!   Rows end with CRLF, as RFC 4180 says.
 
-use knotmeter_protocol::{BenchResult, BenchSummary, Comparison, ListEntry, Outcome};
+use knotmeter_protocol::{BenchResult, BenchSummary, Comparison, ListEntry, Measure, Outcome};
 
 use crate::shown::shown;
 use crate::text::{optimized_away, rounds_of};
@@ -76,6 +81,7 @@ pub const HEADER: &[&str] = &[
     "runs_stored",
     "rounds",
     "machine_ratio",
+    "measure",
 ];
 
 /// One case of a run, as a row describes it.
@@ -173,7 +179,7 @@ fn measured(result: &BenchResult, bench: Option<&BenchSummary>) -> Vec<String> {
             .filter(|_| !empty)
             .map_or_else(String::new, |p| number(p, 6)),
         ops_per_sec(estimate.median_ns)
-            .filter(|_| !empty)
+            .filter(|_| !empty && result.measure == Measure::Time)
             .map_or_else(String::new, |rate| number(rate, 3)),
         result.samples.to_string(),
         result.ops_per_sample.to_string(),
@@ -207,6 +213,7 @@ fn measured(result: &BenchResult, bench: Option<&BenchSummary>) -> Vec<String> {
             .and_then(|c| c.machine)
             .map_or_else(String::new, |m| number(m, 4)),
     );
+    fields.push(result.measure.as_str().to_owned());
     fields
 }
 

@@ -12,7 +12,7 @@
 //! Case labels are code spans; in table cells `|` is escaped as `\|` (GitHub honours that
 //! inside code spans too) and line breaks become `<br>`. List items keep to one line.
 
-use knotmeter_protocol::{BenchSummary, Comparison, Manifest, Outcome, Severity};
+use knotmeter_protocol::{BenchSummary, Comparison, Manifest, Measure, Outcome, Severity};
 
 use crate::csv::Row;
 use crate::shown::shown;
@@ -21,7 +21,7 @@ use crate::text::{
     allocations_text, case_label, complexity_text, interval_cell, machine_moves, manifest_line,
     optimized_away, ratio_text, samples_text, warning_mark,
 };
-use crate::units::{format_duration_ns, format_rate, ops_per_sec, MISSING};
+use crate::units::{format_rate, measure_text, ops_per_sec, MISSING};
 
 /// A run as the Markdown document describes it.
 #[derive(Debug, Clone, Copy)]
@@ -203,10 +203,12 @@ fn result_row(
             interval_cell(result),
             format!(
                 "{} – {}",
-                format_duration_ns(estimate.low_ns),
-                format_duration_ns(estimate.high_ns)
+                measure_text(estimate.low_ns, result.measure),
+                measure_text(estimate.high_ns, result.measure)
             ),
-            ops_per_sec(estimate.median_ns).map_or_else(|| MISSING.to_owned(), format_rate),
+            ops_per_sec(estimate.median_ns)
+                .filter(|_| result.measure == Measure::Time)
+                .map_or_else(|| MISSING.to_owned(), format_rate),
         ]
     };
     cells.push(samples_text(result.samples, result.ops_per_sample));

@@ -24,7 +24,8 @@ pub fn bench_id(case_id: &str) -> &str {
     case_id.split('/').next().unwrap_or(case_id)
 }
 
-/// One line describing where and how the run was measured: versions, build, machine, timer.
+/// One line describing where and how the run was measured: versions, build, machine, timer
+/// (or, for a count, callgrind).
 pub fn manifest_line(manifest: &Manifest) -> String {
     let rustc = manifest.rustc.split(" (").next().unwrap_or_default();
     let rustc = if rustc.starts_with("rustc") {
@@ -48,12 +49,15 @@ pub fn manifest_line(manifest: &Manifest) -> String {
     };
     parts.push(format!("{cpu} × {} cores", manifest.cores));
     let timer = &manifest.timer;
-    parts.push(format!(
-        "timer {} (precision {}, read {})",
-        timer.kind,
-        format_duration_ns(timer.precision_ns),
-        format_duration_ns(timer.read_cost_ns)
-    ));
+    parts.push(match manifest.measure {
+        Measure::Time => format!(
+            "timer {} (precision {}, read {})",
+            timer.kind,
+            format_duration_ns(timer.precision_ns),
+            format_duration_ns(timer.read_cost_ns)
+        ),
+        Measure::Instructions => "instructions counted by callgrind".to_owned(),
+    });
     if let Some(commit) = &manifest.git_commit {
         parts.push(format!("git {}", commit.get(..10).unwrap_or(commit)));
     }

@@ -106,6 +106,14 @@ impl Measure {
     pub fn is_time(&self) -> bool {
         *self == Measure::Time
     }
+
+    /// The measure's name, as the command line and every format spell it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Measure::Time => "time",
+            Measure::Instructions => "instructions",
+        }
+    }
 }
 
 /// Work done per operation and the rate it gives: bytes, bits or elements per second.

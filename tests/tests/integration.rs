@@ -15,6 +15,7 @@ mod allocations;
 mod cancel;
 mod cli;
 mod contract;
+mod counts;
 mod criterion;
 mod gate;
 mod history;

@@ -8,16 +8,21 @@
 //! * **before/after**, across runs: a case against its previous stored result on the same
 //!   machine and profile, or against a named baseline ([`unpaired_ratio`]).
 //!
+//! Counts (`--measure instructions`) are compared by [`count_ratio`], either kind: a ratio
+//! of counts, decided with the threshold as the only floor.
+//!
 //! Every p-value of a run is then corrected together with Benjamini–Hochberg, and [`verdict`]
 //! turns each estimate into `faster`, `slower` or `same`. No other code decides a verdict:
 //! the console, JSON, CSV, markdown, the daemon and the editor all show this one.
 
+mod counts;
 mod paired;
 pub(crate) mod rounds;
 mod unpaired;
 
 use knotmeter_protocol::{Comparison, ComparisonKind, Verdict};
 
+pub(crate) use counts::count_ratio;
 pub(crate) use paired::{pair_is_precise, paired_ratio, round_log_ratio, PAIRED_PRECISION_DIVISOR};
 pub(crate) use unpaired::{reproducibility, step_sd, unpaired_ratio, DEFAULT_RUN_TO_RUN_NOISE};
 

@@ -141,10 +141,12 @@ mod tests {
         assert_eq!(column(&records[2], "verdict"), "same");
         assert_eq!(column(&records[2], "warnings"), "optimized_away");
         let std = &records[3];
-        // Everything from the comparison on is empty but the runs stored in the history.
+        // Everything from the comparison on is empty but the runs stored in the history and
+        // the measure.
+        assert_eq!(column(std, "measure"), "time");
         assert!(HEADER[COMPARISON..]
             .iter()
-            .filter(|name| **name != "runs_stored")
+            .filter(|name| !["runs_stored", "measure"].contains(*name))
             .all(|name| column(std, name).is_empty()));
         assert_eq!(column(std, "runs_stored"), "2");
         assert_eq!(column(chain, "rounds"), "10");

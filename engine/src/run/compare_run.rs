@@ -12,13 +12,15 @@
 //! that gets no comparison at all is listed with the reason, for the gate.
 
 use knotmeter_history::{machine_key, StoredMedian, StoredResult};
-use knotmeter_protocol::{BenchResult, Comparison, ComparisonKind, MachineProbe, Reproducibility};
+use knotmeter_protocol::{
+    BenchResult, Comparison, ComparisonKind, MachineProbe, Measure, Reproducibility,
+};
 
 use super::Run;
 use crate::analysis::{corrected, optimized_away};
 use crate::cancel;
 use crate::compare::{
-    self, step_sd, unpaired_ratio, Pending, RatioEstimate, DEFAULT_RUN_TO_RUN_NOISE,
+    self, count_ratio, step_sd, unpaired_ratio, Pending, RatioEstimate, DEFAULT_RUN_TO_RUN_NOISE,
 };
 use crate::store::{Lookup, Store};
 
@@ -97,7 +99,7 @@ fn spread_relative_to_the_probe(
 /// known. From the samples (Mann–Whitney,
 /// Hodges–Lehmann) when either side was measured in one stretch (a result stored by an engine
 /// without rounds), with the history's spread, or the default while it is not known, as the
-/// noise floor those samples cannot see.
+/// noise floor those samples cannot see. Counts by their ratio alone ([`count_ratio`]).
 fn before_after(
     store: &Store,
     machine_key: &str,
@@ -105,6 +107,19 @@ fn before_after(
     result: &BenchResult,
     probe: Option<&MachineProbe>,
 ) -> Option<Estimate> {
+    if result.measure == Measure::Instructions {
+        // Counts: no noise to widen by, the threshold the only floor.
+        let before = corrected(
+            &stored.result.raw.workload_ns,
+            &stored.result.raw.baseline_ns,
+        );
+        let after = corrected(&result.raw.workload_ns, &result.raw.baseline_ns);
+        return count_ratio(&before.samples, &after.samples).map(|estimate| Estimate {
+            estimate,
+            noise: 0.0,
+            machine_ratio: None,
+        });
+    }
     let spread = result.reproducibility.and_then(|r| r.spread);
     if let (Some(before), Some(after)) = (&stored.result.rounds, &result.rounds) {
         let (machine, build) = match (&stored.probe, probe) {

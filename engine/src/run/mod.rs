@@ -12,6 +12,7 @@
 //! pipe ends the run quietly, as `cargo bench | head` expects.
 
 mod compare_run;
+mod counted;
 mod emit;
 pub(crate) mod execute;
 mod gate;
@@ -372,6 +373,7 @@ impl rounds::Sink for Run<'_> {
             // the count's machine key (counts meet counts), with no spread between runs to learn.
             if let Some(round) = rounds.first() {
                 let result = crate::count::analysis::analyse(case, &round.m);
+                self.counted_against_its_baseline(case, &result);
                 self.store.record(&result);
                 self.emit(|r| r.case_finished(&result));
                 self.results.push(result);
