@@ -178,6 +178,37 @@ pub fn ops_per_sec(ns: f64) -> Option<f64> {
 mod tests {
     use super::*;
 
+    /// The extension's `formatCount` is pinned to the same values (format.test.ts).
+    #[test]
+    fn counts_are_grouped_below_a_million_then_three_significant_digits() {
+        let shown: Vec<String> = [
+            5515.0,
+            2.5,
+            75.0,
+            999_999.0,
+            1_234_567.0,
+            45_600_000_000.0,
+            -1.0,
+            f64::NAN,
+        ]
+        .into_iter()
+        .map(format_instructions)
+        .collect();
+        assert_eq!(
+            shown,
+            [
+                "5 515 instr",
+                "2.5 instr",
+                "75 instr",
+                "999 999 instr",
+                "1.23 M instr",
+                "45.6 G instr",
+                "—",
+                "—"
+            ]
+        );
+    }
+
     #[test]
     fn durations_keep_three_significant_digits_per_unit() {
         assert_eq!(format_duration_ns(1.0), "1.00 ns");

@@ -155,6 +155,11 @@ pub struct RunArgs {
     /// Do not record this run in the history store.
     #[arg(long)]
     pub no_history: bool,
+    /// What to measure: `time`, or `instructions`: each case's instructions per operation,
+    /// counted under Valgrind's callgrind, the same on every run of the same build (needs
+    /// `valgrind`; docs/instructions.md). Counts are compared with earlier counts only.
+    #[arg(long, value_enum, default_value_t = MeasureArg::Time)]
+    pub measure: MeasureArg,
     /// Output: a table (`pretty`), one JSON object per finished case (`jsonl`), one JSON
     /// document at the end (`json`), or the bench binary's `csv` or `markdown` documents.
     #[arg(long, value_enum, default_value_t = Format::Pretty)]
@@ -325,6 +330,24 @@ pub struct PruneArgs {
     /// The package or workspace whose history to prune. Default: the current directory.
     #[arg(long)]
     pub path: Option<PathBuf>,
+}
+
+/// What `knotmeter run --measure` measures.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum MeasureArg {
+    /// Wall time per operation.
+    Time,
+    /// Instructions per operation, counted under Valgrind's callgrind.
+    Instructions,
+}
+
+impl From<MeasureArg> for knotmeter_protocol::Measure {
+    fn from(arg: MeasureArg) -> Self {
+        match arg {
+            MeasureArg::Time => Self::Time,
+            MeasureArg::Instructions => Self::Instructions,
+        }
+    }
 }
 
 /// Output formats of `knotmeter run`.

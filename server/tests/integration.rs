@@ -12,6 +12,7 @@ mod compare_support;
 mod ci;
 mod compare;
 mod compare_profile;
+mod counts;
 mod criterion;
 mod e2e;
 mod faults;

@@ -167,3 +167,36 @@ fn without_valgrind_the_count_fails_at_once_naming_the_package() {
         .unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
 }
+
+/// criterion's `iter_custom` times itself: counted, its whole routine is the count, with no
+/// empty body to subtract (said). It failed with "callgrind dumped no count" before. This one
+/// only reports 10 ns per iteration and runs nothing: its count per operation is nothing, and
+/// the count says so where the time took the routine's word.
+#[test]
+fn a_criterion_benchmark_that_times_itself_is_counted_whole() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_criterion_accuracy"))
+        .args([
+            "--bench",
+            "--measure",
+            "instructions",
+            "--no-history",
+            "--format",
+            "json",
+            "--exact",
+            "custom_10ns",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let result = &report["results"][0];
+    assert_eq!(result["measure"], "instructions", "{report}");
+    assert_eq!(result["estimate"]["median_ns"], 0.0, "{result}");
+    let codes: Vec<&str> = result["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|w| w["code"].as_str())
+        .collect();
+    assert_eq!(codes, ["self_timed", "optimized_away"], "{result}");
+}

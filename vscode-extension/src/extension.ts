@@ -8,7 +8,7 @@ import { pushSettings, startClient, type Hooks, type ServerSettings } from "./cl
 import { onConfigChange, readConfig } from "./config";
 import { Ctx } from "./ctx";
 import { INSTALL_HELP, OPEN_SETTINGS, PICK_BENCH, RESULTS_LENS, noBenchmarks, statusProblem } from "./format";
-import { lensRun, runOnSavePlan, serverSettings, type RunOnSavePlan } from "./model";
+import { lensRun, runOnSavePlan, serverSettings, type LensRun, type RunOnSavePlan } from "./model";
 import { Output } from "./output";
 import { ResultsPanel } from "./panel/host";
 import { StatusBar } from "./statusBar";
@@ -41,7 +41,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   const panel = ctx.own(
     new ResultsPanel(ctx, (id) => {
       const item = explorer.item(id);
-      if (item) runItems(explorer, [item], false);
+      if (item) runItems(explorer, [item], { mode: "full" });
     }),
   );
   const hooks = lensHooks(explorer);
@@ -73,10 +73,9 @@ function lensHooks(explorer: TestExplorer): Hooks {
       // "⇄ Compare with base" is a comparison run, like the "Compare with base" profile.
       // "◔ Profile" is a profile run, like the "Profile" run profile.
       const how = lensRun(params, readConfig().compareBase);
-      const { mode, compare, profile } = how;
       const request = new vscode.TestRunRequest(include.length > 0 ? include : undefined, items(params?.exclude), explorer.runProfileOf(how));
       const cts = new vscode.CancellationTokenSource();
-      void explorer.run(request, cts.token, mode, false, compare, profile === true).finally(() => cts.dispose());
+      void explorer.run(request, cts.token, how, false).finally(() => cts.dispose());
     },
     codeLenses: (lenses) => resultsLenses(lenses),
   };
@@ -127,7 +126,7 @@ function runOnSaveByClient(ctx: Ctx, explorer: TestExplorer, plan: () => RunOnSa
     const source = new vscode.CancellationTokenSource();
     inFlight.set(runProfile, source);
     const request = new vscode.TestRunRequest(include, undefined, runProfile, false, true);
-    void explorer.run(request, source.token, mode, true, undefined, profile);
+    void explorer.run(request, source.token, profile ? { mode, profile: true } : { mode }, true);
   };
   ctx.own(
     vscode.workspace.onDidSaveTextDocument((doc) => {
@@ -155,15 +154,17 @@ function registerCommands(ctx: Ctx, explorer: TestExplorer, panel: ResultsPanel,
     if (!editor) return;
     const items = explorer.itemsIn(editor.document.uri);
     if (items.length === 0) return void vscode.window.showInformationMessage(noBenchmarks("file"));
-    runItems(explorer, items, false);
+    runItems(explorer, items, { mode: "full" });
   });
-  cmd("knotmeter.runAtCursor", () => {
+  const atCursor = (how: LensRun) => {
     const editor = vscode.window.activeTextEditor;
     if (!editor) return;
     const items = explorer.itemsIn(editor.document.uri, editor.selection.active.line);
     if (items.length === 0) return void vscode.window.showInformationMessage(noBenchmarks("cursor"));
-    runItems(explorer, items, false);
-  });
+    runItems(explorer, items, how);
+  };
+  cmd("knotmeter.runAtCursor", () => atCursor({ mode: "full" }));
+  cmd("knotmeter.countAtCursor", () => atCursor({ mode: "full", count: true }));
   cmd("knotmeter.showResults", async (arg?: vscode.TestItem | string) => {
     const id = (typeof arg === "string" ? arg : arg?.id) || benchAtCursor(explorer) || (await pickBench(ctx));
     if (id) panel.show(id);
@@ -194,12 +195,11 @@ async function pickBench(ctx: Ctx): Promise<string | undefined> {
   return pick?.id;
 }
 
-/** Runs items through the Test Explorer's profile, exactly as the gutter button would. */
-function runItems(explorer: TestExplorer, items: vscode.TestItem[], quick: boolean): void {
-  const profile = quick ? explorer.quickProfile : explorer.fullProfile;
-  const request = new vscode.TestRunRequest(items, undefined, profile);
+/** Runs items through the Test Explorer's run profile for `how`, exactly as its gutter button would. */
+function runItems(explorer: TestExplorer, items: vscode.TestItem[], how: LensRun): void {
+  const request = new vscode.TestRunRequest(items, undefined, explorer.runProfileOf(how));
   const cts = new vscode.CancellationTokenSource();
-  void explorer.run(request, cts.token, quick ? "quick" : "full", false).finally(() => cts.dispose());
+  void explorer.run(request, cts.token, how, false).finally(() => cts.dispose());
 }
 
 /**

@@ -9,7 +9,7 @@
 // bar, commands, the results panel's page) are the second half: the other modules call them and
 // write none of their own. Pure (no `vscode`), shared with the webview bundle.
 
-import type { Outcome, RunMode, Shown, ShownNote, Verdict } from "./wire";
+import type { Measure, Outcome, RunMode, Shown, ShownNote, Verdict } from "./wire";
 
 /** What the extension keeps of a measured case: the daemon's presentation of it. */
 export interface Presented {
@@ -43,6 +43,34 @@ export function formatNs(ns: number): string {
     if (i + 1 < units.length) value /= 1000;
   }
   return `${sign}${groupDigits(Math.round(value))} s`;
+}
+
+/**
+ * A count of instructions, as knotmeter-format's `format_instructions`: whole and grouped below a
+ * million (`5 515 instr`, one decimal below ten: `2.5 instr`), then three significant digits
+ * (`1.23 M instr`, `45.6 G instr`).
+ */
+export function formatCount(count: number): string {
+  if (!Number.isFinite(count) || count < 0) return MISSING;
+  if (count < 10 && !Number.isInteger(count)) return `${count.toFixed(1)} instr`;
+  if (count < 999_999.5) return `${groupDigits(Math.round(count))} instr`;
+  let value = count / 1e6;
+  for (const unit of ["M", "G", "T"]) {
+    const text = threeSignificant(value);
+    if (text !== undefined) return `${text} ${unit} instr`;
+    value /= 1000;
+  }
+  return `${groupDigits(Math.round(value * 1000))} T instr`;
+}
+
+/** A figure of `measure`: a duration in nanoseconds, or a count of instructions. */
+export function formatMeasure(value: number, measure: Measure | null | undefined): string {
+  return measure === "instructions" ? formatCount(value) : formatNs(value);
+}
+
+/** Whether a stored run counted instructions: its machine key ends with `|instructions` (docs/instructions.md). */
+export function countedKey(machineKey: string): boolean {
+  return machineKey.endsWith("|instructions");
 }
 
 /** `value` (at least about 1) with three significant digits, or undefined when it rounds to 1000. */
@@ -165,14 +193,28 @@ export function tallyText(tally: Tally): string {
 }
 
 /**
- * Axis labels for duration ticks: one unit for the axis (from its largest tick) and as many
- * decimals as the tick spacing needs, so neighbouring labels never read the same.
+ * Axis labels for duration ticks (or, with `measure` `instructions`, count ticks): one unit for
+ * the axis (from its largest tick) and as many decimals as the tick spacing needs, so
+ * neighbouring labels never read the same.
  */
-export function axisNs(ticks: readonly number[]): string[] {
+export function axisNs(ticks: readonly number[], measure: Measure = "time"): string[] {
   const finite = ticks.filter((t) => Number.isFinite(t));
   if (finite.length === 0) return ticks.map(() => "");
   const max = Math.max(...finite.map(Math.abs));
-  const [scale, unit] = max >= 1e9 ? [1e9, "s"] : max >= 1e6 ? [1e6, "ms"] : max >= 1e3 ? [1e3, "µs"] : [1, "ns"];
+  const [scale, unit] =
+    measure === "instructions"
+      ? max >= 1e9
+        ? [1e9, "G instr"]
+        : max >= 1e6
+          ? [1e6, "M instr"]
+          : [1, "instr"]
+      : max >= 1e9
+        ? [1e9, "s"]
+        : max >= 1e6
+          ? [1e6, "ms"]
+          : max >= 1e3
+            ? [1e3, "µs"]
+            : [1, "ns"];
   let step = Infinity;
   for (let i = 1; i < finite.length; i++) step = Math.min(step, Math.abs(finite[i]! - finite[i - 1]!));
   const decimals = Number.isFinite(step) && step > 0 ? Math.min(6, Math.max(0, Math.ceil(-Math.log10(step / scale) - 1e-9))) : 2;
@@ -196,8 +238,9 @@ export const ON_SAVE = "on save";
  * A run's label, also its profile's name: `Run`, `Run (quick)`, `on save` for a run on save,
  * `Compare with main` for a comparison with `base` (`Compare with base` for the default, empty).
  */
-export function runLabel(mode: RunMode, background: boolean, base?: string, profile = false): string {
+export function runLabel(mode: RunMode, background: boolean, base?: string, profile = false, count = false): string {
   if (profile) return base !== undefined ? `Compare profiles with ${base || "base"}` : "Profile";
+  if (count) return "Count instructions";
   if (base !== undefined) return `Compare with ${base || "base"}`;
   if (background) return ON_SAVE;
   return mode === "quick" ? "Run (quick)" : "Run";
@@ -414,8 +457,8 @@ export const NO_HISTORY = "Run the benchmark again to see its history.";
 export const NO_MEDIAN = "No stored run has a median to draw (indistinguishable from empty).";
 
 /** The label at the estimate's line on the histogram. */
-export function estimateLabel(medianNs: number): string {
-  return `estimate ${formatNs(medianNs)}`;
+export function estimateLabel(median: number, measure: Measure = "time"): string {
+  return `estimate ${formatMeasure(median, measure)}`;
 }
 
 /** Under the histogram: how many outlying samples it leaves out, or undefined when none. */

@@ -9,6 +9,7 @@ import type {
   TestItem,
   ItemKind,
   Problems,
+  ProfileTool,
   Range,
   RunMode,
   RunOnSave,
@@ -295,6 +296,20 @@ export interface LensRun {
   compare?: string;
   /** Set for "◔ Profile": a profile run. */
   profile?: true;
+  /** Set for "Count instructions": each case's instructions counted (`measure: "instructions"`). */
+  count?: true;
+}
+
+/** The `knotmeter/run` params of a run of `how` over `include` less `exclude`. */
+export function runParams(how: LensRun, include: string[] | null, exclude: string[] | null, profiler: ProfileTool): RunParams {
+  return {
+    include,
+    exclude,
+    mode: how.mode,
+    ...(how.compare !== undefined ? { compare: how.compare } : {}),
+    ...(how.profile ? { profile: true, profiler } : {}),
+    ...(how.count ? { measure: "instructions" as const } : {}),
+  };
 }
 
 /**
@@ -305,6 +320,7 @@ export interface LensRun {
 export function lensRun(params: RunParams | undefined, compareBase: string): LensRun {
   const mode: RunMode = params?.mode === "quick" ? "quick" : "full";
   if (params?.profile === true) return { mode, profile: true };
+  if (params?.measure === "instructions") return { mode, count: true };
   const compare = params?.compare;
   if (compare === undefined || compare === null) return { mode };
   return { mode, compare: compare || compareBase };

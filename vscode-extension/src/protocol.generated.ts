@@ -218,7 +218,14 @@ profile?: boolean | null,
  * The profiler of a profile run: `callgrind` (instructions counted; the default) or
  * `perf` (CPU time sampled).
  */
-profiler?: ProfileTool | null, };
+profiler?: ProfileTool | null, 
+/**
+ * What to measure: `time` (the default) or `instructions`, each case's instructions
+ * counted under Valgrind's callgrind (`--measure instructions`, docs/instructions.md):
+ * results in instructions per operation, compared with earlier counts only. Not with
+ * `compare` or `profile` (refused with -32602).
+ */
+measure?: Measure | null, };
 
 /**
  * Result of `knotmeter/run`.

@@ -14,6 +14,7 @@ import {
   applyTreeChange,
   buildTree,
   mapRunState,
+  runParams,
   walk,
   type LensRun,
   type RunAction,
@@ -71,6 +72,8 @@ export class TestExplorer implements vscode.Disposable {
   readonly profileProfile: vscode.TestRunProfile;
   /** `knotmeter compare --profile`: each case profiled on the working tree and the base. */
   readonly compareProfilesProfile: vscode.TestRunProfile;
+  /** `--measure instructions`: each case's instructions counted (docs/instructions.md). */
+  readonly countProfile: vscode.TestRunProfile;
   /** The continuous runs in force, by run profile: a measuring one and "Profile" may both be on. */
   private readonly continuousRuns = new Map<vscode.TestRunProfile, ContinuousRun>();
   private readonly disposables: vscode.Disposable[] = [];
@@ -89,7 +92,7 @@ export class TestExplorer implements vscode.Disposable {
     this.fullProfile = this.controller.createRunProfile(
       runLabel("full", false),
       vscode.TestRunProfileKind.Run,
-      (request, token) => this.run(request, token, "full", false),
+      (request, token) => this.run(request, token, { mode: "full" }, false),
       true,
       undefined,
       true,
@@ -97,7 +100,7 @@ export class TestExplorer implements vscode.Disposable {
     this.quickProfile = this.controller.createRunProfile(
       runLabel("quick", false),
       vscode.TestRunProfileKind.Run,
-      (request, token) => this.run(request, token, "quick", false),
+      (request, token) => this.run(request, token, { mode: "quick" }, false),
       false,
       undefined,
       true,
@@ -106,14 +109,14 @@ export class TestExplorer implements vscode.Disposable {
     this.compareProfile = this.controller.createRunProfile(
       runLabel("full", false, ""),
       vscode.TestRunProfileKind.Run,
-      (request, token) => this.run(request, token, "full", false, readConfig().compareBase),
+      (request, token) => this.run(request, token, { mode: "full", compare: readConfig().compareBase }, false),
       false,
     );
     // Continuous too: profiled again on every save (quickly), the hot lines following the code.
     this.profileProfile = this.controller.createRunProfile(
       runLabel("full", false, undefined, true),
       vscode.TestRunProfileKind.Run,
-      (request, token) => this.run(request, token, "full", false, undefined, true),
+      (request, token) => this.run(request, token, { mode: "full", profile: true }, false),
       false,
       undefined,
       true,
@@ -121,7 +124,14 @@ export class TestExplorer implements vscode.Disposable {
     this.compareProfilesProfile = this.controller.createRunProfile(
       runLabel("full", false, "", true),
       vscode.TestRunProfileKind.Run,
-      (request, token) => this.run(request, token, "full", false, readConfig().compareBase, true),
+      (request, token) => this.run(request, token, { mode: "full", compare: readConfig().compareBase, profile: true }, false),
+      false,
+    );
+    // Each case's instructions counted under callgrind: the figure that does not move.
+    this.countProfile = this.controller.createRunProfile(
+      runLabel("full", false, undefined, false, true),
+      vscode.TestRunProfileKind.Run,
+      (request, token) => this.run(request, token, { mode: "full", count: true }, false),
       false,
     );
     this.runs = new Runs<ShownRun>((info) => this.daemonRun(info));
@@ -142,6 +152,7 @@ export class TestExplorer implements vscode.Disposable {
   runProfileOf(how: LensRun): vscode.TestRunProfile {
     if (how.profile) return how.compare !== undefined ? this.compareProfilesProfile : this.profileProfile;
     if (how.compare !== undefined) return this.compareProfile;
+    if (how.count) return this.countProfile;
     return how.mode === "quick" ? this.quickProfile : this.fullProfile;
   }
 
@@ -259,11 +270,10 @@ export class TestExplorer implements vscode.Disposable {
   async run(
     request: vscode.TestRunRequest,
     token: vscode.CancellationToken,
-    mode: RunMode,
+    how: LensRun,
     background: boolean,
-    compare?: string,
-    profile = false,
   ): Promise<void> {
+    const { mode } = how;
     if (!this.ctx.trusted) {
       const run = this.controller.createTestRun(request, UNTRUSTED_RUN_TITLE, false);
       run.appendOutput(terminalLine(UNTRUSTED));
@@ -288,7 +298,7 @@ export class TestExplorer implements vscode.Disposable {
       return;
     }
     const client = this.ctx.client;
-    const label = runLabel(mode, background, compare, profile);
+    const label = runLabel(mode, background, how.compare, how.profile === true, how.count === true);
     const run = this.controller.createTestRun(request, runTitle(label), true);
     const shown: ShownRun = { run, messaged: new Map() };
     if (!client || !client.isRunning()) {
@@ -312,13 +322,12 @@ export class TestExplorer implements vscode.Disposable {
     this.runs.requestSent();
     let runId: number;
     try {
-      const params = {
-        include: request.include?.map((i) => i.id) ?? null,
-        exclude: request.exclude?.map((i) => i.id) ?? null,
-        mode,
-        ...(compare !== undefined ? { compare } : {}),
-        ...(profile ? { profile: true, profiler: readConfig().profiler } : {}),
-      };
+      const params = runParams(
+        how,
+        request.include?.map((i) => i.id) ?? null,
+        request.exclude?.map((i) => i.id) ?? null,
+        readConfig().profiler,
+      );
       runId = (await client.sendRequest(ext.run, params)).runId;
     } catch (e) {
       for (const [r, events] of this.runs.requestFailed()) this.replay(r, events);

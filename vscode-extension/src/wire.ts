@@ -21,6 +21,7 @@ export type {
   HotLine,
   ItemKind,
   ItemState,
+  Measure,
   OutputParams,
   Outcome,
   Problems,

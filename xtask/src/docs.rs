@@ -42,6 +42,40 @@ pub(crate) fn loadavg() -> String {
         .unwrap_or_else(|_| "unknown".into())
 }
 
+/// When and where a section's runs were measured, as the section states it.
+pub(crate) struct Sitting {
+    pub(crate) runs: usize,
+    pub(crate) date: String,
+    pub(crate) commit: String,
+    pub(crate) cpu: String,
+    pub(crate) cores: String,
+    pub(crate) load_at_start: String,
+    pub(crate) load_at_end: String,
+}
+
+impl Sitting {
+    /// The facts at the start of `runs` runs; an error when one cannot be read.
+    pub(crate) fn begin(runs: usize) -> Result<Self, String> {
+        Ok(Self {
+            runs,
+            date: shell("date -u '+%Y-%m-%d %H:%M UTC'")?,
+            commit: shell("git rev-parse --short HEAD")?,
+            cpu: shell("grep -m1 'model name' /proc/cpuinfo | cut -d: -f2")?,
+            cores: shell("nproc")?,
+            load_at_start: loadavg(),
+            load_at_end: String::new(),
+        })
+    }
+
+    /// The same, with the load average once the runs are over.
+    pub(crate) fn end(self) -> Self {
+        Self {
+            load_at_end: loadavg(),
+            ..self
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::write_section;

@@ -19,6 +19,9 @@
 //! * `cargo xtask build-time --before REV [--rounds N]`: the README's first command, cold on a
 //!   fresh clone, at `REV` and at `HEAD`, beside `cargo bench -p quickstart`, written to
 //!   `docs/performance.md`. A benchmark of the build: CI does not run it.
+//! * `cargo xtask counts [--runs N] [--write]`: what `--measure instructions` promises (the
+//!   same count every run, identical code `same`, 1% more work `slower`) and what it costs,
+//!   printed, and with `--write` written to `docs/instructions.md`. CI does not run it.
 //! * `cargo xtask calibration [--runs N] [--trials T] [--plus10 CASE[,CASE…]] [--scenario quiet|busy]
 //!   [--no-experiment] [--quick] [--write]`: the calibration benchmark of the
 //!   measurement: `examples/calibration`'s realistic bodies run as fresh processes, each run's
@@ -42,6 +45,7 @@ mod cargo;
 mod cold_bench;
 mod compare;
 mod compare_builds;
+mod counts;
 mod docs;
 mod drift;
 mod function_length;
@@ -68,12 +72,13 @@ fn main() -> ExitCode {
         Some("save-loop") => save_loop::run(&args[1..]),
         Some("drift") => drift::run(&args[1..]),
         Some("cold-bench") => cold_bench::run(&args[1..]),
+        Some("counts") => counts::run(&args[1..]),
         Some("stale") => stamp::stale::run(&args[1..]),
         _ => Err(
             "usage: cargo xtask perf [--rounds N] [--pair-runs N] | compare [--rounds N] \
              [--comparisons N] | compare rerun [--runs N] [--quick] [--write] | package [--no-verify] \
              | compare-builds [--runs N] [--time SECS] [--no-load] \
-             [--no-before-after] [--write] | build-time --before REV [--rounds N] | calibration [--runs N] [--trials T] [--plus10 CASE[,CASE…]] [--scenario quiet|busy] [--no-experiment] [--quick] [--write] | save-loop --before REV [--saves N] [--write] | drift [--runs N] [--write] | cold-bench [--rounds N] [--write] | stale [--run]"
+             [--no-before-after] [--write] | build-time --before REV [--rounds N] | calibration [--runs N] [--trials T] [--plus10 CASE[,CASE…]] [--scenario quiet|busy] [--no-experiment] [--quick] [--write] | save-loop --before REV [--saves N] [--write] | drift [--runs N] [--write] | cold-bench [--rounds N] [--write] | counts [--runs N] [--write] | stale [--run]"
                 .to_owned(),
         ),
     };

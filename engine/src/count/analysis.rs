@@ -118,12 +118,15 @@ fn warnings(m: &Measurement, median: f64, low: f64, high: f64, overhead: f64) ->
         return warnings;
     }
     if high > low {
+        // Enough decimals that the two ends never read the same.
+        let decimals = if high - low >= 0.1 { 1 } else { 4 };
         warnings.push(Warning::info(
             NOT_DETERMINISTIC,
             format!(
-                "the count moved between {} repetitions, from {low:.1} to {high:.1} instructions \
-                 per operation: the body's work depends on more than its code (a hash map's \
-                 random seed, the time, where the allocator puts memory); the median is shown",
+                "the count moved between {} repetitions, from {low:.decimals$} to \
+                 {high:.decimals$} instructions per operation: the body's work depends on more \
+                 than its code (a hash map's random seed, the time, where the allocator puts \
+                 memory); the median is shown",
                 m.workload_ns.len()
             ),
         ));

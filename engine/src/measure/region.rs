@@ -228,6 +228,19 @@ fn enter_marked(phase: u8, workload: bool, operations: u64) -> bool {
     true
 }
 
+/// Enters the region around a routine that times itself (`iter_custom`), whose batches the
+/// engine cannot mark from inside, when instructions are counted: the whole routine is the
+/// counted batch (its own clock reads and set-up cancel between a batch of `N` operations and
+/// one of `2N`). Never while profiling, where such a routine stays unmarked. Returns whether it
+/// entered, for [`leave`].
+pub(crate) fn enter_if_counting() -> bool {
+    if PHASE.load(Ordering::Relaxed) != COUNTING {
+        return false;
+    }
+    callgrind::toggle_collect();
+    true
+}
+
 /// Leaves the region after the batch's last clock read; called only when [`enter`] entered.
 /// A counted batch's count is dumped at once.
 #[cold]

@@ -3,10 +3,12 @@
 //! The routine is handed an operation count and returns how long those operations took by its
 //! own clock. knotmeter cannot see inside it, so there is no empty body of the same shape to
 //! measure: the baseline is zero, nothing is subtracted, and the result says so (the
-//! `self_timed` note) rather than pretend its overhead was removed.
+//! `self_timed` note) rather than pretend its overhead was removed. Counted
+//! (`--measure instructions`), the whole routine is each batch's count.
 
 use std::time::Duration;
 
+use super::region;
 use super::sampler::Sampler;
 use crate::alloc::AllocCount;
 
@@ -34,10 +36,19 @@ where
     }
 
     fn workload(&mut self, ops: u64) -> f64 {
-        (self.routine)(ops).as_nanos() as f64
+        let counted = region::enter_if_counting();
+        let took = (self.routine)(ops);
+        if counted {
+            region::leave();
+        }
+        took.as_nanos() as f64
     }
 
     fn baseline(&mut self, _ops: u64) -> f64 {
+        // No empty body to run; counted, an empty batch, so that each batch has its count.
+        if region::enter_if_counting() {
+            region::leave();
+        }
         0.0
     }
 

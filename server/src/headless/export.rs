@@ -3,10 +3,15 @@
 //!
 //! * **Bencher Metric Format** (`bmf`, <https://bencher.dev/docs/reference/bencher-metric-format/>):
 //!   an object keyed by case id, each with the built-in `latency` measure (nanoseconds): the
-//!   median as `value`, its 95% confidence interval as `lower_value` and `upper_value`.
+//!   median as `value`, its 95% confidence interval as `lower_value` and `upper_value`; a
+//!   count (`--measure instructions`) under Bencher's built-in `instructions` measure instead,
+//!   its range over the count's repetitions as the bounds.
 //! * **github-action-benchmark** (`customSmallerIsBetter`): an array of `{name, unit: "ns",
 //!   value, range, extra}`, the median as `value`, the interval in `range`, and in `extra`
-//!   the samples behind it and the codes of any warnings.
+//!   the samples behind it and the codes of any warnings; a count with `unit: "instructions"`.
+//!
+//! Each case's latest result is exported, whichever its measure: a history that holds both
+//! times and counts of a case exports the one stored last.
 //!
 //! Only what was measured is written: results cut short by a cancel are never exported, and
 //! a result keeps its warnings' codes where the format has room for them. The document is
@@ -17,7 +22,7 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use knotmeter_history::{resolve_path, History, HistoryError};
-use knotmeter_protocol::BenchResult;
+use knotmeter_protocol::{BenchResult, Measure};
 use serde_json::{json, Map, Value};
 
 use super::located::history_target_dir;
@@ -73,20 +78,25 @@ fn read(path: &Path, commit: Option<&str>) -> Result<Vec<BenchResult>, HistoryEr
     }
 }
 
-/// Bencher Metric Format: `{"<id>": {"latency": {"value", "lower_value", "upper_value"}}}`.
+/// Bencher Metric Format: `{"<id>": {"latency": {"value", "lower_value", "upper_value"}}}`,
+/// or `{"<id>": {"instructions": {…}}}` for a count.
 pub fn bmf(results: &[BenchResult]) -> Value {
     let mut benchmarks = Map::new();
     for r in results {
-        benchmarks.insert(
-            r.id.clone(),
+        let measure = match r.measure {
+            Measure::Time => "latency",
+            Measure::Instructions => "instructions",
+        };
+        let mut figures = Map::new();
+        figures.insert(
+            measure.to_owned(),
             json!({
-                "latency": {
-                    "value": r.estimate.median_ns,
-                    "lower_value": r.estimate.low_ns,
-                    "upper_value": r.estimate.high_ns,
-                }
+                "value": r.estimate.median_ns,
+                "lower_value": r.estimate.low_ns,
+                "upper_value": r.estimate.high_ns,
             }),
         );
+        benchmarks.insert(r.id.clone(), Value::Object(figures));
     }
     Value::Object(benchmarks)
 }
@@ -104,11 +114,15 @@ pub fn github_action_benchmark(results: &[BenchResult]) -> Value {
             if !codes.is_empty() {
                 extra.push(format!("warnings: {}", codes.join(", ")));
             }
+            let (unit, range) = match r.measure {
+                Measure::Time => ("ns", "95% CI"),
+                Measure::Instructions => ("instructions", "repetitions"),
+            };
             json!({
                 "name": r.id,
-                "unit": "ns",
+                "unit": unit,
                 "value": r.estimate.median_ns,
-                "range": format!("95% CI [{}, {}]", r.estimate.low_ns, r.estimate.high_ns),
+                "range": format!("{range} [{}, {}]", r.estimate.low_ns, r.estimate.high_ns),
                 "extra": extra.join("; "),
             })
         })
@@ -136,4 +150,39 @@ fn write_whole(file: &Path, bytes: &[u8]) -> anyhow::Result<()> {
         return Err(e).with_context(|| format!("cannot write {}", file.display()));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn result(measure: &str) -> BenchResult {
+        serde_json::from_value(json!({
+            "id": "q::chain_1000", "name": "chain_1000", "args": null, "group": null,
+            "baseline": false, "file": "benches/q.rs", "line": 8, "measure": measure,
+            "estimate": {"median_ns": 5515.0, "low_ns": 5515.0, "high_ns": 5515.0, "mean_ns": 5515.0},
+            "quantiles": {"min_ns": 5515.0, "p5_ns": 5515.0, "q1_ns": 5515.0, "q3_ns": 5515.0,
+                          "p95_ns": 5515.0, "max_ns": 5515.0, "std_dev_ns": 0.0, "outliers": 0},
+            "precision": 0.0, "overhead": {"per_op_ns": 3.0, "drift": null, "capped": 0},
+            "cold_ns": 5518.0, "ops_per_sample": 512, "samples": 5, "wall_ns": 1e8,
+            "partial": false, "warnings": [], "comparison": null, "allocations": null,
+            "raw": {"workload_ns": [5518.0], "baseline_ns": [3.0]}
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn a_count_is_exported_under_its_own_measure_never_as_a_latency() {
+        let counted = bmf(&[result("instructions")]);
+        assert_eq!(counted["q::chain_1000"]["instructions"]["value"], 5515.0);
+        assert!(
+            counted["q::chain_1000"].get("latency").is_none(),
+            "{counted}"
+        );
+        let timed = bmf(&[result("time")]);
+        assert_eq!(timed["q::chain_1000"]["latency"]["value"], 5515.0);
+        let entries = github_action_benchmark(&[result("instructions")]);
+        assert_eq!(entries[0]["unit"], "instructions", "{entries}");
+        assert_eq!(github_action_benchmark(&[result("time")])[0]["unit"], "ns");
+    }
 }

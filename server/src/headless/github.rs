@@ -14,7 +14,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use knotmeter_protocol::editor::{ItemState, RunStateParams, SourceLocation};
-use knotmeter_protocol::{BenchResult, Severity, Shown, Verdict};
+use knotmeter_protocol::{BenchResult, Measure, Severity, Shown, Verdict};
 
 use crate::terminal::RunRecord;
 
@@ -104,12 +104,17 @@ pub fn annotations(record: &RunRecord) -> Vec<String> {
                 }
                 if let (Some(c), Some(verdict)) = (&result.comparison, &shown.verdict) {
                     if c.verdict == Verdict::Slower {
+                        // A count's interval is the range of its repetitions, not a 95% one.
+                        let interval = match result.measure {
+                            Measure::Time => "95% CI",
+                            Measure::Instructions => "counts",
+                        };
                         lines.push(command(
                             "warning",
                             &place,
                             "knotmeter: slower",
                             &format!(
-                                "{}: {verdict} (ratio {:.3}, 95% CI {:.3} to {:.3}, p = {:.3}); \
+                                "{}: {verdict} (ratio {:.3}, {interval} {:.3} to {:.3}, p = {:.3}); \
                                  {}",
                                 result.id, c.ratio, c.low, c.high, c.p_value, shown.headline,
                             ),

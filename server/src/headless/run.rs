@@ -15,7 +15,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::select::{path_and_filter, shard, Selection};
 use crate::cargo_build::BuildEvent;
-use crate::cli::{Format, RunArgs};
+use crate::cli::{Format, MeasureArg, RunArgs};
 use crate::discovery::{workspace, Discovery, TargetRef, Tree, Workspace};
 use crate::process::Children;
 use crate::runs::{self, Job, JobEvent, Problem, RunOptions};
@@ -46,6 +46,10 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
             return Ok(ExitCode::from(status::USAGE));
         }
     };
+    if let Some(why) = cannot_count(&args) {
+        eprintln!("knotmeter: {why}");
+        return Ok(ExitCode::from(status::USAGE));
+    }
     let workspace = workspace::load(&path)?;
     let targets = match targets_to_run(&args, &workspace, filter, guessed) {
         Ok(targets) => targets,
@@ -329,7 +333,28 @@ fn bench_args(args: &RunArgs) -> Vec<String> {
     if args.no_history {
         out.push("--no-history".to_owned());
     }
+    if args.measure == MeasureArg::Instructions {
+        out.extend(["--measure".to_owned(), "instructions".to_owned()]);
+    }
     out
+}
+
+/// Why `knotmeter run --measure instructions` cannot count on this machine, in one line that
+/// names the package to install: said before anything is built.
+fn cannot_count(args: &RunArgs) -> Option<String> {
+    if args.measure != MeasureArg::Instructions {
+        return None;
+    }
+    let path = std::env::var_os("PATH");
+    if knotmeter_server_profile::tool::find_on("valgrind", path.as_deref()).is_some() {
+        return None;
+    }
+    Some(
+        "--measure instructions counts under Valgrind's callgrind, and `valgrind` is not on \
+         PATH: install it (Debian and Ubuntu: `sudo apt install valgrind`; Fedora: `sudo dnf \
+         install valgrind`)"
+            .to_owned(),
+    )
 }
 
 /// Standard output that notices when its reader has gone (`| head`) and then stays quiet.

@@ -46,7 +46,7 @@ use knotmeter_protocol::editor::{
     CancelParams, DiscoverResult, Features, HistoryParams, HistoryResult, ItemState, RunParams,
     RunResult, RunStateParams, SamplesParams, SamplesResult, Settings, TreeChangedParams,
 };
-use knotmeter_protocol::{BenchResult, Shown};
+use knotmeter_protocol::{BenchResult, Measure, Shown};
 use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 use tower_lsp_server::ls_types::{CodeLens, Hover, InlayHint, MessageType, Position};
@@ -549,7 +549,7 @@ impl Session {
                 }));
             }
             LspMsg::Run(params, reply) => {
-                if let Some(why) = self.nothing_matches(&params) {
+                if let Some(why) = self.refused(&params) {
                     let _ = reply.send(Err(Failure::InvalidParams(why)));
                     return;
                 }
@@ -755,7 +755,23 @@ impl Session {
     }
 
     /// Why a run of `params` would run nothing although it names items, if it would.
-    fn nothing_matches(&self, params: &RunParams) -> Option<String> {
+    fn refused(&self, params: &RunParams) -> Option<String> {
+        if params.measure == Some(Measure::Instructions) {
+            if params.compare.is_some() {
+                return Some(
+                    "measure `instructions` with `compare`: two builds are compared by time only \
+                     (knotmeter compare), not yet by count"
+                        .to_owned(),
+                );
+            }
+            if params.profile == Some(true) {
+                return Some(
+                    "measure `instructions` with `profile`: a profile counts with its own \
+                     profiler; ask for one or the other"
+                        .to_owned(),
+                );
+            }
+        }
         let include = params.include.as_ref()?;
         let known: HashSet<&str> = self.tree.items().map(|i| i.id.as_str()).collect();
         if include.iter().any(|id| known.contains(id.as_str())) {

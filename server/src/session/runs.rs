@@ -14,7 +14,7 @@ use knotmeter_protocol::editor::{
     ItemState, OutputParams, ProfileComparedParams, RunEndParams, RunMode, RunParams,
     RunStateParams, SourceLocation,
 };
-use knotmeter_protocol::{BenchResult, BenchSummary, ProfileTool};
+use knotmeter_protocol::{BenchResult, BenchSummary, Measure, ProfileTool};
 use tokio_util::sync::CancellationToken;
 use tower_lsp_server::ls_types::MessageType;
 
@@ -36,6 +36,8 @@ pub struct Queued {
     pub base: Option<String>,
     /// Profile each case with this profiler instead of measuring it.
     pub profile: Option<ProfileTool>,
+    /// What each case's figure is: its time or its instructions counted.
+    pub measure: Measure,
 }
 
 /// The run in progress.
@@ -53,6 +55,8 @@ pub struct Current {
     base: Option<String>,
     /// Profile each case with this profiler instead of measuring it.
     profile: Option<ProfileTool>,
+    /// What each case's figure is: its time or its instructions counted.
+    measure: Measure,
     /// Items measured in this run: reported again when their benchmark's analysis or their
     /// comparison arrives.
     measured: Vec<String>,
@@ -143,6 +147,7 @@ impl Session {
                 base: params.compare,
                 profile: (params.profile == Some(true))
                     .then(|| params.profiler.unwrap_or(ProfileTool::Callgrind)),
+                measure: params.measure.unwrap_or_default(),
             });
         }
         run_id
@@ -196,6 +201,7 @@ impl Session {
             on_save,
             base,
             profile,
+            measure,
         }) = self.queue.pop_front()
         else {
             return;
@@ -236,6 +242,7 @@ impl Session {
                 .collect(),
             base,
             profile,
+            measure,
         });
         if self.caps.work_done_progress {
             self.out.push(Out::Progress(
@@ -255,6 +262,7 @@ impl Session {
         let cancelled = current.cancel.is_cancelled();
         let base = current.base.clone();
         let profile = current.profile;
+        let measure = current.measure;
         let Some((workspace, job)) = current.parts.pop_front() else {
             self.end_run(run_id);
             return;
@@ -289,7 +297,7 @@ impl Session {
         });
         let (workspace, options, children) = (
             (*workspace).clone(),
-            self.run_options(),
+            self.run_options(measure),
             self.lifeline.children.clone(),
         );
         // A comparison of two builds is a run too, carried out by `knotmeter compare`'s pipeline.
@@ -591,7 +599,8 @@ impl Session {
         }
     }
 
-    pub(super) fn run_options(&self) -> RunOptions {
+    /// How a run measuring `measure` runs its bench binaries, from the settings.
+    pub(super) fn run_options(&self, measure: Measure) -> RunOptions {
         let s = &self.settings;
         let defaults = RunOptions::default();
         RunOptions {
@@ -604,7 +613,10 @@ impl Session {
             cancel_grace: s
                 .cancel_grace_ms
                 .map_or(defaults.cancel_grace, |ms| Duration::from_millis(ms.into())),
-            bench_args: Vec::new(),
+            bench_args: match measure {
+                Measure::Time => Vec::new(),
+                Measure::Instructions => vec!["--measure".to_owned(), "instructions".to_owned()],
+            },
             ..defaults
         }
     }
@@ -706,6 +718,7 @@ impl Session {
             compare: None,
             profile: None,
             profiler: None,
+            measure: None,
         };
         self.enqueue_staged(params, true, &first);
         self.start_next();

@@ -5,8 +5,8 @@
 // (labels, the baseline's column) come from format.ts.
 // Pure (no `vscode`, no DOM) and unit-tested.
 
-import { BASELINE, NO_FIT, PROFILED_NOT_MEASURED, machineSeries, modeLabel, unpairedRatio } from "../format";
-import type { BenchResult, BenchSummary, CallFrame, HistoryPoint, Outcome, ProfileComparedParams, ProfiledParams, Severity, Shown, ShownComparedCase, ShownComparison, Verdict } from "../wire";
+import { BASELINE, NO_FIT, PROFILED_NOT_MEASURED, countedKey, machineSeries, modeLabel, unpairedRatio } from "../format";
+import type { BenchResult, BenchSummary, CallFrame, HistoryPoint, Measure, Outcome, ProfileComparedParams, ProfiledParams, Severity, Shown, ShownComparedCase, ShownComparison, Verdict } from "../wire";
 
 /** A note as the panel lists it: its mark and words are the daemon's. */
 export interface PanelNote {
@@ -30,6 +30,8 @@ export interface PanelCase {
   /** The daemon's one line: the figure with its ± (the interval over rounds), the verdict, warnings. */
   line: string;
   outcome: Outcome;
+  /** What its figures are: times in nanoseconds, or instructions counted. */
+  measure: Measure;
   median: number;
   low: number;
   high: number;
@@ -103,6 +105,7 @@ export function profiledOnlyCase(id: string, label: string, flame: FlameView | u
     label,
     line: PROFILED_NOT_MEASURED,
     outcome: "partial",
+    measure: "time",
     median: Number.NaN,
     low: Number.NaN,
     high: Number.NaN,
@@ -201,6 +204,8 @@ export interface ScalingView {
   notes: PanelNote[];
   /** A warning (`flat_scaling`) says the scaling is suspect. */
   warned: boolean;
+  /** What the points are: times in nanoseconds, or instructions counted. */
+  measure: Measure;
 }
 
 export interface PanelData {
@@ -248,13 +253,15 @@ export function panelCase(r: BenchResult, shown: Shown, history: HistoryPoint[])
     label: r.args ?? r.name,
     line: shown.line,
     outcome: shown.outcome,
+    measure: r.measure ?? "time",
     median: r.estimate.median_ns,
     low: r.estimate.low_ns,
     high: r.estimate.high_ns,
     measured,
     samples: measured ? correctedSamples(r) : [],
     notes: shown.notes.map((n) => ({ severity: n.severity, text: n.text })),
-    history: historySeries(history),
+    // Counts are drawn with counts and times with times, never on one axis.
+    history: historySeries(history.filter((p) => countedKey(p.machineKey) === (r.measure === "instructions"))),
   };
 }
 
@@ -361,7 +368,7 @@ export function basis(cls: string, n: number): number | undefined {
  * The scaling view of an `args` benchmark from its analysis (the points and the fit) and the
  * daemon's presentation of one of its cases (the complexity's words and the benchmark's notes).
  */
-export function scalingView(summary: BenchSummary, shown: Shown, labels: ReadonlyMap<string, string>): ScalingView | undefined {
+export function scalingView(summary: BenchSummary, shown: Shown, labels: ReadonlyMap<string, string>, measure: Measure = "time"): ScalingView | undefined {
   const points = (summary.points ?? []).filter((p) => p.n > 0 && Number.isFinite(p.median_ns));
   if (points.length < 2) return undefined;
   const notes = shown.notes.filter((n) => n.bench);
@@ -371,6 +378,7 @@ export function scalingView(summary: BenchSummary, shown: Shown, labels: Readonl
     curve: [],
     notes: notes.map((n) => ({ severity: n.severity, text: n.text })),
     warned: notes.some((n) => n.severity !== "info"),
+    measure,
   };
   const fit = summary.complexity?.fits.find((f) => f.class === summary.complexity?.best);
   if (fit) {

@@ -140,7 +140,8 @@ export class ResultsPanel implements vscode.Disposable {
     const shown = entries.find((e) => e.shown.scaling !== undefined)?.shown ?? entries[0]?.shown;
     if (summary && shown && entries.length > 1) {
       const labels = new Map(entries.map((e) => [e.id, e.result.args ?? e.id]));
-      const scaling = scalingView(summary, shown, labels);
+      const measure = entries.find((e) => e.result.measure)?.result.measure ?? "time";
+      const scaling = scalingView(summary, shown, labels, measure);
       if (scaling) data.scaling = scaling;
     }
     return data;

@@ -514,6 +514,35 @@ try {
     JSON.stringify(flames),
   );
   await screenshot("flame");
+
+  // 10. "Count Instructions of Benchmark at Cursor": chain_1000 counted under callgrind; its
+  // annotation gives the count per operation, exact, and the Test Explorer's run is named
+  // after the "Count instructions" run profile.
+  await palette("View: Close Panel");
+  await openFile("benches/quickstart.rs");
+  await goToLine(8);
+  await palette("knotmeter: Count Instructions of Benchmark at Cursor");
+  const counted = await until(
+    (f) => {
+      const out = [];
+      for (const line of document.querySelectorAll(".monaco-editor .view-line")) {
+        for (const span of line.querySelectorAll("span")) {
+          const c = getComputedStyle(span, "::after").content;
+          if (c && c.includes("instr/op")) out.push({ line: line.textContent ?? "", text: c.slice(1, -1) });
+        }
+      }
+      return out.length > 0 ? out : undefined;
+    },
+    null,
+    300_000,
+    2000,
+  );
+  check(
+    "a counted benchmark's annotation gives its instructions per operation, exact",
+    counted?.some((a) => /[\d ]+ instr\/op/.test(a.text) && /exact/.test(a.text) && /chain_1000/.test(a.line)),
+    JSON.stringify(counted?.slice(0, 3)),
+  );
+  await screenshot("count");
 } catch (e) {
   check("no unexpected error", false, e?.stack ?? String(e));
   await screenshot("error").catch(() => undefined);

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import {
+  axisNs,
   INSTALL_HELP,
   INSTALL_HINT,
   annotationText,
@@ -16,6 +17,8 @@ import {
   emptyTally,
   estimateLabel,
   failureMessages,
+  formatCount,
+  formatMeasure,
   formatNs,
   groupHeading,
   historyAria,
@@ -94,8 +97,8 @@ test("the extension's own lines reach Test Results with the terminal's line brea
 
 test("a run is named by its profile: full, quick, on save, a comparison with its base, or a profile", () => {
   assert.deepEqual(
-    [runLabel("full", false), runLabel("quick", false), runLabel("full", true), runLabel("quick", true), runLabel("full", false, ""), runLabel("quick", true, "main"), runLabel("full", false, undefined, true)],
-    ["Run", "Run (quick)", "on save", "on save", "Compare with base", "Compare with main", "Profile"],
+    [runLabel("full", false), runLabel("quick", false), runLabel("full", true), runLabel("quick", true), runLabel("full", false, ""), runLabel("quick", true, "main"), runLabel("full", false, undefined, true), runLabel("full", false, undefined, false, true)],
+    ["Run", "Run (quick)", "on save", "on save", "Compare with base", "Compare with main", "Profile", "Count instructions"],
   );
   assert.equal(runTitle("Run (quick)"), "knotmeter Run (quick)");
   assert.equal(runTitle("on save", true), "knotmeter (on save)");
@@ -179,4 +182,16 @@ test("the panel's tables: the base named in its column, a cancelled run's counts
   assert.equal(groupHeading("sorts"), "Group “sorts”");
   assert.deepEqual([memberName("sort_stable", true), memberName("sort_stable", false)], ["sort_stable (baseline)", "sort_stable"]);
   assert.equal(unpairedRatio(0.5994), "0.599× the baseline's median (not paired)");
+});
+
+test("counts are worded as knotmeter-format's format_instructions, and their axes in instructions", () => {
+  assert.deepEqual(
+    [5515, 2.5, 75, 999_999, 1_234_567, 45_600_000_000, -1, Number.NaN].map(formatCount),
+    ["5 515 instr", "2.5 instr", "75 instr", "999 999 instr", "1.23 M instr", "45.6 G instr", "—", "—"],
+  );
+  assert.equal(formatMeasure(5515, "instructions"), "5 515 instr");
+  assert.equal(formatMeasure(5520, "time"), "5.52 µs");
+  assert.deepEqual(axisNs([5000, 5500, 6000], "instructions"), ["5000 instr", "5500 instr", "6000 instr"]);
+  assert.deepEqual(axisNs([1e6, 2e6], "instructions"), ["1 M instr", "2 M instr"]);
+  assert.deepEqual(axisNs([1000, 2000]), ["1 µs", "2 µs"], "time as before");
 });

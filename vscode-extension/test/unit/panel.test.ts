@@ -151,3 +151,13 @@ test("the comparison table: the benchmark's rows as the daemon words them, compa
   assert.equal(comparisonView(comparison, "q::unrelated"), undefined);
   assert.equal(comparisonView(comparison, "q::chai"), undefined, "a prefix of another benchmark's name is not it");
 });
+
+test("a count's panel draws counts only: its history leaves the times out, and the times' the counts", () => {
+  const points = [point(1, "m|budget=1000ms", 1000), point(2, "m|budget=1000ms|instructions", 1000), point(3, "m|budget=1000ms", 1000)];
+  const counted = panelCase({ ...result(), measure: "instructions" }, shown(), points);
+  assert.equal(counted.measure, "instructions");
+  assert.deepEqual(counted.history.map((s) => s.points.map((p) => p.run)), [[2]]);
+  const timed = panelCase(result(), shown(), points);
+  assert.equal(timed.measure, "time");
+  assert.deepEqual(timed.history.map((s) => s.points.map((p) => p.run)), [[1, 3]]);
+});

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { tallyText } from "../../src/format";
-import { lensRun, mapRunState, type RunAction } from "../../src/model";
+import { lensRun, mapRunState, runParams, type RunAction } from "../../src/model";
 import { RunTracker } from "../../src/runs";
 import type { RunStateParams, ShownNote } from "../../src/wire";
 import { result, shown } from "./fixtures";
@@ -148,4 +148,24 @@ test("compare_lens_ran_a_plain_measurement: the ⇄ Compare with base lens compa
   assert.deepEqual(lensRun({ include: ["x"], mode: "quick", compare: null }, "main"), { mode: "quick" });
   assert.deepEqual(lensRun({ include: ["x"], profile: true }, "main"), { mode: "full", profile: true }, "◔ Profile");
   assert.deepEqual(lensRun({ include: ["x"], profile: false }, "main"), { mode: "full" });
+});
+
+test("count_instructions_run: the Count instructions run profile asks the daemon for counts", () => {
+  assert.deepEqual(lensRun({ include: ["x"], measure: "instructions" }, "main"), { mode: "full", count: true });
+  assert.deepEqual(lensRun({ include: ["x"], measure: "time" }, "main"), { mode: "full" });
+  assert.deepEqual(runParams({ mode: "full", count: true }, ["a"], null, "callgrind"), {
+    include: ["a"],
+    exclude: null,
+    mode: "full",
+    measure: "instructions",
+  });
+  // A measuring run says nothing of the measure: time, as every daemon before counts knew.
+  assert.deepEqual(runParams({ mode: "quick" }, null, null, "perf"), { include: null, exclude: null, mode: "quick" });
+  assert.deepEqual(runParams({ mode: "full", profile: true }, null, ["b"], "perf"), {
+    include: null,
+    exclude: ["b"],
+    mode: "full",
+    profile: true,
+    profiler: "perf",
+  });
 });

@@ -3,41 +3,7 @@
 use std::fmt::Write as _;
 
 use super::figures::Figures;
-use crate::docs;
-
-/// When and where the runs were measured, as the section states it.
-pub(super) struct Sitting {
-    runs: usize,
-    date: String,
-    commit: String,
-    cpu: String,
-    cores: String,
-    load_at_start: String,
-    load_at_end: String,
-}
-
-impl Sitting {
-    /// The facts at the start of `runs` runs; an error when one cannot be read.
-    pub(super) fn begin(runs: usize) -> Result<Self, String> {
-        Ok(Self {
-            runs,
-            date: docs::shell("date -u '+%Y-%m-%d %H:%M UTC'")?,
-            commit: docs::shell("git rev-parse --short HEAD")?,
-            cpu: docs::shell("grep -m1 'model name' /proc/cpuinfo | cut -d: -f2")?,
-            cores: docs::shell("nproc")?,
-            load_at_start: docs::loadavg(),
-            load_at_end: String::new(),
-        })
-    }
-
-    /// The same, with the load average once the runs are over.
-    pub(super) fn end(self) -> Self {
-        Self {
-            load_at_end: docs::loadavg(),
-            ..self
-        }
-    }
-}
+pub(super) use crate::docs::Sitting;
 
 /// A log standard deviation as a percentage (`4.6%`), or `—` when there is none.
 fn pct(sd: f64) -> String {

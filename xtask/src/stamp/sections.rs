@@ -272,8 +272,28 @@ pub(crate) const SAVE_LOOP: Section = Section {
     ],
 };
 
+/// `docs/instructions.md`: `--measure instructions` on `examples/counts` (which takes its chain
+/// from the quickstart), the quickstart's bench binary and the criterion fixture's suite.
+pub(crate) const COUNTS: Section = Section {
+    page: "docs/instructions.md",
+    name: "counts",
+    command: "cargo xtask counts --runs 10 --write",
+    measures: Measures::WorkingTree,
+    depends_on: &[
+        BUILD,
+        ENGINE,
+        &[
+            "compat/criterion",
+            "compat/criterion-fixture",
+            "examples/counts",
+            "examples/quickstart",
+            "xtask/src/counts",
+        ],
+    ],
+};
+
 /// Every generated section of `docs/` (what the check reads).
-pub(crate) const SECTIONS: [&Section; 9] = [
+pub(crate) const SECTIONS: [&Section; 10] = [
     &PERF,
     &BUILD_TIME,
     &COLD_BENCH,
@@ -283,4 +303,5 @@ pub(crate) const SECTIONS: [&Section; 9] = [
     &COMPARISON,
     &COMPARISON_RERUN,
     &SAVE_LOOP,
+    &COUNTS,
 ];

@@ -32,7 +32,7 @@ import {
   flameDiffLabel,
   flameHeading,
   flameLabel,
-  formatNs,
+  formatMeasure,
   formatRatio,
   groupHeading,
   historyAria,
@@ -44,6 +44,7 @@ import {
   scalingHeading,
   type Caption,
 } from "../../format";
+import type { Measure } from "../../wire";
 
 declare function acquireVsCodeApi(): { postMessage(msg: FromWebview): void; getState(): unknown; setState(s: unknown): void };
 
@@ -165,7 +166,7 @@ function render(): void {
       const hist = figure(row, distributionCaption(c.measured, c.samples.length));
       const hv = figure(row, historyCaption(c.history.reduce((a, s) => a + s.points.length, 0)));
       drawHistogram(hist, c, width);
-      drawHistory(hv, c.history, width);
+      drawHistory(hv, c.history, width, c.measure);
     }
     if (c.flame) drawFlame(root, c.flame, Math.min(width * columns, 1200));
     if (c.flameDiff) drawFlameDiff(root, c.flameDiff, Math.min(width * columns, 1200));
@@ -262,7 +263,7 @@ function drawHistogram(target: HTMLElement, c: PanelCase, width: number): void {
     legend: { show: false },
     cursor: { show: true, drag: { x: false, y: false } },
     scales: { x: { time: false, range: [h.edges[0]!, h.edges[h.edges.length - 1]! + h.width] }, y: { range: (_u, _min, max) => [0, Math.max(1, max) * 1.08] } },
-    axes: axes(t, (_u, vals) => axisNs(vals), (_u, vals) => vals.map((v) => String(v))),
+    axes: axes(t, (_u, vals) => axisNs(vals, c.measure), (_u, vals) => vals.map((v) => String(v))),
     series: [
       {},
       {
@@ -292,7 +293,7 @@ function drawHistogram(target: HTMLElement, c: PanelCase, width: number): void {
           ctx.moveTo(mx, top);
           ctx.lineTo(mx, bottom);
           ctx.stroke();
-          const label = estimateLabel(c.median);
+          const label = estimateLabel(c.median, c.measure);
           ctx.font = `${12 * devicePixelRatio}px ${cssVar("--vscode-font-family", "sans-serif")}`;
           const w = ctx.measureText(label).width;
           const px = 6 * devicePixelRatio;
@@ -321,7 +322,7 @@ function seriesColors(t: Theme): string[] {
   return [t.accent, t.marker, cssVar("--vscode-charts-green", "#89d185"), cssVar("--vscode-charts-purple", "#b180d7")];
 }
 
-function drawHistory(target: HTMLElement, series: HistorySeries[], width: number): void {
+function drawHistory(target: HTMLElement, series: HistorySeries[], width: number, measure: Measure): void {
   if (series.length === 0) {
     target.append(el("p", { class: "empty" }, NO_HISTORY));
     return;
@@ -355,7 +356,7 @@ function drawHistory(target: HTMLElement, series: HistorySeries[], width: number
       x: { time: true, ...(xs.length === 1 ? { range: [xs[0]! - 60, xs[0]! + 60] as uPlot.Range.MinMax } : {}) },
       y: { range: (_u, min, max) => [Math.max(0, min - (max - min) * 0.2 - max * 0.02), max + (max - min) * 0.2 + max * 0.02] },
     },
-    axes: axes(t, undefined, (_u, vals) => axisNs(vals)),
+    axes: axes(t, undefined, (_u, vals) => axisNs(vals, measure)),
     series: defs,
   };
   plots.push(new uPlot(opts, columns as uPlot.AlignedData, target));
@@ -392,7 +393,7 @@ function drawScaling(target: HTMLElement, s: ScalingView, width: number): void {
       t,
       (_u, vals) => vals.map((v) => (v === null ? "" : Number(v).toLocaleString("en-US"))),
       // Log ticks span decades: each in its own unit.
-      (_u, vals) => vals.map((v) => (v === null ? "" : formatNs(Number(v)))),
+      (_u, vals) => vals.map((v) => (v === null ? "" : formatMeasure(Number(v), s.measure))),
     ),
     series: [
       {},
