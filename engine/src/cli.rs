@@ -22,7 +22,7 @@ use clap::parser::ValueSource;
 use clap::{value_parser, Arg, ArgAction, ArgMatches, Command};
 use knotmeter_format::values;
 
-use knotmeter_protocol::{Partition, PartitionKind};
+use knotmeter_protocol::{Measure, Partition, PartitionKind};
 
 use crate::measure::TimerKind;
 use crate::registry::Filter;
@@ -95,20 +95,11 @@ pub(crate) struct Options {
     pub(crate) cache_simulation: bool,
 }
 
-/// What a run measures of each case (`--measure`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub(crate) enum Measure {
-    /// Wall time per operation, in rounds of processes.
-    #[default]
-    Time,
-    /// Instructions per operation, counted by callgrind in this process (see `count`).
-    Instructions,
-}
-
 impl Options {
-    /// Whether this run counts instructions: `--measure instructions` and `--bench`.
+    /// Whether this process counts instructions: `--measure instructions` with `--bench`, or
+    /// with `--driven` (`knotmeter compare --measure instructions`, each side under callgrind).
     pub(crate) fn counts_instructions(&self) -> bool {
-        self.bench && self.measure == Measure::Instructions && !self.list && !self.driven
+        (self.bench || self.driven) && self.measure == Measure::Instructions && !self.list
     }
 }
 

@@ -277,7 +277,7 @@ mod tests {
         assert_eq!(
             lines[1],
             format!(
-                "q::boom,failed{}\"panicked at src/lib.rs:3:5: boom, with a comma\",,,,",
+                "q::boom,failed{}\"panicked at src/lib.rs:3:5: boom, with a comma\",,,,,",
                 ",".repeat(26)
             )
         );

@@ -21,9 +21,9 @@ use knotmeter_protocol::{
 };
 
 use crate::text::{
-    allocations_text, complexity_text, history_spread_text, interval_mark, interval_sentence,
-    machine_text, optimized_away, rounds_of, stored_note, verdict_text, warning_text,
-    EMPTY_ESTIMATE,
+    allocations_text, cache_text, complexity_text, history_spread_text, interval_mark,
+    interval_sentence, machine_text, optimized_away, rounds_of, stored_note, verdict_text,
+    warning_text, EMPTY_ESTIMATE,
 };
 use crate::units::{
     format_rate, format_throughput, group_digits, measure_text, ops_per_sec, MISSING,
@@ -140,6 +140,7 @@ fn detail(
             interval_sentence(result),
             unit(e.mean_ns)
         ));
+        lines.extend(result.cache.as_ref().map(cache_text));
     } else if !optimized_away(result) {
         // A declared throughput (criterion's `Throughput`) replaces operations per second.
         let rate = result

@@ -68,6 +68,11 @@ pub struct BenchResult {
     /// Allocations per operation; `null` unless the bench binary installs
     /// `knotmeter::CountingAlloc` as its global allocator.
     pub allocations: Option<Allocations>,
+    /// A count's cache simulation (`--measure instructions --cache-sim`), per operation;
+    /// absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "typescript", ts(optional))]
+    pub cache: Option<CacheSimulation>,
     /// The rounds the case was measured in: each round's median, the evidence behind the
     /// estimate and its interval. Absent from engines that measured in one stretch, and from
     /// results read back from histories they wrote.
@@ -112,6 +117,38 @@ impl Measure {
         match self {
             Measure::Time => "time",
             Measure::Instructions => "instructions",
+        }
+    }
+}
+
+/// What callgrind's cache simulation (`--cache-sim=yes`) saw per operation of a counted case,
+/// the empty body's subtracted as for the instructions: each memory access (instruction
+/// fetches, data reads and writes) served by the first-level caches, the last-level cache, or
+/// main memory; and the cycles those suggest, by gungraun's (formerly iai's) formula
+/// `L1 hits + 5 × LL hits + 35 × RAM hits`. An estimate from a simulated cache, not a
+/// measured time.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
+pub struct CacheSimulation {
+    /// Accesses served by the first-level caches.
+    pub l1_hits: f64,
+    /// Accesses that missed the first level and were served by the last-level cache.
+    pub ll_hits: f64,
+    /// Accesses that missed every cache.
+    pub ram_hits: f64,
+    /// `l1_hits + 5 × ll_hits + 35 × ram_hits`.
+    pub estimated_cycles: f64,
+}
+
+impl CacheSimulation {
+    /// The figures from accesses per operation and their first- and last-level misses.
+    pub fn from_accesses(accesses: f64, l1_misses: f64, ll_misses: f64) -> Self {
+        let (l1_hits, ll_hits, ram_hits) = (accesses - l1_misses, l1_misses - ll_misses, ll_misses);
+        CacheSimulation {
+            l1_hits,
+            ll_hits,
+            ram_hits,
+            estimated_cycles: l1_hits + 5.0 * ll_hits + 35.0 * ram_hits,
         }
     }
 }

@@ -334,6 +334,11 @@ pub struct DrivenMeasurement {
     /// The benchmark called a timing method more than once; only the first was measured.
     #[serde(default)]
     pub measured_twice: bool,
+    /// A count's cache simulation, one `[accesses, first-level misses, last-level misses]`
+    /// per operation for each repetition, the empty body's subtracted; empty otherwise.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[cfg_attr(feature = "typescript", ts(as = "Option<Vec<[f64; 3]>>", optional))]
+    pub cache: Vec<[f64; 3]>,
 }
 
 /// How a pair ended: each side's result or failure, and the estimate when both can be

@@ -391,8 +391,8 @@ pub struct RunParams {
     pub profiler: Option<crate::ProfileTool>,
     /// What to measure: `time` (the default) or `instructions`, each case's instructions
     /// counted under Valgrind's callgrind (`--measure instructions`, docs/instructions.md):
-    /// results in instructions per operation, compared with earlier counts only. Not with
-    /// `compare` or `profile` (refused with -32602).
+    /// results in instructions per operation, compared with earlier counts only; with
+    /// `compare`, the two builds compared by count. Not with `profile` (refused with -32602).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub measure: Option<crate::Measure>,
 }

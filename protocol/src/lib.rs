@@ -35,9 +35,9 @@ mod summary;
 mod typescript;
 
 pub use bench::{
-    Allocations, BenchResult, Comparison, ComparisonKind, Estimate, Measure, Overhead, Quantiles,
-    RawSamples, Reproducibility, Rounds, Severity, SpreadSource, Throughput, ThroughputUnit,
-    UnknownVerdict, Verdict, Warning,
+    Allocations, BenchResult, CacheSimulation, Comparison, ComparisonKind, Estimate, Measure,
+    Overhead, Quantiles, RawSamples, Reproducibility, Rounds, Severity, SpreadSource, Throughput,
+    ThroughputUnit, UnknownVerdict, Verdict, Warning,
 };
 pub use driven::{
     CaseComparison, CompareReport, CompareSide, CompareStatus, ComparedCase, DrivenCommand,

@@ -153,6 +153,7 @@ fn wire_declarations(cfg: &Config, out: &mut String) {
         Rounds,
         SpreadSource,
         Allocations,
+        CacheSimulation,
         Manifest,
         TimerInfo,
         ListDocument,

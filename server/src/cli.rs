@@ -7,7 +7,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 use knotmeter_format::values;
 use knotmeter_protocol::Partition;
 
-pub use knotmeter_server_builds::{BuildsArgs, BuildsFormat, Profiler};
+pub use knotmeter_server_builds::{BuildsArgs, BuildsFormat, MeasureArg, Profiler};
 
 /// knotmeter: discover, build and run benchmarks, for editors (`serve`) and terminals.
 #[derive(Debug, Parser)]
@@ -330,24 +330,6 @@ pub struct PruneArgs {
     /// The package or workspace whose history to prune. Default: the current directory.
     #[arg(long)]
     pub path: Option<PathBuf>,
-}
-
-/// What `knotmeter run --measure` measures.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum MeasureArg {
-    /// Wall time per operation.
-    Time,
-    /// Instructions per operation, counted under Valgrind's callgrind.
-    Instructions,
-}
-
-impl From<MeasureArg> for knotmeter_protocol::Measure {
-    fn from(arg: MeasureArg) -> Self {
-        match arg {
-            MeasureArg::Time => Self::Time,
-            MeasureArg::Instructions => Self::Instructions,
-        }
-    }
 }
 
 /// Output formats of `knotmeter run`.

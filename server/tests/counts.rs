@@ -7,6 +7,7 @@ use std::time::Duration;
 use serde_json::{json, Value};
 
 use crate::common::{fixture, history_file, Client};
+use crate::compare_support::{case, json as report_of, stderr, Repo};
 
 /// The results of `knotmeter run --format json`'s items.
 fn results(document: &Value) -> Vec<&Value> {
@@ -98,23 +99,56 @@ fn the_editor_counts_a_case_and_shows_instructions_per_operation() {
     assert_eq!(passed["result"]["measure"], "instructions", "{passed}");
     let figure = passed["shown"]["figure"].as_str().unwrap();
     assert!(figure.ends_with(" instr/op"), "{figure}");
-    // Counting and comparing two builds, or profiling, at once is refused, naming why.
-    for (other, word) in [
-        (json!({"compare": ""}), "compare"),
-        (json!({"profile": true}), "profile"),
-    ] {
-        let mut params = json!({"include": ["profiled::also_here"], "measure": "instructions"});
-        params
-            .as_object_mut()
-            .unwrap()
-            .extend(other.as_object().unwrap().clone());
-        let refused = client.request("knotmeter/run", params);
-        assert_eq!(refused["error"]["code"], -32602, "{refused}");
-        let message = refused["error"]["message"].as_str().unwrap();
-        assert!(
-            message.contains(word) && message.contains("instructions"),
-            "{message}"
-        );
-    }
+    // Counting and profiling at once is refused, naming why.
+    let refused = client.request(
+        "knotmeter/run",
+        json!({"include": ["profiled::also_here"], "measure": "instructions", "profile": true}),
+    );
+    assert_eq!(refused["error"]["code"], -32602, "{refused}");
+    let message = refused["error"]["message"].as_str().unwrap();
+    assert!(
+        message.contains("profile") && message.contains("instructions"),
+        "{message}"
+    );
     client.shutdown();
+}
+
+/// Two commits compared by count: the head's `slower` does three times the chain's work and
+/// counts about three times the instructions, exactly; `same` counts the same, ratio 1; and
+/// the gate fails on the regression.
+#[test]
+fn knotmeter_compare_counts_two_commits() {
+    let repo = Repo::new(&["base", "head"]);
+    let out = repo.compare(&["HEAD~1", "--measure", "instructions", "--format", "json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let report = report_of(&out);
+    assert_eq!(
+        report["head"]["manifest"]["measure"], "instructions",
+        "{report:#}"
+    );
+    let slower = case(&report, "two::slower");
+    assert_eq!(slower["status"], "compared", "{slower:#}");
+    let comparison = &slower["comparison"];
+    assert_eq!(comparison["verdict"], "slower", "{comparison:#}");
+    assert_eq!(
+        comparison["low"], comparison["high"],
+        "exact: {comparison:#}"
+    );
+    let ratio = comparison["ratio"].as_f64().unwrap();
+    assert!((2.8..3.1).contains(&ratio), "{comparison:#}");
+    assert_eq!(slower["head"]["measure"], "instructions");
+    let same = case(&report, "two::same");
+    assert_eq!(same["comparison"]["verdict"], "same", "{same:#}");
+    assert_eq!(same["comparison"]["ratio"], 1.0, "{same:#}");
+    assert_eq!(case(&report, "two::new")["status"], "added");
+
+    let out = repo.compare(&[
+        "HEAD~1",
+        "--measure",
+        "instructions",
+        "--fail-on-regression",
+        "5",
+        "--no-history",
+    ]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
 }

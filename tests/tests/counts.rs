@@ -200,3 +200,30 @@ fn a_criterion_benchmark_that_times_itself_is_counted_whole() {
         .collect();
     assert_eq!(codes, ["self_timed", "optimized_away"], "{result}");
 }
+
+/// `--cache-sim`: every access is served somewhere, so the hits are at least the instructions
+/// (each fetched once), and the cycles follow gungraun's formula; without it, no cache figures.
+#[test]
+fn the_cache_simulation_gives_hits_and_estimated_cycles_per_operation() {
+    let h = TempHistory::new();
+    let out = counted(
+        &h,
+        WORK,
+        &["--cache-sim", "--format", "json", "--no-history"],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let report = h.json(&out);
+    let result = first_result(&report);
+    let instructions = result["estimate"]["median_ns"].as_f64().unwrap();
+    let cache = &result["cache"];
+    let hit = |name: &str| cache[name].as_f64().unwrap_or_else(|| panic!("{cache}"));
+    let hits = hit("l1_hits") + hit("ll_hits") + hit("ram_hits");
+    assert!(
+        hits >= instructions,
+        "{hits} accesses for {instructions} instructions: {cache}"
+    );
+    let cycles = hit("l1_hits") + 5.0 * hit("ll_hits") + 35.0 * hit("ram_hits");
+    assert!((hit("estimated_cycles") - cycles).abs() < 1e-6, "{cache}");
+    let out = counted(&h, WORK, &["--format", "json", "--no-history"]);
+    assert!(first_result(&h.json(&out)).get("cache").is_none());
+}

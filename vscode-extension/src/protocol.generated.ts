@@ -222,8 +222,8 @@ profiler?: ProfileTool | null,
 /**
  * What to measure: `time` (the default) or `instructions`, each case's instructions
  * counted under Valgrind's callgrind (`--measure instructions`, docs/instructions.md):
- * results in instructions per operation, compared with earlier counts only. Not with
- * `compare` or `profile` (refused with -32602).
+ * results in instructions per operation, compared with earlier counts only; with
+ * `compare`, the two builds compared by count. Not with `profile` (refused with -32602).
  */
 measure?: Measure | null, };
 
@@ -921,6 +921,11 @@ reproducibility?: Reproducibility | null,
  */
 allocations: Allocations | null, 
 /**
+ * A count's cache simulation (`--measure instructions --cache-sim`), per operation;
+ * absent otherwise.
+ */
+cache?: CacheSimulation, 
+/**
  * The rounds the case was measured in: each round's median, the evidence behind the
  * estimate and its interval. Absent from engines that measured in one stretch, and from
  * results read back from histories they wrote.
@@ -1243,6 +1248,32 @@ per_op: number,
  * Bytes requested per operation.
  */
 bytes_per_op: number, };
+
+/**
+ * What callgrind's cache simulation (`--cache-sim=yes`) saw per operation of a counted case,
+ * the empty body's subtracted as for the instructions: each memory access (instruction
+ * fetches, data reads and writes) served by the first-level caches, the last-level cache, or
+ * main memory; and the cycles those suggest, by gungraun's (formerly iai's) formula
+ * `L1 hits + 5 × LL hits + 35 × RAM hits`. An estimate from a simulated cache, not a
+ * measured time.
+ */
+export type CacheSimulation = { 
+/**
+ * Accesses served by the first-level caches.
+ */
+l1_hits: number, 
+/**
+ * Accesses that missed the first level and were served by the last-level cache.
+ */
+ll_hits: number, 
+/**
+ * Accesses that missed every cache.
+ */
+ram_hits: number, 
+/**
+ * `l1_hits + 5 × ll_hits + 35 × ram_hits`.
+ */
+estimated_cycles: number, };
 
 /**
  * Where and how a run was measured: enough to judge whether two runs can be compared.

@@ -371,6 +371,7 @@ pub(crate) fn analyse_rounds(
                 per_op,
                 bytes_per_op,
             }),
+        cache: None,
         throughput: case.throughput.map(|(unit, per_op)| {
             Throughput::at(unit, per_op, estimate.estimate, estimate.low, estimate.high)
         }),

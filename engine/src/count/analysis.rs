@@ -10,7 +10,8 @@
 //! than the body dominates it.
 
 use knotmeter_protocol::{
-    Allocations, BenchResult, Estimate, Measure, Overhead, Quantiles, RawSamples, Warning,
+    Allocations, BenchResult, CacheSimulation, Estimate, Measure, Overhead, Quantiles, RawSamples,
+    Warning,
 };
 
 use crate::analysis::{corrected, SELF_TIMED};
@@ -80,6 +81,7 @@ pub(crate) fn analyse(case: &Case, m: &Measurement) -> BenchResult {
             per_op,
             bytes_per_op,
         }),
+        cache: cache_simulation(&m.cache),
         // A rate per second means nothing for a count.
         throughput: None,
         raw: RawSamples {
@@ -88,6 +90,22 @@ pub(crate) fn analyse(case: &Case, m: &Measurement) -> BenchResult {
         },
         stored_at: None,
     }
+}
+
+/// The cache simulation's figures per operation: the median of each over the repetitions.
+fn cache_simulation(repetitions: &[[f64; 3]]) -> Option<CacheSimulation> {
+    if repetitions.is_empty() {
+        return None;
+    }
+    let median = |i: usize| {
+        let values: Vec<f64> = repetitions.iter().map(|r| r[i]).collect();
+        stats::median(&stats::sorted(&values))
+    };
+    Some(CacheSimulation::from_accesses(
+        median(0),
+        median(1),
+        median(2),
+    ))
 }
 
 /// The checks, on counts.

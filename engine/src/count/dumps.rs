@@ -32,6 +32,19 @@ impl Counts {
         let at = self.events.iter().position(|e| e == name)?;
         self.totals.get(at).copied()
     }
+
+    /// With the cache simulation (`--cache-sim=yes`): memory accesses (instruction fetches,
+    /// data reads and writes), first-level misses and last-level misses; `None` without it.
+    pub(crate) fn cache(&self) -> Option<[u64; 3]> {
+        let sum = |names: [&str; 3]| -> Option<u64> {
+            names.iter().map(|n| self.get(n)).sum::<Option<u64>>()
+        };
+        Some([
+            sum(["Ir", "Dr", "Dw"])?,
+            sum(["I1mr", "D1mr", "D1mw"])?,
+            sum(["ILmr", "DLmr", "DLmw"])?,
+        ])
+    }
 }
 
 /// The output file, read from where the last part ended.
@@ -116,6 +129,23 @@ pub(crate) fn last_part(text: &str, events: &mut Vec<String>) -> Option<Counts> 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_cache_simulation_sums_accesses_and_misses_by_level() {
+        let counts = Counts {
+            events: "Ir Dr Dw I1mr D1mr D1mw ILmr DLmr DLmw"
+                .split(' ')
+                .map(str::to_owned)
+                .collect(),
+            totals: vec![100, 30, 20, 2, 3, 1, 1, 1, 0],
+        };
+        assert_eq!(counts.cache(), Some([150, 6, 2]));
+        let plain = Counts {
+            events: vec!["Ir".to_owned()],
+            totals: vec![100],
+        };
+        assert_eq!(plain.cache(), None, "no simulation, no cache figures");
+    }
 
     /// Two parts as callgrind 3.19 appends them with `--combine-dumps=yes`.
     const TWO_PARTS: &str = "# callgrind format

@@ -25,7 +25,7 @@ use std::time::Instant;
 
 use crate::alloc;
 use crate::measure::{region, MeasureConfig, Measurement, Progress, Sampler};
-use dumps::Dumps;
+use dumps::{Counts, Dumps};
 
 /// callgrind's output of this process, once it counts ([`start`]).
 static COUNTS: OnceLock<Mutex<Dumps>> = OnceLock::new();
@@ -55,13 +55,13 @@ pub(crate) fn active() -> bool {
     COUNTS.get().is_some()
 }
 
-/// The instructions of the batch that just ran (its dump).
-pub(crate) fn last_batch() -> Result<u64, String> {
+/// The counts of the batch that just ran (its dump).
+pub(crate) fn last_batch() -> Result<Counts, String> {
     let counts = COUNTS
         .get()
         .ok_or_else(|| "this process does not count instructions".to_owned())?;
     let mut dumps = counts.lock().unwrap_or_else(|e| e.into_inner());
-    dumps.next().map(|c| c.instructions())
+    dumps.next()
 }
 
 /// Removes callgrind's output file at the end of the run (callgrind appends its last dump as
@@ -84,14 +84,14 @@ const TARGET_PER_BATCH: u64 = 2_000_000;
 /// The most operations in a batch: a batch holds every input it runs, made before it.
 const MAX_OPS: u64 = 4096;
 
-/// Counts `sampler`'s case: the schedule above. `read` gives the count of the batch that just
-/// ran (its instructions). An error when a count cannot be read (the process is not under
-/// callgrind).
+/// Counts `sampler`'s case: the schedule above. `read` gives the counts of the batch that just
+/// ran (its instructions, and the cache simulation's events when there is one). An error when
+/// a count cannot be read (the process is not under callgrind).
 pub(crate) fn measure(
     cfg: &MeasureConfig,
     progress: &mut dyn FnMut(&Progress),
     sampler: &mut dyn Sampler,
-    read: &mut dyn FnMut() -> Result<u64, String>,
+    read: &mut dyn FnMut() -> Result<Counts, String>,
 ) -> Result<Measurement, String> {
     let started = Instant::now();
     let mut m = Measurement {
@@ -99,22 +99,23 @@ pub(crate) fn measure(
         ..Measurement::default()
     };
     let _counting = region::counting();
-    let mut count = |batch: &mut dyn FnMut()| -> Result<f64, String> {
+    let mut count = |batch: &mut dyn FnMut()| -> Result<Counts, String> {
         batch();
-        read().map(|c| c as f64)
+        read()
     };
-    let cold = count(&mut || {
+    let instructions = |c: &Counts| c.instructions() as f64;
+    let cold = instructions(&count(&mut || {
         sampler.workload(1);
-    })?;
-    let cold_base = count(&mut || {
+    })?);
+    let cold_base = instructions(&count(&mut || {
         sampler.baseline(1);
-    })?;
+    })?);
     m.cold_ns = (cold - cold_base).max(0.0);
-    let pilot = count(&mut || {
+    let pilot = instructions(&count(&mut || {
         sampler.workload(1);
-    })? - count(&mut || {
+    })?) - instructions(&count(&mut || {
         sampler.baseline(1);
-    })?;
+    })?);
     let ops = ops_per_batch(pilot);
     m.ops_per_sample = ops;
     let mut longest = 0.0f64;
@@ -136,8 +137,18 @@ pub(crate) fn measure(
         let b2 = count(&mut || {
             sampler.baseline(2 * ops);
         })?;
-        m.workload_ns.push((w2 - w1) / ops as f64);
-        m.baseline_ns.push((b2 - b1) / ops as f64);
+        let per_op = |big: u64, small: u64| (big as f64 - small as f64) / ops as f64;
+        m.workload_ns
+            .push(per_op(w2.instructions(), w1.instructions()));
+        m.baseline_ns
+            .push(per_op(b2.instructions(), b1.instructions()));
+        if let (Some(w1), Some(w2), Some(b1), Some(b2)) =
+            (w1.cache(), w2.cache(), b1.cache(), b2.cache())
+        {
+            m.cache.push(std::array::from_fn(|i| {
+                per_op(w2[i], w1[i]) - per_op(b2[i], b1[i])
+            }));
+        }
         longest = longest.max(step.elapsed().as_nanos() as f64);
         progress(&Progress {
             samples: repetition as u64 + 1,
@@ -213,7 +224,12 @@ mod tests {
             fixed: 1_000,
             last: last.clone(),
         };
-        let mut read = || Ok(last.get());
+        let mut read = || {
+            Ok(Counts {
+                events: vec!["Ir".to_owned()],
+                totals: vec![last.get()],
+            })
+        };
         measure(&config(), &mut |_| {}, &mut fake, &mut read).unwrap()
     }
 

@@ -19,6 +19,7 @@
 //! (docs/json-format.md).
 
 mod channel;
+mod counted;
 mod finalize;
 mod measure;
 mod open;

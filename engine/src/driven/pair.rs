@@ -132,6 +132,9 @@ impl Driven<'_> {
         planned: u32,
         cut_short: bool,
     ) {
+        if crate::count::active() {
+            return self.combine_counts(case, against, rounds);
+        }
         let log_ratios: Vec<f64> = rounds
             .iter()
             .filter_map(|r| {
@@ -205,7 +208,7 @@ impl Driven<'_> {
 
     /// Keeps `estimate` when both results can be compared, as a run decides for a group: a
     /// side cut short by a cancel or indistinguishable from the empty body gets no verdict.
-    fn decide(
+    pub(super) fn decide(
         &self,
         outcome: &mut PairOutcome,
         estimate: Option<crate::compare::RatioEstimate>,

@@ -124,6 +124,9 @@ pub(crate) struct Measurement {
     /// The routine timed itself (criterion's `iter_custom`): no empty body could be measured,
     /// so the baseline samples are zero and nothing was subtracted.
     pub(crate) self_timed: bool,
+    /// A count's cache simulation, one per repetition (`crate::count`): accesses, first-level
+    /// and last-level misses per operation, the empty body's subtracted. Empty otherwise.
+    pub(crate) cache: Vec<[f64; 3]>,
 }
 
 impl Measurement {

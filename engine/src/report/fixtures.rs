@@ -136,6 +136,7 @@ pub(crate) fn result(case: &ListEntry, median_ns: f64) -> BenchResult {
         },
         stored_at: None,
         throughput: None,
+        cache: None,
     }
 }
 

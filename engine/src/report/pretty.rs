@@ -26,9 +26,9 @@ use std::collections::{HashMap, HashSet};
 use std::io::{self, Write};
 
 use knotmeter_format::text::{
-    allocations_text, bench_id, case_label, complexity_text, failure_text, interval_cell,
-    interval_legend, interval_mark, manifest_line, optimized_away, samples_text, warning_text,
-    EMPTY_ESTIMATE, OPTIMIZED_AWAY,
+    allocations_text, bench_id, cache_text, case_label, complexity_text, failure_text,
+    interval_cell, interval_legend, interval_mark, manifest_line, optimized_away, samples_text,
+    warning_text, EMPTY_ESTIMATE, OPTIMIZED_AWAY,
 };
 use knotmeter_format::units::{format_rate, format_throughput, measure_text, ops_per_sec, MISSING};
 use knotmeter_format::{shown, Tally, DETAIL_ONLY};
@@ -275,6 +275,9 @@ impl Reporter for Pretty {
         write!(self.out, "{}", self.in_progress.interrupt())?;
         writeln!(self.out, "{line}")?;
         let indent = " ".repeat(label.len() - label.trim_start().len() + 2);
+        if let Some(cache) = &result.cache {
+            writeln!(self.out, "{indent}{}", cache_text(cache))?;
+        }
         let (empty, others): (Vec<&Warning>, Vec<&Warning>) = result
             .warnings
             .iter()

@@ -145,6 +145,7 @@ pub(crate) fn to_wire(m: &Measurement, twice: bool) -> DrivenMeasurement {
         }),
         self_timed: m.self_timed,
         measured_twice: twice,
+        cache: m.cache.clone(),
     }
 }
 
@@ -162,6 +163,7 @@ pub(crate) fn from_wire(m: DrivenMeasurement) -> (Measurement, bool) {
             budget_exhausted: m.budget_exhausted,
             allocations: m.allocations.map(|a| (a.per_op, a.bytes_per_op)),
             self_timed: m.self_timed,
+            cache: m.cache,
         },
         m.measured_twice,
     )

@@ -65,6 +65,7 @@ pub fn result_with_samples(id: &str, median_ns: f64, n: usize) -> BenchResult {
         file: "benches/quickstart.rs".to_owned(),
         line: 12,
         measure: Default::default(),
+        cache: None,
         estimate: Estimate {
             median_ns,
             low_ns: median_ns * 0.99,

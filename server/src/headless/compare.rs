@@ -28,6 +28,10 @@ pub fn compare(args: BuildsArgs) -> anyhow::Result<ExitCode> {
     if let Some(case) = &args.profile {
         return super::compare_profile::compare_profile(&args, case);
     }
+    if let Some(why) = super::cannot_count(args.measure) {
+        eprintln!("knotmeter: {why}");
+        return Ok(ExitCode::from(2));
+    }
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

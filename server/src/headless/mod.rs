@@ -32,6 +32,26 @@ mod select;
 mod stored_builds;
 
 pub use compare::compare;
+
+use crate::cli::MeasureArg;
+
+/// Why `--measure instructions` (`knotmeter run`, `knotmeter compare`) cannot count on this
+/// machine, in one line that names the package to install: said before anything is built.
+fn cannot_count(measure: MeasureArg) -> Option<String> {
+    if measure != MeasureArg::Instructions {
+        return None;
+    }
+    let path = std::env::var_os("PATH");
+    if knotmeter_server_profile::tool::find_on("valgrind", path.as_deref()).is_some() {
+        return None;
+    }
+    Some(
+        "--measure instructions counts under Valgrind's callgrind, and `valgrind` is not on \
+         PATH: install it (Debian and Ubuntu: `sudo apt install valgrind`; Fedora: `sudo dnf \
+         install valgrind`)"
+            .to_owned(),
+    )
+}
 pub use history::history;
 pub use list::list;
 pub use profile::profile;

@@ -46,7 +46,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
             return Ok(ExitCode::from(status::USAGE));
         }
     };
-    if let Some(why) = cannot_count(&args) {
+    if let Some(why) = super::cannot_count(args.measure) {
         eprintln!("knotmeter: {why}");
         return Ok(ExitCode::from(status::USAGE));
     }
@@ -337,24 +337,6 @@ fn bench_args(args: &RunArgs) -> Vec<String> {
         out.extend(["--measure".to_owned(), "instructions".to_owned()]);
     }
     out
-}
-
-/// Why `knotmeter run --measure instructions` cannot count on this machine, in one line that
-/// names the package to install: said before anything is built.
-fn cannot_count(args: &RunArgs) -> Option<String> {
-    if args.measure != MeasureArg::Instructions {
-        return None;
-    }
-    let path = std::env::var_os("PATH");
-    if knotmeter_server_profile::tool::find_on("valgrind", path.as_deref()).is_some() {
-        return None;
-    }
-    Some(
-        "--measure instructions counts under Valgrind's callgrind, and `valgrind` is not on \
-         PATH: install it (Debian and Ubuntu: `sudo apt install valgrind`; Fedora: `sudo dnf \
-         install valgrind`)"
-            .to_owned(),
-    )
 }
 
 /// Standard output that notices when its reader has gone (`| head`) and then stays quiet.

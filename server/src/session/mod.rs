@@ -754,23 +754,15 @@ impl Session {
         }
     }
 
-    /// Why a run of `params` would run nothing although it names items, if it would.
+    /// Why a run of `params` is refused: it asks for two things at once that cannot be, or it
+    /// would run nothing although it names items.
     fn refused(&self, params: &RunParams) -> Option<String> {
-        if params.measure == Some(Measure::Instructions) {
-            if params.compare.is_some() {
-                return Some(
-                    "measure `instructions` with `compare`: two builds are compared by time only \
-                     (knotmeter compare), not yet by count"
-                        .to_owned(),
-                );
-            }
-            if params.profile == Some(true) {
-                return Some(
-                    "measure `instructions` with `profile`: a profile counts with its own \
-                     profiler; ask for one or the other"
-                        .to_owned(),
-                );
-            }
+        if params.measure == Some(Measure::Instructions) && params.profile == Some(true) {
+            return Some(
+                "measure `instructions` with `profile`: a profile counts with its own profiler; \
+                 ask for one or the other"
+                    .to_owned(),
+            );
         }
         let include = params.include.as_ref()?;
         let known: HashSet<&str> = self.tree.items().map(|i| i.id.as_str()).collect();

@@ -303,7 +303,7 @@ impl Session {
         // A comparison of two builds is a run too, carried out by `knotmeter compare`'s pipeline.
         let builds = base
             .as_deref()
-            .map(|base| builds_request(&job, &workspace, &options, base));
+            .map(|base| builds_request(&job, &workspace, &options, base, measure));
         tokio::spawn(async move {
             match builds {
                 // A profile is a run too, carried out by `knotmeter profile`'s pipeline.
@@ -789,13 +789,14 @@ fn first_apart(
 
 /// A state change without a result.
 /// The two-build comparison of `job`'s cases against `base` (empty: the default base), in
-/// `workspace`, measured as `options` say: the working tree against the base, each case's
-/// binaries pinned, the comparison stored.
+/// `workspace`, measured as `options` say (in `measure`): the working tree against the base,
+/// each case's binaries pinned, the comparison stored.
 fn builds_request(
     job: &Job,
     workspace: &Workspace,
     options: &RunOptions,
     base: &str,
+    measure: Measure,
 ) -> BuildsRequest {
     let quick = job.mode == RunMode::Quick;
     BuildsRequest {
@@ -813,6 +814,7 @@ fn builds_request(
         case_timeout: options.silence_limit,
         pin: true,
         store: true,
+        measure,
     }
 }
 

@@ -12,6 +12,7 @@ use std::time::Duration;
 use anyhow::bail;
 use clap::ValueEnum;
 use knotmeter_format::values;
+use knotmeter_protocol::Measure;
 
 use super::git;
 
@@ -39,6 +40,9 @@ pub struct BuildsRequest {
     pub pin: bool,
     /// The comparison is stored in the history.
     pub store: bool,
+    /// What is compared: times, or instructions counted under callgrind (one count of each
+    /// side, no rounds: the same build counts the same in any process).
+    pub measure: Measure,
 }
 
 /// `knotmeter compare`.
@@ -98,6 +102,29 @@ pub struct BuildsArgs {
     /// With `--profile`: how many functions to list.
     #[arg(long, value_name = "N", default_value_t = 15, requires = "profile")]
     pub top: usize,
+    /// What to compare: `time`, or `instructions`: each case's instructions per operation
+    /// counted under Valgrind's callgrind on both builds (needs `valgrind`;
+    /// docs/instructions.md). A count needs no rounds: each side is counted once.
+    #[arg(long, value_enum, default_value_t = MeasureArg::Time, conflicts_with = "profile")]
+    pub measure: MeasureArg,
+}
+
+/// What `--measure` measures (`knotmeter run`, `knotmeter compare`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum MeasureArg {
+    /// Wall time per operation.
+    Time,
+    /// Instructions per operation, counted under Valgrind's callgrind.
+    Instructions,
+}
+
+impl From<MeasureArg> for Measure {
+    fn from(arg: MeasureArg) -> Self {
+        match arg {
+            MeasureArg::Time => Measure::Time,
+            MeasureArg::Instructions => Measure::Instructions,
+        }
+    }
 }
 
 /// The profilers of `--profiler` (`knotmeter profile`, `knotmeter compare --profile`).
@@ -134,6 +161,7 @@ impl BuildsArgs {
             case_timeout: Duration::from_secs_f64(self.case_timeout.max(0.001)),
             pin: !self.no_pin,
             store: !self.no_history,
+            measure: self.measure.into(),
         })
     }
 }

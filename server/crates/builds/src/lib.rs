@@ -51,7 +51,7 @@ pub mod pipeline;
 pub mod render;
 mod sides;
 
-pub use args::{BuildsArgs, BuildsFormat, BuildsRequest, Profiler, Words};
+pub use args::{BuildsArgs, BuildsFormat, BuildsRequest, MeasureArg, Profiler, Words};
 pub use build::{reserve, BuildCancelled};
 pub use job::execute_job;
 pub use measure::MeasureEvent;

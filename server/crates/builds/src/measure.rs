@@ -24,6 +24,8 @@
 //! | a case only one build has | `added` or `removed`, not measured | — |
 //! | cancel (Ctrl-C) | the pair in progress ends at its next sample boundary, partial, not compared | `skipped` |
 
+mod counted;
+
 use std::time::Duration;
 
 use knotmeter_format::text::failure_text;
@@ -55,6 +57,9 @@ pub struct MeasureOptions {
     /// The wall time a pair may take over all its rounds: two cases' worth of the engine's
     /// budget. A case whose next round would take it past this gets no more rounds.
     pub budget: Duration,
+    /// Instructions are counted (both sides under callgrind): each side counts the case alone
+    /// (`measure`), once, instead of a `pair`.
+    pub count: bool,
 }
 
 /// One bench target and how to start its binary on each side (`None`: the side has no such
@@ -310,7 +315,12 @@ impl Run<'_> {
                     rounds: self.options.rounds,
                     ops: case.ops,
                 };
-                match self.pair(&case.id, slot, base, head).await {
+                let outcome = if self.options.count {
+                    self.count_pair(&case.id, base, head).await
+                } else {
+                    self.pair(&case.id, slot, base, head).await
+                };
+                match outcome {
                     Ok(outcome) => {
                         let took = started.elapsed();
                         case.spent += took;

@@ -9,7 +9,7 @@
 use std::collections::HashSet;
 use std::time::Duration;
 
-use knotmeter_protocol::{CompareReport, CompareStatus};
+use knotmeter_protocol::{CompareReport, CompareStatus, Measure};
 use tokio_util::sync::CancellationToken;
 
 use super::build::{self, Built};
@@ -132,17 +132,27 @@ pub async fn compare(
     }
     let plans = built.plans(&sides, request);
     let (rounds, budget) = MeasureOptions::rounds_and_budget(request);
+    let count = request.measure == Measure::Instructions;
     let options = MeasureOptions {
         case_timeout: request.case_timeout,
         start_timeout: START_TIMEOUT,
         pin: request.pin,
-        rounds,
+        // A count is the same in any process: one of each side.
+        rounds: if count { 1 } else { rounds },
         budget,
+        count,
     };
-    on(Step::Note(format!(
-        "measuring: each case of {} bench target(s) on both sides in turn, round by round",
-        plans.len()
-    )));
+    on(Step::Note(if count {
+        format!(
+            "counting: each case of {} bench target(s) on both sides in turn, under callgrind",
+            plans.len()
+        )
+    } else {
+        format!(
+            "measuring: each case of {} bench target(s) on both sides in turn, round by round",
+            plans.len()
+        )
+    }));
     on(Step::Phase(Phase::Pairs));
     let filter = sides.filter.clone();
     let wanted = move |id: &str| {

@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context};
-use knotmeter_protocol::{CompareReport, CompareSide, VERSION};
+use knotmeter_protocol::{CompareReport, CompareSide, Measure, VERSION};
 
 use super::binary::Spec;
 use super::git;
@@ -112,6 +112,9 @@ impl Sides {
         }
         if !request.store {
             engine_args.push("--no-history".to_owned());
+        }
+        if request.measure == Measure::Instructions {
+            engine_args.extend(["--measure".to_owned(), "instructions".to_owned()]);
         }
         Spec {
             side,

@@ -1,0 +1,62 @@
+//! `combine` of a count (`knotmeter compare --measure instructions`, both bench binaries under
+//! callgrind): each side's count of the case, measured by a `measure` slot in its own process,
+//! becomes its result (`count::analysis`), and the ratio of the two counts is the estimate
+//! (`compare::count_ratio`), the noise threshold its only floor, as for a count compared with
+//! its history. There are no rounds: the same build counts the same in any process.
+
+use knotmeter_protocol::{DrivenEvent, PairOutcome, PairRound};
+
+use super::Driven;
+use crate::analysis::corrected;
+use crate::compare::count_ratio;
+use crate::count::analysis::analyse;
+use crate::registry::Case;
+use crate::rounds::from_wire;
+
+impl Driven<'_> {
+    /// Both sides' results and the estimate of counted `case` from the first of its `rounds`
+    /// (a count needs one; any more would count the same); answered by `paired`.
+    pub(super) fn combine_counts(&self, case: &Case, against: &str, rounds: Vec<PairRound>) {
+        let Some(round) = rounds.into_iter().next() else {
+            let outcome = PairOutcome {
+                id: case.id.clone(),
+                base: None,
+                head: None,
+                base_failure: None,
+                head_failure: None,
+                base_lost: None,
+                estimate: None,
+                not_compared: Some("nothing was counted".to_owned()),
+                round: None,
+            };
+            self.channel
+                .borrow_mut()
+                .send(&DrivenEvent::Paired(Box::new(outcome)));
+            return;
+        };
+        let (base, _) = from_wire(round.base);
+        let (head, _) = from_wire(round.head);
+        let ratio = count_ratio(
+            &corrected(&base.workload_ns, &base.baseline_ns).samples,
+            &corrected(&head.workload_ns, &head.baseline_ns).samples,
+        );
+        let mut outcome = PairOutcome {
+            id: case.id.clone(),
+            base: Some(analyse(case, &base)),
+            head: Some(analyse(case, &head)),
+            base_failure: None,
+            head_failure: None,
+            base_lost: None,
+            estimate: None,
+            not_compared: None,
+            round: None,
+        };
+        self.decide(&mut outcome, ratio, against);
+        if outcome.estimate.is_none() && outcome.not_compared.is_none() {
+            outcome.not_compared = Some("a side counted no work".to_owned());
+        }
+        self.channel
+            .borrow_mut()
+            .send(&DrivenEvent::Paired(Box::new(outcome)));
+    }
+}
