@@ -178,11 +178,13 @@ fn measurement_args() -> Vec<Arg> {
             .long("time")
             .value_name("SECS")
             .value_parser(parse_seconds)
+            .allow_negative_numbers(true)
             .help("Time budget per case in seconds (default 1, 0.1 with --quick)"),
         Arg::new("precision")
             .long("precision")
             .value_name("FRACTION")
             .value_parser(parse_fraction)
+            .allow_negative_numbers(true)
             .help("Stop sampling once the median's 95% interval is within ± this (default 0.01)"),
         Arg::new("bench")
             .long("bench")
@@ -234,6 +236,7 @@ fn history_args() -> Vec<Arg> {
             .long("noise-threshold")
             .value_name("PCT")
             .value_parser(values::percent)
+            .allow_negative_numbers(true)
             .help(
                 "A change is called only when its whole 95% interval lies beyond PCT percent \
              (default 0.5)",
@@ -242,6 +245,7 @@ fn history_args() -> Vec<Arg> {
             .long("fail-on-regression")
             .value_name("PCT")
             .value_parser(values::percent)
+            .allow_negative_numbers(true)
             .help("Exit with status 1 when any case is `slower` by more than PCT percent"),
     ]
 }
@@ -264,6 +268,7 @@ fn process_args() -> Vec<Arg> {
             .long("rounds")
             .value_name("N")
             .value_parser(parse_rounds)
+            .allow_negative_numbers(true)
             .help(
                 "Measure each case in up to N rounds, each in a fresh process (default 10, 5 \
              with --quick); its interval comes from the variation between them",
@@ -283,6 +288,7 @@ fn process_args() -> Vec<Arg> {
         Arg::new("seed")
             .long("seed")
             .value_parser(value_parser!(u64))
+            .allow_negative_numbers(true)
             .help("Seed for sample-length jitter"),
     ]
 }
@@ -580,6 +586,26 @@ mod tests {
                 .chain(args.iter().copied())
                 .map(OsString::from),
         )
+    }
+
+    /// `--time -1` was taken for an unknown flag `-1`, with clap's tip to write `-- -1`, which
+    /// would have made `-1` a filter (issue 21): every numeric option says what it takes.
+    #[test]
+    fn a_negative_number_is_a_value_the_option_refuses_not_a_flag() {
+        for (flag, words) in [
+            ("--time", "seconds above 0"),
+            ("--precision", "between 0 and 1"),
+            ("--noise-threshold", "-1"),
+            ("--fail-on-regression", "-1"),
+            ("--rounds", "from 1 to 1000"),
+            ("--seed", "-1"),
+        ] {
+            let error = parse_str(&["--bench", flag, "-1"]).unwrap_err().to_string();
+            assert!(
+                error.contains(flag) && error.contains(words) && !error.contains("-- -1"),
+                "{flag}: {error}"
+            );
+        }
     }
 
     #[test]
