@@ -21,7 +21,9 @@
 //!   `docs/performance.md`. A benchmark of the build: CI does not run it.
 //! * `cargo xtask counts [--runs N] [--write]`: what `--measure instructions` promises (the
 //!   same count every run, identical code `same`, 1% more work `slower`) and what it costs,
-//!   printed, and with `--write` written to `docs/instructions.md`. CI does not run it.
+//!   printed, and with `--write` written to `docs/instructions.md`; `cargo xtask counts
+//!   gungraun [--runs N] [--write]`: the same workloads counted by gungraun beside knotmeter,
+//!   written to `docs/comparison.md`. CI does not run them.
 //! * `cargo xtask calibration [--runs N] [--trials T] [--plus10 CASE[,CASE…]] [--scenario quiet|busy]
 //!   [--no-experiment] [--quick] [--write]`: the calibration benchmark of the
 //!   measurement: `examples/calibration`'s realistic bodies run as fresh processes, each run's
@@ -78,7 +80,7 @@ fn main() -> ExitCode {
             "usage: cargo xtask perf [--rounds N] [--pair-runs N] | compare [--rounds N] \
              [--comparisons N] | compare rerun [--runs N] [--quick] [--write] | package [--no-verify] \
              | compare-builds [--runs N] [--time SECS] [--no-load] \
-             [--no-before-after] [--write] | build-time --before REV [--rounds N] | calibration [--runs N] [--trials T] [--plus10 CASE[,CASE…]] [--scenario quiet|busy] [--no-experiment] [--quick] [--write] | save-loop --before REV [--saves N] [--write] | drift [--runs N] [--write] | cold-bench [--rounds N] [--write] | counts [--runs N] [--write] | stale [--run]"
+             [--no-before-after] [--write] | build-time --before REV [--rounds N] | calibration [--runs N] [--trials T] [--plus10 CASE[,CASE…]] [--scenario quiet|busy] [--no-experiment] [--quick] [--write] | save-loop --before REV [--saves N] [--write] | drift [--runs N] [--write] | cold-bench [--rounds N] [--write] | counts [gungraun] [--runs N] [--write] | stale [--run]"
                 .to_owned(),
         ),
     };

@@ -7,8 +7,10 @@
 //! `same`, and `chain(2020)` against `chain(2000)` (1% more work) must read `slower`. Then what
 //! it costs: the quickstart's whole bench binary counted three times (its wall time, and the
 //! longest case), and the criterion suite of `compat/criterion-fixture` counted once through
-//! knotmeter-criterion.
+//! knotmeter-criterion. `cargo xtask counts gungraun` counts the same workloads with gungraun
+//! (`gungraun.rs`).
 
+mod gungraun;
 mod render;
 
 use std::path::Path;
@@ -35,6 +37,8 @@ pub(super) struct CountsRun {
     /// The run's wall time, in seconds, and its slowest case's.
     pub(super) seconds: f64,
     pub(super) slowest_case: f64,
+    /// The cases of the run.
+    pub(super) cases: usize,
 }
 
 /// A whole bench binary counted: its cases, how many were exact, its wall time and its
@@ -49,6 +53,9 @@ pub(super) struct Suite {
 
 /// Measures and prints (and with `--write` stores) the section.
 pub(crate) fn run(args: &[String]) -> Result<(), String> {
+    if args.first().map(String::as_str) == Some("gungraun") {
+        return gungraun::run(&args[1..]);
+    }
     let (mut runs, mut write) = (10, false);
     let mut args = args.iter();
     while let Some(flag) = args.next() {
@@ -167,6 +174,7 @@ fn counts_run(binary: &Path) -> Result<CountsRun, String> {
         work: verdict("chain_2020")?,
         seconds,
         slowest_case: slowest(&report),
+        cases: report.results.len() + report.failures.len(),
     })
 }
 

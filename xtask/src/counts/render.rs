@@ -8,7 +8,7 @@ use super::{CountsRun, Suite};
 pub(super) use crate::docs::Sitting;
 
 /// A count per operation, grouped: `5 515`, or with one decimal when it has a fraction.
-fn count(value: f64) -> String {
+pub(super) fn count(value: f64) -> String {
     if value.fract() != 0.0 || value.abs() >= 1e15 {
         return format!("{value:.1}");
     }
@@ -107,7 +107,8 @@ pub(super) fn section(
     );
     let _ = writeln!(
         s,
-        "| a whole run of `examples/counts` (5 cases) | — | {} s; its slowest case {} s |",
+        "| a whole run of `examples/counts` ({} cases) | — | {} s; its slowest case {} s |",
+        runs.first().map_or(0, |r| r.cases),
         range(runs.iter().map(|r| r.seconds), |v| format!("{v:.2}")),
         range(runs.iter().map(|r| r.slowest_case), |v| format!("{v:.2}")),
     );

@@ -292,8 +292,28 @@ pub(crate) const COUNTS: Section = Section {
     ],
 };
 
+/// `docs/comparison.md`, "Instruction counts beside gungraun": `examples/counts` counted by
+/// knotmeter and `comparisons/gungraun` (a workspace of its own, the same quickstart functions)
+/// counted by gungraun.
+pub(crate) const COUNTS_GUNGRAUN: Section = Section {
+    page: "docs/comparison.md",
+    name: "counts gungraun",
+    command: "cargo xtask counts gungraun --runs 3 --write",
+    measures: Measures::WorkingTree,
+    depends_on: &[
+        BUILD,
+        ENGINE,
+        &[
+            "comparisons/gungraun",
+            "examples/counts",
+            "examples/quickstart",
+            "xtask/src/counts",
+        ],
+    ],
+};
+
 /// Every generated section of `docs/` (what the check reads).
-pub(crate) const SECTIONS: [&Section; 10] = [
+pub(crate) const SECTIONS: [&Section; 11] = [
     &PERF,
     &BUILD_TIME,
     &COLD_BENCH,
@@ -304,4 +324,5 @@ pub(crate) const SECTIONS: [&Section; 10] = [
     &COMPARISON_RERUN,
     &SAVE_LOOP,
     &COUNTS,
+    &COUNTS_GUNGRAUN,
 ];
