@@ -370,6 +370,24 @@ pub struct PairOutcome {
     pub round: Option<PairRound>,
 }
 
+impl PairOutcome {
+    /// The outcome of case `id` before anything is known of it: no result, failure, estimate
+    /// or round yet.
+    pub fn of(id: impl Into<String>) -> Self {
+        PairOutcome {
+            id: id.into(),
+            base: None,
+            head: None,
+            base_failure: None,
+            head_failure: None,
+            base_lost: None,
+            estimate: None,
+            not_compared: None,
+            round: None,
+        }
+    }
+}
+
 /// A paired ratio waiting for the correction across every compared case.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "typescript", derive(ts_rs::TS))]

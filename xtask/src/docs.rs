@@ -42,6 +42,33 @@ pub(crate) fn loadavg() -> String {
         .unwrap_or_else(|_| "unknown".into())
 }
 
+/// The flags of a command that measures `--runs N` times and, with `--write`, writes its
+/// section: the runs (`default` without the flag, at least `least`) and whether to write; an
+/// error with `usage` for anything else.
+pub(crate) fn runs_and_write(
+    args: &[String],
+    default: usize,
+    least: usize,
+    usage: &str,
+) -> Result<(usize, bool), String> {
+    let (mut runs, mut write) = (default, false);
+    let mut args = args.iter();
+    while let Some(flag) = args.next() {
+        match flag.as_str() {
+            "--write" => write = true,
+            "--runs" => {
+                let value = args.next().ok_or(usage)?;
+                runs = value
+                    .parse::<usize>()
+                    .map_err(|_| format!("--runs takes a number, not {value}"))?
+                    .max(least);
+            }
+            _ => return Err(usage.into()),
+        }
+    }
+    Ok((runs, write))
+}
+
 /// When and where a section's runs were measured, as the section states it.
 pub(crate) struct Sitting {
     pub(crate) runs: usize,

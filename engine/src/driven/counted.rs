@@ -19,15 +19,8 @@ impl Driven<'_> {
     pub(super) fn combine_counts(&self, case: &Case, against: &str, rounds: Vec<PairRound>) {
         let Some(round) = rounds.into_iter().next() else {
             let outcome = PairOutcome {
-                id: case.id.clone(),
-                base: None,
-                head: None,
-                base_failure: None,
-                head_failure: None,
-                base_lost: None,
-                estimate: None,
                 not_compared: Some("nothing was counted".to_owned()),
-                round: None,
+                ..PairOutcome::of(case.id.clone())
             };
             self.channel
                 .borrow_mut()
@@ -41,15 +34,9 @@ impl Driven<'_> {
             &corrected(&head.workload_ns, &head.baseline_ns).samples,
         );
         let mut outcome = PairOutcome {
-            id: case.id.clone(),
             base: Some(analyse(case, &base)),
             head: Some(analyse(case, &head)),
-            base_failure: None,
-            head_failure: None,
-            base_lost: None,
-            estimate: None,
-            not_compared: None,
-            round: None,
+            ..PairOutcome::of(case.id.clone())
         };
         self.decide(&mut outcome, ratio, against);
         if outcome.estimate.is_none() && outcome.not_compared.is_none() {

@@ -66,17 +66,7 @@ impl Driven<'_> {
             };
             run::with_sampler(case, self.timer, &mut consume)
         };
-        let mut outcome = PairOutcome {
-            id: case.id.clone(),
-            base: None,
-            head: None,
-            base_failure: None,
-            head_failure: None,
-            base_lost: None,
-            estimate: None,
-            not_compared: None,
-            round: None,
-        };
+        let mut outcome = PairOutcome::of(case.id.clone());
         if let Some(ended) = remote.ended().cloned() {
             // The other side failed or vanished in the middle: this side's samples are
             // unpaired and its function was unwound, so neither side has a result.
@@ -158,17 +148,7 @@ impl Driven<'_> {
                 .collect()
         };
         let (base, head): (Vec<_>, Vec<_>) = rounds.into_iter().map(|r| (r.base, r.head)).unzip();
-        let mut outcome = PairOutcome {
-            id: case.id.clone(),
-            base: None,
-            head: None,
-            base_failure: None,
-            head_failure: None,
-            base_lost: None,
-            estimate: None,
-            not_compared: None,
-            round: None,
-        };
+        let mut outcome = PairOutcome::of(case.id.clone());
         if !base.is_empty() {
             outcome.base = Some(analyse_rounds(case, side(base), &plan, &self.context()));
             outcome.head = Some(analyse_rounds(case, side(head), &plan, &self.context()));

@@ -14,6 +14,7 @@ use std::time::Instant;
 
 use serde_json::Value;
 
+use super::render::{count, range};
 use super::{bench_binary, counted};
 use crate::stamp::sections::COUNTS_GUNGRAUN;
 use crate::{cargo, docs, stamp};
@@ -43,21 +44,7 @@ struct Figures {
 
 /// Measures and prints (and with `--write` stores) the section.
 pub(crate) fn run(args: &[String]) -> Result<(), String> {
-    let (mut runs, mut write) = (3, false);
-    let mut args = args.iter();
-    while let Some(flag) = args.next() {
-        match flag.as_str() {
-            "--write" => write = true,
-            "--runs" => {
-                let value = args.next().ok_or(USAGE)?;
-                runs = value
-                    .parse::<usize>()
-                    .map_err(|_| format!("--runs takes a number, not {value}"))?
-                    .max(1);
-            }
-            _ => return Err(USAGE.into()),
-        }
-    }
+    let (runs, write) = docs::runs_and_write(args, 3, 1, USAGE)?;
     let stamp = write.then(|| stamp::take(&COUNTS_GUNGRAUN)).transpose()?;
     ensure_runner()?;
     eprintln!("building examples/counts and comparisons/gungraun (release)…");
@@ -188,19 +175,6 @@ fn gungraun_run(manifest: &str, figures: &mut BTreeMap<String, Figures>) -> Resu
     Ok(seconds)
 }
 
-/// The smallest and largest of `values` as `a – b`, or one value when they are equal.
-fn range(values: &[f64], show: impl Fn(f64) -> String) -> String {
-    let low = values.iter().copied().fold(f64::INFINITY, f64::min);
-    let high = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-    if !low.is_finite() {
-        "—".to_owned()
-    } else if low == high {
-        show(low)
-    } else {
-        format!("{} – {}", show(low), show(high))
-    }
-}
-
 /// The section between its markers (without them).
 fn section(
     sitting: &docs::Sitting,
@@ -230,7 +204,6 @@ fn section(
          gungraun: instructions per call | knotmeter: s per case | gungraun: s per case |"
     );
     let _ = writeln!(s, "|---|---|---|---|---|---|");
-    let instr = super::render::count;
     let secs = |v: f64| format!("{v:.2}");
     let empty = Figures::default();
     for name in WORKLOADS {
@@ -241,20 +214,20 @@ fn section(
         let _ = writeln!(
             s,
             "| `{name}` | {} | {} | {} | {} | {} |",
-            range(&k.counts, instr),
-            range(&k.overhead, instr),
-            range(&g.counts, instr),
-            range(&k.seconds, secs),
-            range(&g.seconds, secs),
+            range(k.counts.iter().copied(), count),
+            range(k.overhead.iter().copied(), count),
+            range(g.counts.iter().copied(), count),
+            range(k.seconds.iter().copied(), secs),
+            range(g.seconds.iter().copied(), secs),
         );
     }
     let _ = writeln!(
         s,
         "| the whole suite (wall, its process included) | | | | {} s ({} cases) | {} s \
          (through `cargo bench`) |",
-        range(our_suite, secs),
+        range(our_suite.iter().copied(), secs),
         ours.len(),
-        range(their_suite, secs),
+        range(their_suite.iter().copied(), secs),
     );
     s
 }

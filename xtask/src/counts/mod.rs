@@ -56,21 +56,7 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
     if args.first().map(String::as_str) == Some("gungraun") {
         return gungraun::run(&args[1..]);
     }
-    let (mut runs, mut write) = (10, false);
-    let mut args = args.iter();
-    while let Some(flag) = args.next() {
-        match flag.as_str() {
-            "--write" => write = true,
-            "--runs" => {
-                let value = args.next().ok_or(USAGE)?;
-                runs = value
-                    .parse::<usize>()
-                    .map_err(|_| format!("--runs takes a number, not {value}"))?
-                    .max(2);
-            }
-            _ => return Err(USAGE.into()),
-        }
-    }
+    let (runs, write) = docs::runs_and_write(args, 10, 2, USAGE)?;
     let stamp = write.then(|| stamp::take(&COUNTS)).transpose()?;
     eprintln!("building examples/counts, the quickstart and the criterion suite (release)…");
     let counts = bench_binary(&["-p", "counts", "--bench", "counts"], "counts")?;

@@ -33,12 +33,15 @@ fn tally(
     format!("{n} of {}", runs.len())
 }
 
-/// The smallest and largest of `values`, as `a – b` (one value when they are equal).
-fn range(values: impl Iterator<Item = f64>, show: impl Fn(f64) -> String) -> String {
+/// The smallest and largest of `values`, as `a – b` (one value when they are equal, `—` when
+/// there is none).
+pub(super) fn range(values: impl Iterator<Item = f64>, show: impl Fn(f64) -> String) -> String {
     let (low, high) = values.fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), v| {
         (l.min(v), h.max(v))
     });
-    if low == high {
+    if !low.is_finite() {
+        "—".to_owned()
+    } else if low == high {
         show(low)
     } else {
         format!("{} – {}", show(low), show(high))

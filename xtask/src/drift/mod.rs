@@ -31,21 +31,7 @@ const PROBE: &str = "chain_long";
 
 /// Measures the runs and prints (and with `--write` stores) the section.
 pub(crate) fn run(args: &[String]) -> Result<(), String> {
-    let (mut runs, mut write) = (14, false);
-    let mut args = args.iter();
-    while let Some(flag) = args.next() {
-        match flag.as_str() {
-            "--write" => write = true,
-            "--runs" => {
-                let value = args.next().ok_or(USAGE)?;
-                runs = value
-                    .parse::<usize>()
-                    .map_err(|_| format!("--runs takes a number, not {value}"))?
-                    .max(3);
-            }
-            _ => return Err(USAGE.into()),
-        }
-    }
+    let (runs, write) = docs::runs_and_write(args, 14, 3, USAGE)?;
     let stamp = write.then(|| stamp::take(&DRIFT)).transpose()?;
     eprintln!("building the calibration benchmarks and the chain reference (release)…");
     let bench = cargo::build(&[

@@ -31,17 +31,7 @@ impl Run<'_> {
     ) -> Result<(PairOutcome, Option<String>), ComparedCase> {
         self.start_pinned(id, base, head).await?;
         self.emit(super::MeasureEvent::Started(id.to_owned()));
-        let mut outcome = PairOutcome {
-            id: id.to_owned(),
-            base: None,
-            head: None,
-            base_failure: None,
-            head_failure: None,
-            base_lost: None,
-            estimate: None,
-            not_compared: None,
-            round: None,
-        };
+        let mut outcome = PairOutcome::of(id.to_owned());
         let base_count = match self.count_side(id, base, "base", 0).await? {
             Counted::Measured(m) => m,
             Counted::Failed(failure) => {
