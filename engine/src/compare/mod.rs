@@ -22,7 +22,7 @@ mod unpaired;
 
 use knotmeter_protocol::{Comparison, ComparisonKind, Verdict};
 
-pub(crate) use counts::count_ratio;
+pub(crate) use counts::{count_noise, count_ratio};
 pub(crate) use paired::{pair_is_precise, paired_ratio, round_log_ratio, PAIRED_PRECISION_DIVISOR};
 pub(crate) use unpaired::{reproducibility, step_sd, unpaired_ratio, DEFAULT_RUN_TO_RUN_NOISE};
 

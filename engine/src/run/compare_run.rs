@@ -20,7 +20,8 @@ use super::Run;
 use crate::analysis::{corrected, optimized_away};
 use crate::cancel;
 use crate::compare::{
-    self, count_ratio, step_sd, unpaired_ratio, Pending, RatioEstimate, DEFAULT_RUN_TO_RUN_NOISE,
+    self, count_noise, count_ratio, step_sd, unpaired_ratio, Pending, RatioEstimate,
+    DEFAULT_RUN_TO_RUN_NOISE,
 };
 use crate::store::{Lookup, Store};
 
@@ -99,7 +100,8 @@ fn spread_relative_to_the_probe(
 /// known. From the samples (Mann–Whitney,
 /// Hodges–Lehmann) when either side was measured in one stretch (a result stored by an engine
 /// without rounds), with the history's spread, or the default while it is not known, as the
-/// noise floor those samples cannot see. Counts by their ratio alone ([`count_ratio`]).
+/// noise floor those samples cannot see. Counts by their ratio ([`count_ratio`]), with a noise
+/// floor only when one of them moved ([`count_noise`]).
 fn before_after(
     store: &Store,
     machine_key: &str,
@@ -107,8 +109,9 @@ fn before_after(
     result: &BenchResult,
     probe: Option<&MachineProbe>,
 ) -> Option<Estimate> {
+    let spread = result.reproducibility.and_then(|r| r.spread);
     if result.measure == Measure::Instructions {
-        // Counts: no noise to widen by, the threshold the only floor.
+        // Exact counts: the threshold the only floor; counts that move, a noise floor.
         let before = corrected(
             &stored.result.raw.workload_ns,
             &stored.result.raw.baseline_ns,
@@ -116,11 +119,10 @@ fn before_after(
         let after = corrected(&result.raw.workload_ns, &result.raw.baseline_ns);
         return count_ratio(&before.samples, &after.samples).map(|estimate| Estimate {
             estimate,
-            noise: 0.0,
+            noise: count_noise(&before.samples, &after.samples, spread),
             machine_ratio: None,
         });
     }
-    let spread = result.reproducibility.and_then(|r| r.spread);
     if let (Some(before), Some(after)) = (&stored.result.rounds, &result.rounds) {
         let (machine, build) = match (&stored.probe, probe) {
             (Some(then), Some(now)) if then.build == now.build => (

@@ -370,9 +370,13 @@ impl rounds::Sink for Run<'_> {
         }
         if crate::count::active() {
             // One round in this process: its counts are the result. The history keeps it under
-            // the count's machine key (counts meet counts), with no spread between runs to learn.
+            // the count's machine key (counts meet counts).
             if let Some(round) = rounds.first() {
-                let result = crate::count::analysis::analyse(case, &round.m);
+                let mut result = crate::count::analysis::analyse(case, &round.m);
+                // How far its counts moved between runs: the floor of a count that moves.
+                let key = machine_key(&self.manifest);
+                result.reproducibility =
+                    compare_run::reproducibility(&self.store, &result.id, &key);
                 self.counted_against_its_baseline(case, &result);
                 self.store.record(&result);
                 self.emit(|r| r.case_finished(&result));
