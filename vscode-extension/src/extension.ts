@@ -14,7 +14,7 @@ import { ResultsPanel } from "./panel/host";
 import { StatusBar } from "./statusBar";
 import { TestExplorer } from "./testExplorer";
 import { onTrustGranted, requestTrust } from "./trust";
-import { RUN_COMMAND, type RunMode, type RunParams } from "./wire";
+import { RUN_COMMAND, type RunParams } from "./wire";
 
 let current: Ctx | undefined;
 
@@ -32,7 +32,13 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   );
   const output = ctx.own(new Output(ctx));
   const plan = () =>
-    runOnSavePlan(ctx.config.runOnSave, explorer.continuous?.mode, explorer.continuousProfile !== undefined, ctx.trusted);
+    runOnSavePlan(
+      ctx.config.runOnSave,
+      explorer.continuous?.mode,
+      explorer.continuousProfile !== undefined,
+      explorer.continuousCount !== undefined,
+      ctx.trusted,
+    );
   const settings: ServerSettings = () => serverSettings(plan(), ctx.config.problems);
   const explorer: TestExplorer = ctx.own(new TestExplorer(ctx, () => void pushSettings(ctx.client, settings)));
   const annotations = ctx.own(new Annotations(ctx));
@@ -116,32 +122,36 @@ function watchSettings(ctx: Ctx, restart: () => Promise<void>, push: () => void,
  * run's selection, or of everything when the file has none: a library change); and under a
  * continuous "Profile" run, for a quick profile run of the saved file's benchmarks (or of its
  * selection; nothing when the file has none: a profile of every benchmark on each save would
- * queue them all under the profiler).
+ * queue them all under the profiler); under a continuous "Count instructions" run, for a count
+ * of them, chosen the same way.
  */
 function runOnSaveByClient(ctx: Ctx, explorer: TestExplorer, plan: () => RunOnSavePlan): void {
   // One run of each kind in flight: a new save cancels the run of the same kind before it.
   const inFlight = new Map<vscode.TestRunProfile, vscode.CancellationTokenSource>();
-  const start = (include: vscode.TestItem[] | undefined, runProfile: vscode.TestRunProfile, mode: RunMode, profile: boolean) => {
+  const start = (include: vscode.TestItem[] | undefined, runProfile: vscode.TestRunProfile, how: LensRun) => {
     inFlight.get(runProfile)?.cancel();
     const source = new vscode.CancellationTokenSource();
     inFlight.set(runProfile, source);
     const request = new vscode.TestRunRequest(include, undefined, runProfile, false, true);
-    void explorer.run(request, source.token, profile ? { mode, profile: true } : { mode }, true);
+    void explorer.run(request, source.token, how, true);
   };
   ctx.own(
     vscode.workspace.onDidSaveTextDocument((doc) => {
-      const { client: mode, profile } = plan();
-      if ((!mode && !profile) || doc.uri.scheme !== "file") return;
+      const { client: mode, profile, count } = plan();
+      if ((!mode && !profile && !count) || doc.uri.scheme !== "file") return;
       if (doc.languageId !== "rust" && !doc.uri.path.endsWith("/Cargo.toml")) return;
       if (!vscode.workspace.getWorkspaceFolder(doc.uri)) return;
       const inFile = explorer.itemsIn(doc.uri);
       if (mode) {
         const c = explorer.continuous;
-        start(c?.include ? [...c.include] : inFile.length > 0 ? inFile : undefined, explorer.fullProfile, mode, false);
+        start(c?.include ? [...c.include] : inFile.length > 0 ? inFile : undefined, explorer.fullProfile, { mode });
       }
       const p = explorer.continuousProfile;
       const profiled = p?.include ? [...p.include] : inFile;
-      if (profile && profiled.length > 0) start(profiled, explorer.profileProfile, "quick", true);
+      if (profile && profiled.length > 0) start(profiled, explorer.profileProfile, { mode: "quick", profile: true });
+      const k = explorer.continuousCount;
+      const counted = k?.include ? [...k.include] : inFile;
+      if (count && counted.length > 0) start(counted, explorer.countProfile, { mode: "full", count: true });
     }),
   );
 }

@@ -244,16 +244,18 @@ export interface RunOnSavePlan {
   client: RunMode | undefined;
   /** The client also starts a quick profile run on save. */
   profile: boolean;
+  /** The client also starts a counting run on save (a continuous "Count instructions" run). */
+  count: boolean;
 }
 
 /**
  * `measuring`: the mode of the measuring continuous run in force, if any; `profiling`: whether
- * a continuous "Profile" run is.
+ * a continuous "Profile" run is; `counting`: whether a continuous "Count instructions" run is.
  */
-export function runOnSavePlan(setting: RunOnSave, measuring: RunMode | undefined, profiling: boolean, trusted: boolean): RunOnSavePlan {
-  if (!trusted) return { daemon: false, client: undefined, profile: false };
+export function runOnSavePlan(setting: RunOnSave, measuring: RunMode | undefined, profiling: boolean, counting: boolean, trusted: boolean): RunOnSavePlan {
+  if (!trusted) return { daemon: false, client: undefined, profile: false, count: false };
   const mode = measuring ?? (setting === "off" ? undefined : setting);
-  return { daemon: mode === "quick", client: mode === "full" ? "full" : undefined, profile: profiling };
+  return { daemon: mode === "quick", client: mode === "full" ? "full" : undefined, profile: profiling, count: counting };
 }
 
 /** The daemon's settings for a plan (initializationOptions and workspace/didChangeConfiguration). */

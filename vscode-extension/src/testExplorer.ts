@@ -133,6 +133,8 @@ export class TestExplorer implements vscode.Disposable {
       vscode.TestRunProfileKind.Run,
       (request, token) => this.run(request, token, { mode: "full", count: true }, false),
       false,
+      undefined,
+      true,
     );
     this.runs = new Runs<ShownRun>((info) => this.daemonRun(info));
     this.disposables.push(
@@ -346,7 +348,12 @@ export class TestExplorer implements vscode.Disposable {
 
   /** The measuring continuous run in force (the newest), if any: its mode decides run-on-save. */
   get continuous(): ContinuousRun | undefined {
-    return [...this.continuousRuns.values()].filter((c) => c.profile !== this.profileProfile).pop();
+    return [...this.continuousRuns.values()].filter((c) => c.profile !== this.profileProfile && c.profile !== this.countProfile).pop();
+  }
+
+  /** The continuous "Count instructions" run in force, if any: each save counts again. */
+  get continuousCount(): ContinuousRun | undefined {
+    return this.continuousRuns.get(this.countProfile);
   }
 
   /** The continuous "Profile" run in force, if any: each save profiles again. */
