@@ -94,6 +94,16 @@ impl Sitting {
         })
     }
 
+    /// How a section opens: `Measured with `COMMAND` at commit `…`, DATE, on CPU × CORES (load
+    /// average … at the start, … at the end)`; the section goes on from there.
+    pub(crate) fn measured_with(&self, command: &str) -> String {
+        format!(
+            "Measured with `{command}` at commit `{}`, {}, on {} × {} (load average {} at the \
+             start, {} at the end)",
+            self.commit, self.date, self.cpu, self.cores, self.load_at_start, self.load_at_end
+        )
+    }
+
     /// The same, with the load average once the runs are over.
     pub(crate) fn end(self) -> Self {
         Self {

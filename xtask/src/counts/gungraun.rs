@@ -183,19 +183,13 @@ fn section(
     (our_suite, their_suite): (&[f64], &[f64]),
 ) -> String {
     let mut s = String::new();
-    let _ = writeln!(
+    let _ =
+        writeln!(
         s,
-        "Measured with `cargo xtask counts gungraun --runs {}` at commit `{}`, {}, on {} × {} \
-         (load average {} at the start, {} at the end), with Debian's valgrind and gungraun \
-         {GUNGRAUN}: the workloads of `examples/counts` and `comparisons/gungraun` (the \
-         quickstart's functions in both), each suite run {} times, built once beforehand.\n",
-        sitting.runs,
-        sitting.commit,
-        sitting.date,
-        sitting.cpu,
-        sitting.cores,
-        sitting.load_at_start,
-        sitting.load_at_end,
+        "{}, with Debian's valgrind and gungraun {GUNGRAUN}: the workloads of `examples/counts` \
+         and `comparisons/gungraun` (the quickstart's functions in both), each suite run {} \
+         times, built once beforehand.\n",
+        sitting.measured_with(&format!("cargo xtask counts gungraun --runs {}", sitting.runs)),
         sitting.runs,
     );
     let _ = writeln!(

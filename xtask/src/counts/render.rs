@@ -58,17 +58,10 @@ pub(super) fn section(
     let mut s = String::new();
     let _ = writeln!(
         s,
-        "Measured with `cargo xtask counts --runs {}` at commit `{}`, {}, on {} × {} (load average \
-         {} at the start, {} at the end), with Debian's valgrind. {} fresh runs of \
-         `examples/counts`'s bench binary with `--measure instructions --no-history`, one core \
-         kept busy by a spinning shell the whole time.\n",
-        sitting.runs,
-        sitting.commit,
-        sitting.date,
-        sitting.cpu,
-        sitting.cores,
-        sitting.load_at_start,
-        sitting.load_at_end,
+        "{}, with Debian's valgrind. {} fresh runs of `examples/counts`'s bench binary with \
+         `--measure instructions --no-history`, one core kept busy by a spinning shell the \
+         whole time.\n",
+        sitting.measured_with(&format!("cargo xtask counts --runs {}", sitting.runs)),
         sitting.runs,
     );
     let distinct = {

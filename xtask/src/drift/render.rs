@@ -42,19 +42,12 @@ pub(super) fn section(sitting: &Sitting, figures: &Figures, probe: &str) -> Stri
     let mut s = String::new();
     let _ = writeln!(
         s,
-        "Measured with `cargo xtask drift --runs {}` at commit `{}`, {}, on {} × {} (load average \
-         {} at the start, {} at the end). {} fresh runs of `examples/calibration`'s bench binary \
+        "{}. {} fresh runs of `examples/calibration`'s bench binary \
          in a row (`calibration --bench --format json --no-history`, default settings), each \
          between two calls of the harness-free chain reference (`chain_reference`, a process \
          of its own). Each figure is a standard deviation of log estimates over the runs \
          (0.05: about 5%).\n",
-        sitting.runs,
-        sitting.commit,
-        sitting.date,
-        sitting.cpu,
-        sitting.cores,
-        sitting.load_at_start,
-        sitting.load_at_end,
+        sitting.measured_with(&format!("cargo xtask drift --runs {}", sitting.runs)),
         sitting.runs,
     );
     let _ = writeln!(
